@@ -1,0 +1,322 @@
+"""The data every part of tczoo passes around, as pydantic v2 models.
+
+One schema serves every benchmark, method and runner:
+
+    Problem ──> Task (what a method may see) ──> Method ──> TestSuite ──> Runner ──> records
+
+All models round-trip through JSON (``model_dump_json`` / ``model_validate_json``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Model(BaseModel):
+    """Base for every tczoo model: unknown fields are an error, not silently dropped."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+# --------------------------------------------------------------------------- programs
+
+
+class Language(str, Enum):
+    CPP = "cpp"
+    C = "c"
+    PYTHON = "python"
+    JAVA = "java"
+
+    @classmethod
+    def parse(cls, text: str) -> "Language":
+        """Accept the spellings benchmarks use (``C++``, ``cpp17``, ``Python3``, ``py`` ...)."""
+        key = text.strip().lower().replace(" ", "")
+        aliases = {
+            "c++": "cpp", "cpp": "cpp", "cpp11": "cpp", "cpp14": "cpp", "cpp17": "cpp",
+            "cpp20": "cpp", "c++11": "cpp", "c++14": "cpp", "c++17": "cpp", "c++20": "cpp",
+            "gnuc++": "cpp", "cc": "cpp", "cxx": "cpp",
+            "c": "c", "gnuc": "c", "c11": "c", "c99": "c",
+            "python": "python", "python3": "python", "py": "python", "py3": "python",
+            "pypy": "python", "pypy3": "python",
+            "java": "java", "java8": "java", "java11": "java", "java17": "java",
+        }
+        if key not in aliases:
+            raise ValueError(f"unknown language {text!r} (known: cpp, c, python, java)")
+        return cls(aliases[key])
+
+    @property
+    def suffix(self) -> str:
+        return {"cpp": ".cpp", "c": ".c", "python": ".py", "java": ".java"}[self.value]
+
+
+class Program(Model):
+    """Source code plus the language it is written in."""
+
+    code: str
+    language: Language
+    name: str = ""  # e.g. "accepted/fast.cpp", "generator-2"; for humans and records
+    flags: list[str] | None = None  # compiler flags; None = the sandbox's defaults
+    meta: dict[str, Any] = Field(default_factory=dict)  # bug description, runtime rank...
+
+    @property
+    def digest(self) -> str:
+        h = hashlib.sha256()
+        for part in (self.language.value, " ".join(self.flags or []), self.code):
+            h.update(part.encode())
+            h.update(b"\0")
+        return h.hexdigest()
+
+
+# --------------------------------------------------------------------------- problems
+
+
+class Sample(Model):
+    input: str
+    output: str
+
+
+class FailureSignature(Model):
+    """How a wrong program fares on a problem's golden tests (computed by our judge)."""
+
+    verdicts: list[str]  # one verdict per golden test, in test order ("AC", "WA", ...)
+
+    @property
+    def bits(self) -> list[int]:
+        return [0 if v == "AC" else 1 for v in self.verdicts]
+
+
+class WrongProgram(Program):
+    signature: FailureSignature | None = None
+
+
+class GoldenTest(Model):
+    input: str
+    output: str
+    name: str = ""
+
+
+class Problem(Model):
+    id: str
+    title: str = ""
+    statement: str
+    time_limit_ms: int = 2000
+    memory_limit_mb: int = 256
+    samples: list[Sample] = Field(default_factory=list)
+    solutions: list[Program] = Field(default_factory=list)  # accepted
+    wrong_solutions: list[WrongProgram] = Field(default_factory=list)
+    golden_tests: list[GoldenTest] = Field(default_factory=list)
+    rank: int | None = None  # TC-Bench: rank of the code-test matrix (test budget unit)
+    entry_point: str | None = None  # functional (call-based) problems: the function name
+    checker: str | None = None  # output comparison: None/"tokens", "exact", "float:1e-6"
+    tags: list[str] = Field(default_factory=list)
+    source: str = ""  # benchmark name
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- tasks
+
+
+class Setting(str, Enum):
+    """What a method is allowed to see (the papers' settings)."""
+
+    SPEC = "spec"  # statement only (CRUX, PSEUDO, ALGO, STAB, TRAILS ...)
+    SPEC_CORRECT = "spec+correct"  # + accepted solution(s) (LCB, HT, EvalPerf)
+    SPEC_TARGET = "spec+target"  # + the program under test (HarnessLLM)
+
+
+class Task(Model):
+    """What a method is given: the problem's public face plus what its setting allows."""
+
+    problem_id: str
+    title: str = ""
+    statement: str
+    time_limit_ms: int
+    memory_limit_mb: int
+    samples: list[Sample] = Field(default_factory=list)
+    entry_point: str | None = None
+    setting: Setting
+    correct_programs: list[Program] = Field(default_factory=list)
+    target: Program | None = None
+    budget: int = 10  # how many tests the runner wants
+    seed: int = 0
+
+    @model_validator(mode="after")
+    def _setting_limits_what_is_given(self) -> "Task":
+        if self.setting is Setting.SPEC and (self.correct_programs or self.target):
+            raise ValueError("a spec-only task must not carry programs")
+        if self.setting is Setting.SPEC_CORRECT and self.target is not None:
+            raise ValueError("a spec+correct task must not carry a program under test")
+        if self.setting is Setting.SPEC_CORRECT and not self.correct_programs:
+            raise ValueError("a spec+correct task needs at least one correct program")
+        if self.setting is Setting.SPEC_TARGET and self.target is None:
+            raise ValueError("a spec+target task needs the program under test")
+        return self
+
+    @classmethod
+    def from_problem(
+        cls,
+        problem: Problem,
+        setting: Setting,
+        *,
+        budget: int = 10,
+        seed: int = 0,
+        correct: list[Program] | None = None,
+        target: Program | None = None,
+    ) -> "Task":
+        """Build the task for ``setting``; never hands over more than the setting allows."""
+        return cls(
+            problem_id=problem.id,
+            title=problem.title,
+            statement=problem.statement,
+            time_limit_ms=problem.time_limit_ms,
+            memory_limit_mb=problem.memory_limit_mb,
+            samples=problem.samples,
+            entry_point=problem.entry_point,
+            setting=setting,
+            correct_programs=(correct if correct is not None else problem.solutions)
+            if setting is Setting.SPEC_CORRECT
+            else [],
+            target=target if setting is Setting.SPEC_TARGET else None,
+            budget=budget,
+            seed=seed,
+        )
+
+
+# --------------------------------------------------------------------------- test suites
+
+
+class OracleKind(str, Enum):
+    EXPECTED_OUTPUT = "expected_output"  # each TestCase carries its expected output
+    REFERENCE_PROGRAM = "reference_program"  # outputs come from running a program
+    CHECKER_PROGRAM = "checker_program"  # a program judges (input, output) pairs
+    LLM_JUDGE = "llm_judge"  # an LLM judges (TRAILS)
+
+
+class TestCase(Model):
+    __test__ = False  # not a pytest class
+
+    input: str
+    output: str | None = None  # expected output, when the oracle provides one
+    origin: str = ""  # which generator / prompt / strategy produced it
+    meta: dict[str, Any] = Field(default_factory=dict)
+
+
+class Oracle(Model):
+    kind: OracleKind
+    program: Program | None = None  # reference or checker program
+    judge_prompt: str | None = None  # LLM judge: the template name it uses
+
+    @model_validator(mode="after")
+    def _program_when_needed(self) -> "Oracle":
+        needs = {OracleKind.REFERENCE_PROGRAM, OracleKind.CHECKER_PROGRAM}
+        if self.kind in needs and self.program is None:
+            raise ValueError(f"oracle {self.kind.value} needs a program")
+        return self
+
+
+class Usage(Model):
+    calls: int = 0
+    cached_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    failures: int = 0
+
+    def add(self, other: "Usage") -> "Usage":
+        return Usage(
+            calls=self.calls + other.calls,
+            cached_calls=self.cached_calls + other.cached_calls,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            cost_usd=self.cost_usd + other.cost_usd,
+            failures=self.failures + other.failures,
+        )
+
+
+class Failure(Model):
+    """Something that went wrong and cost part of the result; never silently dropped."""
+
+    stage: str  # "llm", "parse", "generator", "validator", "oracle", ...
+    reason: str  # short machine-friendly reason ("no_code_block", "timeout", ...)
+    detail: str = ""  # human detail, truncated
+    item: str = ""  # which generator / sample / call
+
+
+class Provenance(Model):
+    method: str
+    model: str = ""
+    params: dict[str, Any] = Field(default_factory=dict)
+    seed: int = 0
+    usage: Usage = Field(default_factory=Usage)
+    failures: list[Failure] = Field(default_factory=list)
+    exchanges: list[str] = Field(default_factory=list)  # cache keys of the LLM calls made
+
+
+class Artifact(Model):
+    """A program a method wrote along the way (generator, validator, oracle, harness)."""
+
+    role: str
+    program: Program
+    ok: bool = True
+    note: str = ""
+
+
+class TestSuite(Model):
+    __test__ = False
+
+    problem_id: str
+    tests: list[TestCase] = Field(default_factory=list)
+    oracle: Oracle = Field(default_factory=lambda: Oracle(kind=OracleKind.EXPECTED_OUTPUT))
+    artifacts: list[Artifact] = Field(default_factory=list)
+    provenance: Provenance
+
+    def fail(self, stage: str, reason: str, detail: str = "", item: str = "") -> None:
+        self.provenance.failures.append(
+            Failure(stage=stage, reason=reason, detail=detail[:2000], item=item)
+        )
+
+
+# --------------------------------------------------------------------------- run records
+
+
+class GenerationRecord(Model):
+    """One method's output for one problem in a run (a line of generations.jsonl)."""
+
+    kind: Literal["generation"] = "generation"
+    method: str
+    model: str
+    problem_id: str
+    sample: int = 0  # index when a runner asks for several independent generations
+    suite: TestSuite
+    seconds: float = 0.0
+    error: str | None = None  # the method itself crashed: recorded, run goes on
+
+
+class ScoreRecord(Model):
+    """One runner's score of one generation (a line of scores.jsonl)."""
+
+    kind: Literal["score"] = "score"
+    runner: str
+    method: str
+    model: str
+    problem_id: str
+    sample: int = 0
+    metrics: dict[str, float] = Field(default_factory=dict)
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+
+class RunConfig(Model):
+    methods: list[str]
+    model: str
+    benchmark: str
+    problems: list[str] | None = None
+    samples: int = 1
+    seed: int = 0
+    runner: str | None = None
+    params: dict[str, Any] = Field(default_factory=dict)
+    llm: dict[str, Any] = Field(default_factory=dict)
+    tczoo_version: str = ""
