@@ -290,7 +290,7 @@ class GenerationRecord(Model):
     method: str
     model: str
     problem_id: str
-    sample: int = 0  # index when a runner asks for several independent generations
+    task: str = ""  # the runner's key of the task within the problem ("", "wrong-3/s2" ...)
     suite: TestSuite
     seconds: float = 0.0
     error: str | None = None  # the method itself crashed: recorded, run goes on
@@ -304,7 +304,7 @@ class ScoreRecord(Model):
     method: str
     model: str
     problem_id: str
-    sample: int = 0
+    task: str = ""
     metrics: dict[str, float] = Field(default_factory=dict)
     detail: dict[str, Any] = Field(default_factory=dict)
 

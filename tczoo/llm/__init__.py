@@ -1,0 +1,14 @@
+"""The one LLM client (``LLMClient``) and its per-problem view (``Session``)."""
+
+from tczoo.llm.backends import ModelSpecError, ProviderError
+from tczoo.llm.client import DEFAULT_MODEL, Completion, LLMClient, LLMSettings, Session
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "Completion",
+    "LLMClient",
+    "LLMSettings",
+    "ModelSpecError",
+    "ProviderError",
+    "Session",
+]

@@ -1,0 +1,231 @@
+"""Where answers come from. The client picks one backend per model string.
+
+    scripted:PATH           rules in a JSONL file (tests, demos)
+    replay:RUN_DIR          the exchanges a recorded run made (offline re-scoring)
+    local/NAME | local/PATH the embedded llama.cpp model (see ``tczoo.llm.local``)
+    anything else           LiteLLM (``openai/gpt-4o``, ``hosted_vllm/...`` with api_base, ...)
+
+A backend answers one sample of one prompt; retries, caching, concurrency and
+accounting live in the client so every backend gets them alike.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class ProviderError(Exception):
+    """A call failed. ``retryable`` says whether trying again may help."""
+
+    def __init__(self, message: str, *, retryable: bool = False, reason: str = "provider_error"):
+        super().__init__(message)
+        self.retryable = retryable
+        self.reason = reason
+
+
+class ModelSpecError(ValueError):
+    """The model string names nothing usable (bad path, unknown local model ...)."""
+
+
+@dataclass
+class Answer:
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+def render_prompt(messages: list[dict]) -> str:
+    """All messages as one text, the way scripted rules see them."""
+    return "\n".join(f"{m.get('role', '')}: {m.get('content', '')}" for m in messages)
+
+
+class Backend:
+    cacheable = True  # answers worth keeping in the exchange cache
+    max_concurrency: int | None = None  # backend's own cap (an in-process model: 1)
+
+    async def answer(self, messages: list[dict], params: dict[str, Any], sample: int) -> Answer:
+        raise NotImplementedError
+
+
+# --------------------------------------------------------------------------- scripted
+
+
+class ScriptedBackend(Backend):
+    """Answers from rules ``{"match": REGEX, "response": TEXT}`` (or ``"responses": [...]``).
+
+    ``match`` is searched in the rendered prompt; the first matching rule answers. With
+    ``responses`` the sample index picks the answer (cycling), so a rule can script the
+    n different samples a method asks for. No matching rule is a recorded failure.
+    """
+
+    cacheable = False  # the file is the source of truth; editing it must take effect
+
+    def __init__(self, path: str):
+        self.path = Path(path).expanduser()
+        if not self.path.is_file():
+            raise ModelSpecError(f"scripted model file not found: {self.path}")
+        self.rules: list[tuple[re.Pattern, list[str]]] = []
+        for lineno, line in enumerate(self.path.read_text().splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rule = json.loads(line)
+                pattern = re.compile(rule.get("match", ""), re.S)
+                answers = rule["responses"] if "responses" in rule else [rule["response"]]
+            except (json.JSONDecodeError, KeyError, re.error, TypeError) as exc:
+                raise ModelSpecError(f"{self.path}:{lineno}: bad scripted rule: {exc}") from exc
+            if not answers or not all(isinstance(a, str) for a in answers):
+                raise ModelSpecError(f"{self.path}:{lineno}: responses must be strings")
+            self.rules.append((pattern, answers))
+
+    async def answer(self, messages, params, sample):
+        prompt = render_prompt(messages)
+        for pattern, answers in self.rules:
+            if pattern.search(prompt):
+                return Answer(text=answers[sample % len(answers)])
+        raise ProviderError(
+            f"no scripted rule matches the prompt (starts {prompt[:80]!r})", reason="no_rule"
+        )
+
+
+# --------------------------------------------------------------------------- replay
+
+
+def replay_key(messages: list[dict], params: dict[str, Any], sample: int) -> str:
+    from tczoo.llm.cache import exchange_key
+
+    return exchange_key("", messages, params, sample)
+
+
+class ReplayBackend(Backend):
+    """Answers from a run directory's ``exchanges.jsonl``, whatever model made them."""
+
+    cacheable = False
+
+    def __init__(self, run_dir: str):
+        path = Path(run_dir).expanduser() / "exchanges.jsonl"
+        if not path.is_file():
+            raise ModelSpecError(f"replay: {path} not found (is {run_dir} a tczoo run directory?)")
+        self.answers: dict[str, dict] = {}
+        with path.open() as fh:
+            for line in fh:
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError:
+                    continue  # a torn last line from a killed run
+                if rec.get("ok"):
+                    key = replay_key(rec["messages"], rec["params"], rec["sample"])
+                    self.answers[key] = rec
+
+    async def answer(self, messages, params, sample):
+        rec = self.answers.get(replay_key(messages, params, sample))
+        if rec is None:
+            raise ProviderError("replay: this exchange was not recorded", reason="not_recorded")
+        usage = rec.get("usage", {})
+        return Answer(
+            text=rec["text"],
+            prompt_tokens=usage.get("prompt_tokens", 0),
+            completion_tokens=usage.get("completion_tokens", 0),
+        )
+
+
+# --------------------------------------------------------------------------- litellm
+
+
+def _litellm():
+    # LiteLLM's import takes seconds and would fetch a price map from the network.
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm
+
+    litellm.suppress_debug_info = True
+    litellm.drop_params = True  # providers that lack a param (seed ...) ignore it
+    return litellm
+
+
+class LiteLLMBackend(Backend):
+    def __init__(self, model: str, api_base: str | None = None, api_key: str | None = None):
+        self.model = model
+        self.api_base = api_base
+        self.api_key = api_key
+
+    async def answer(self, messages, params, sample):
+        litellm = _litellm()
+        kwargs = dict(params)
+        kwargs.pop("timeout", None)
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self.api_key:
+            kwargs["api_key"] = self.api_key
+        try:
+            response = await litellm.acompletion(
+                model=self.model, messages=messages, timeout=params.get("timeout"), **kwargs
+            )
+        except Exception as exc:  # classify; the client decides whether to retry
+            raise classify_litellm_error(exc) from exc
+        choice = response.choices[0]
+        text = choice.message.content or ""
+        usage = getattr(response, "usage", None)
+        try:
+            cost = float(litellm.completion_cost(completion_response=response) or 0.0)
+        except Exception:  # unpriced (local / self-hosted) models are free
+            cost = 0.0
+        return Answer(
+            text=text,
+            prompt_tokens=getattr(usage, "prompt_tokens", 0) or 0,
+            completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
+            cost_usd=cost,
+        )
+
+
+def classify_litellm_error(exc: Exception) -> ProviderError:
+    name = type(exc).__name__
+    retryable = {
+        "RateLimitError": "rate_limit",
+        "InternalServerError": "server_error",
+        "ServiceUnavailableError": "server_error",
+        "BadGatewayError": "server_error",
+        "APIConnectionError": "connection",
+        "Timeout": "timeout",
+        "TimeoutError": "timeout",
+    }
+    if name in retryable:
+        return ProviderError(f"{name}: {exc}"[:500], retryable=True, reason=retryable[name])
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int) and status >= 500:
+        return ProviderError(f"{name}: {exc}"[:500], retryable=True, reason="server_error")
+    reason = {
+        "AuthenticationError": "auth",
+        "NotFoundError": "model_not_found",
+        "BadRequestError": "bad_request",
+        "ContextWindowExceededError": "context_window",
+        "ContentPolicyViolationError": "content_policy",
+    }.get(name, "provider_error")
+    return ProviderError(f"{name}: {exc}"[:500], retryable=False, reason=reason)
+
+
+# --------------------------------------------------------------------------- selection
+
+
+def make_backend(model: str, *, api_base: str | None = None, api_key: str | None = None) -> Backend:
+    if model.startswith("scripted:"):
+        return ScriptedBackend(model.split(":", 1)[1])
+    if model.startswith("replay:"):
+        return ReplayBackend(model.split(":", 1)[1])
+    if model.startswith("local/"):
+        from tczoo.llm.local import LocalBackend
+
+        return LocalBackend(model)
+    if "/" not in model:
+        raise ModelSpecError(
+            f"model {model!r}: use provider/model (e.g. openai/gpt-4o), local/qwen2.5-coder-1.5b, "
+            "scripted:PATH or replay:RUN_DIR"
+        )
+    return LiteLLMBackend(model, api_base=api_base, api_key=api_key)
+

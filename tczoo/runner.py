@@ -1,0 +1,75 @@
+"""What a runner is: it turns problems into tasks for a method, and scores the suites.
+
+A runner declares ``name``, ``paper`` and ``summary``; ``tasks`` says what each method is
+given (respecting the method's setting: a spec-only method never receives code),
+``score`` scores one TestSuite, ``summarize`` aggregates score records into the rows of
+its paper's table. Register one with an entry point in the ``tczoo.runners`` group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from tczoo.schema import Problem, ScoreRecord, Setting, Task, TestSuite
+
+
+class NoParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass
+class TaskSpec:
+    key: str  # unique within (method, problem); "" for the one task of a problem
+    task: Task
+    context: dict[str, Any] = field(default_factory=dict)  # runner-private (e.g. which wrong code)
+
+
+@dataclass
+class Table:
+    """A result table: ``columns`` name the keys of each row, in display order."""
+
+    title: str
+    columns: list[str]
+    rows: list[dict[str, Any]]
+    notes: list[str] = field(default_factory=list)
+
+
+class Runner:
+    name: ClassVar[str]
+    paper: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    Params: ClassVar[type[BaseModel]] = NoParams
+
+    def __init__(self, sandbox: Any, **params: Any):
+        self.sandbox = sandbox
+        self.params = self.Params(**params)
+
+    def tasks(self, problem: Problem, method_cls: type, *, samples: int, seed: int) -> list[TaskSpec]:
+        """Default: ``samples`` independent tasks of the problem in the method's setting."""
+        setting = method_cls.setting
+        if setting is Setting.SPEC_TARGET:
+            raise ValueError(
+                f"runner {self.name} has no program under test to give method {method_cls.name}"
+            )
+        if setting is Setting.SPEC_CORRECT and not problem.solutions:
+            return []
+        budget = self.budget(problem)
+        return [
+            TaskSpec(
+                key="" if samples == 1 else f"s{i}",
+                task=Task.from_problem(problem, setting, budget=budget, seed=seed + i),
+            )
+            for i in range(samples)
+        ]
+
+    def budget(self, problem: Problem) -> int:
+        return 10
+
+    def score(self, problem: Problem, spec: TaskSpec, suite: TestSuite) -> ScoreRecord:
+        raise NotImplementedError
+
+    def summarize(self, scores: list[ScoreRecord]) -> list[Table]:
+        raise NotImplementedError
