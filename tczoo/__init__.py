@@ -1,0 +1,3 @@
+"""tczoo: a zoo of LLM test-case-generation methods for algorithmic problems."""
+
+__version__ = "0.1.0"

