@@ -76,19 +76,17 @@ def extract_code(text: str, language: str = "python", *, require: tuple[str, ...
         if stripped and _parses_as_python(stripped):
             candidates = [CodeBlock("python", stripped)]
     fitting = [b for b in candidates if all(r in b.code for r in require)]
+    if not fitting and require and len(candidates) > 1:
+        # Definitions spread over several blocks (generate_input_1 in one, check_output
+        # in the next): their concatenation is the answer.
+        joined = CodeBlock(language, "\n\n".join(b.code for b in candidates), candidates[-1].closed)
+        if all(r in joined.code for r in require):
+            fitting = [joined]
     if not fitting:
         if candidates or blocks:
             raise ParseError("missing_definition" if require else "no_code_block",
                              f"no {language} block containing {list(require)}")
         raise ParseError("no_code_block", f"no {language} code in the answer")
-    if language == "python" and len(fitting) > 1 and require:
-        # Several blocks each defining part of the answer (generate_input_1 in one,
-        # check_output in another): join them so every definition is present.
-        joined = "\n\n".join(b.code for b in fitting)
-        if _parses_as_python(joined):
-            best = max(fitting, key=lambda b: len(b.code))
-            if not all(r in best.code for r in require):
-                return joined
     best = max(fitting, key=lambda b: len(b.code))
     code = best.code
     if not best.closed and language == "python":

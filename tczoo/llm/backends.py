@@ -99,9 +99,12 @@ class ScriptedBackend(Backend):
 
 
 def replay_key(messages: list[dict], params: dict[str, Any], sample: int) -> str:
+    """The model is left out (replay answers for whatever model recorded the run), and so
+    is the timeout, which the client adds per call and never records."""
     from tczoo.llm.cache import exchange_key
 
-    return exchange_key("", messages, params, sample)
+    kept = {k: v for k, v in params.items() if k != "timeout"}
+    return exchange_key("", messages, kept, sample)
 
 
 class ReplayBackend(Backend):

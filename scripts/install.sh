@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Install tczoo and everything it uses into ./.venv (system packages via apt when root).
+#
+#   bash scripts/install.sh            # everything: local model, KNN embedder, HF datasets, tests
+#   TCZOO_EXTRAS=dev bash scripts/install.sh   # lean: no local model, no torch
+#
+# llama-cpp-python builds from source (7-11 minutes). A native build crashes (SIGSEGV in
+# the AMX matmul) on recent Intel CPUs, so it is built for AVX2 without AMX.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+EXTRAS="${TCZOO_EXTRAS:-local,embed,hf,dev}"
+VENV="${TCZOO_VENV:-.venv}"
+PYTHON="${PYTHON:-python3}"
+
+need_apt=()
+command -v g++ >/dev/null || need_apt+=(g++)
+command -v gcc >/dev/null || need_apt+=(gcc)
+command -v bwrap >/dev/null || need_apt+=(bubblewrap)
+command -v cmake >/dev/null || need_apt+=(cmake)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+    echo "installing system packages: ${need_apt[*]}"
+    $SUDO apt-get update -qq
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}"
+fi
+
+"$PYTHON" -m venv "$VENV"
+PIP="$VENV/bin/python -m pip"
+$PIP install -q --upgrade pip setuptools wheel
+
+if [[ "$EXTRAS" == *embed* ]]; then
+    # torch 2.13.0 is the CPU build available here; a bare "torch" would pull GBs of CUDA.
+    $PIP install -q "torch==2.13.0"
+fi
+export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF}"
+$PIP install -q -e ".[${EXTRAS}]"
+echo "tczoo installed in $VENV ($("$VENV/bin/tczoo" --help >/dev/null && echo ok))"

@@ -1,0 +1,39 @@
+import pytest
+
+from tczoo.prompts import PromptError, Prompts
+from tczoo.schema import Sample, Setting, Task
+
+
+def test_render_has_system_and_user_and_problem(tmp_path):
+    task = Task(problem_id="p", title="T", statement="Add two numbers.", time_limit_ms=1000,
+                memory_limit_mb=256, samples=[Sample(input="1 2\n", output="3\n")], setting=Setting.SPEC)
+    msgs = Prompts().render("crux/generate", task=task, n_tests=5)
+    assert [m["role"] for m in msgs] == ["system", "user"]
+    assert "Add two numbers." in msgs[1]["content"] and "5 test cases" in msgs[1]["content"]
+    assert "1 2" in msgs[1]["content"]  # samples not in the statement are shown
+
+
+def test_missing_variable_is_an_error_not_an_empty_prompt():
+    with pytest.raises(PromptError, match="undefined"):
+        Prompts().render("crux/generate", n_tests=5)
+
+
+def test_unknown_template_is_a_clear_error():
+    with pytest.raises(PromptError, match="not found"):
+        Prompts().render("nope/never")
+
+
+def test_every_template_parses():
+    prompts = Prompts()
+    for name in prompts.names():
+        prompts.env.get_template(name + ".j2")  # syntax errors surface here
+
+
+def test_no_prompt_text_in_python_files():
+    """Prompts live in prompts/: no .py file under methods/ or runners/ renders inline text."""
+    import pathlib
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    for py in list((root / "methods").rglob("*.py")) + list((root / "runners").rglob("*.py")):
+        text = py.read_text()
+        assert '"role": "user"' not in text and "'role': 'user'" not in text, py
