@@ -75,3 +75,14 @@ class Job(BaseModel):
     expected: str | None = None  # judge against this when given
     comparator: str | None = None  # None/"tokens", "exact", "float:ABS[:REL]"
     tag: Any = None  # caller's bookkeeping, returned untouched
+
+
+class CallResult(BaseModel):
+    """What ``Sandbox.call_python`` got from calling a function of untrusted code."""
+
+    ok: bool
+    value: Any = None  # the JSON-decoded return value when ok
+    error: str = ""  # "AssertionError: ...", a traceback tail, "TLE", ...
+    # "assertion", "exception", "timeout", "memory", "output", "no_function", "bad_return"
+    error_type: str | None = None
+    run: RunResult

@@ -1,0 +1,218 @@
+"""Compile once, ever: a content-addressed cache of build results.
+
+Key = sha256(language, flags, compiler version, source). An entry is a directory
+``<cache>/<key[:2]>/<key>/`` holding ``result.json`` and, on success, ``prog`` (C/C++)
+or ``main.py`` (Python). Entries are published with an atomic rename, so concurrent
+compiles of the same program (threads or processes) are harmless. Compile errors are
+cached too (the compiler is deterministic); a compile that ran out of time is not,
+since that may be the machine's load rather than the source.
+
+Compilers read untrusted source (``#include "/etc/shadow"`` would leak into the CE
+message), so they run jailed like programs: a fresh bwrap as an unprivileged uid,
+with CPU/memory/file-size limits; a per-compile jail costs ~5 ms against ~300+ ms of
+g++, and happens once per program.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from tczoo.schema import Language, Program
+from tczoo.sandbox import jail
+from tczoo.sandbox.types import CompileResult
+
+DEFAULT_FLAGS = {
+    Language.CPP: ["-O2", "-std=c++17"],
+    Language.C: ["-O2", "-std=gnu17"],
+}
+COMPILERS = {Language.CPP: "g++", Language.C: "gcc"}
+MESSAGE_CAP = 4000  # characters of compiler output kept in a CE message
+
+
+@dataclass
+class CompileLimits:
+    time_s: float = 30.0  # CPU seconds (a wall guard of twice that applies too)
+    memory_mb: int = 2048  # address space of the compiler
+    output_mb: int = 256  # largest file it may write (huge initialised arrays)
+
+
+@functools.lru_cache(maxsize=None)
+def compiler_version(lang: Language) -> str:
+    if lang is Language.PYTHON:
+        return jail.probe().python
+    exe = shutil.which(COMPILERS.get(lang, "")) if lang in COMPILERS else None
+    if not exe:
+        return "missing"
+    out = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
+    return out.splitlines()[0] if out else "unknown"
+
+
+def truncate(text: str, cap: int = MESSAGE_CAP) -> str:
+    return text if len(text) <= cap else text[:cap] + f"\n... [{len(text) - cap} more characters]"
+
+
+class Compiler:
+    def __init__(self, cache_dir: Path, level: str, caps: jail.Capabilities,
+                 limits: CompileLimits | None = None):
+        self.cache_dir = cache_dir
+        self.level = level
+        self.caps = caps
+        self.limits = limits or CompileLimits()
+        self._locks: dict[str, threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        os.chmod(cache_dir, 0o755)  # slots' uids read binaries from here
+
+    def key(self, program: Program) -> str:
+        flags = program.flags if program.flags is not None else DEFAULT_FLAGS.get(program.language, [])
+        h = hashlib.sha256()
+        for part in (program.language.value, "\x1f".join(flags),
+                     compiler_version(program.language), program.code):
+            h.update(part.encode())
+            h.update(b"\0")
+        return h.hexdigest()
+
+    def entry(self, key: str) -> Path:
+        return self.cache_dir / key[:2] / key
+
+    def artifact(self, program: Program) -> str:
+        """Path of the runnable file relative to the cache root."""
+        key = self.key(program)
+        name = "main.py" if program.language is Language.PYTHON else "prog"
+        return f"{key[:2]}/{key}/{name}"
+
+    def compile(self, program: Program) -> CompileResult:
+        key = self.key(program)
+        entry = self.entry(key)
+        cached = self._load(entry)
+        if cached is not None:
+            return cached
+        with self._lock_for(key):
+            cached = self._load(entry)
+            if cached is not None:
+                return cached
+            start = time.monotonic()
+            result, files, keep = self._build(program)
+            result.seconds = time.monotonic() - start
+            if keep:
+                self._publish(entry, result, files)
+            return result
+
+    # ------------------------------------------------------------------ internals
+
+    def _lock_for(self, key: str) -> threading.Lock:
+        with self._locks_guard:
+            return self._locks.setdefault(key, threading.Lock())
+
+    @staticmethod
+    def _load(entry: Path) -> CompileResult | None:
+        try:
+            data = json.loads((entry / "result.json").read_text())
+        except (OSError, ValueError):
+            return None
+        return CompileResult(ok=data["ok"], message=data["message"], cached=True,
+                             seconds=data.get("seconds", 0.0))
+
+    def _publish(self, entry: Path, result: CompileResult, files: dict[str, bytes | str]) -> None:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        os.chmod(entry.parent, 0o755)
+        tmp = Path(tempfile.mkdtemp(dir=entry.parent, prefix=".tmp-"))
+        for name, src in files.items():
+            dst = tmp / name
+            if isinstance(src, bytes):  # an executable
+                dst.write_bytes(src)
+                os.chmod(dst, 0o755)
+            else:
+                dst.write_text(src)
+                os.chmod(dst, 0o644)
+        (tmp / "result.json").write_text(json.dumps(
+            {"ok": result.ok, "message": result.message, "seconds": result.seconds}))
+        os.chmod(tmp, 0o755)
+        try:
+            os.rename(tmp, entry)
+        except OSError:  # someone else published it first
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def _build(self, program: Program) -> tuple[CompileResult, dict, bool]:
+        lang = program.language
+        if lang is Language.PYTHON:
+            # Nothing to build; the source goes into the cache so jails can see it.
+            return CompileResult(ok=True), {"main.py": program.code}, True
+        if lang not in COMPILERS:
+            return CompileResult(ok=False, message=f"language {lang.value} is not supported "
+                                 "by the tczoo sandbox"), {}, False
+        flags = program.flags if program.flags is not None else DEFAULT_FLAGS[lang]
+        with tempfile.TemporaryDirectory(prefix="tczoo-build-") as tmp:
+            work = Path(tmp)
+            src = work / f"main{lang.suffix}"
+            src.write_text(program.code)
+            uid = jail.UID_BASE + jail.COMPILE_UID_OFFSET
+            if self.level in ("full", "uid"):
+                os.chown(work, uid, uid)
+                os.chown(src, uid, uid)
+            tail = ["-lm"] if lang is Language.C else []
+            argv = [COMPILERS[lang], *flags, "-o", "prog", src.name, *tail]
+            rc, output, timed_out = self._run_compiler(argv, work, uid)
+            if timed_out:
+                return CompileResult(ok=False, message="compilation time limit exceeded"), {}, False
+            if output.startswith(("bwrap:", "setpriv:", "prlimit:")):
+                # Our jail failed, not the program: a sandbox error, never cached.
+                return CompileResult(ok=False, message=f"sandbox error: {output}"), {}, False
+            prog = work / "prog"
+            if rc != 0 or not prog.exists():
+                msg = truncate(output or f"compiler exited with status {rc}")
+                return CompileResult(ok=False, message=msg), {}, True
+            return CompileResult(ok=True, message=truncate(output)), {"prog": prog.read_bytes()}, True
+
+    def _run_compiler(self, argv: list[str], work: Path, uid: int) -> tuple[int, str, bool]:
+        lim = self.limits
+        cpu = max(1, int(lim.time_s + 0.999))
+        prefix = []
+        if self.caps.prlimit:
+            prefix = [self.caps.prlimit, f"--cpu={cpu}:{cpu + 1}",
+                      f"--as={lim.memory_mb << 20}", f"--fsize={lim.output_mb << 20}",
+                      "--core=0", "--"]
+        cmd: list[str] = []
+        pass_fds: tuple[int, ...] = ()
+        fd = None
+        if self.level in ("full", "uid"):
+            cmd += jail.setpriv_prefix(self.caps, uid)
+        if self.level in ("full", "bwrap"):
+            fd = os.open(work, os.O_RDONLY | os.O_DIRECTORY)
+            pass_fds = (fd,)
+            cmd += jail.bwrap_base(self.caps, pid1=False)
+            cmd += ["--bind-fd", str(fd), "/build", "--chdir", "/build",
+                    "--setenv", "TMPDIR", "/tmp", "--"]
+            cwd = None
+        else:
+            cwd = work
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TMPDIR": str(work)}
+        try:
+            proc = subprocess.Popen(prefix + cmd + argv, cwd=cwd, env=env, pass_fds=pass_fds,
+                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    start_new_session=True)
+            try:
+                out, _ = proc.communicate(timeout=2 * lim.time_s + 5)
+                timed_out = proc.returncode in (-9, -24)  # SIGKILL / SIGXCPU from RLIMIT_CPU
+            except subprocess.TimeoutExpired:
+                # bwrap --die-with-parent takes the whole jail down with it.
+                os.killpg(proc.pid, 9)
+                out, _ = proc.communicate()
+                timed_out = True
+            text = out.decode(errors="replace")
+            if "internal compiler error: Killed" in text or "signal terminated program cc1" in text:
+                timed_out = True
+            return proc.returncode, text, timed_out
+        finally:
+            if fd is not None:
+                os.close(fd)

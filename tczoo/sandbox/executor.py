@@ -1,0 +1,88 @@
+"""Batch execution: the interface a backend implements, and the local thread pool.
+
+A backend only has to turn one ``Job`` into one ``RunResult`` somewhere (a local
+jailed worker slot, a Ray actor holding its own Sandbox on another machine ...).
+``ordered_stream`` then gives every backend the same contract: results streamed in
+job order, a bounded number of jobs in flight, progress callbacks and cancellation.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Callable, Iterable, Iterator, Protocol
+
+from tczoo.sandbox.types import Job, RunResult
+
+
+class Executor(Protocol):
+    """What a distributed backend (e.g. Ray) implements to serve ``run_many``.
+
+    ``submit`` must not block for long; ``capacity`` is how many jobs it can usefully
+    run at once (the lookahead window); ``shutdown`` cancels what has not started.
+    A Ray version: one actor per node wrapping a ``Sandbox(workers=node_cpus)``,
+    ``submit`` = ``actor.execute.remote(job.model_dump())`` wrapped in a Future.
+    Programs travel as source, so each node compiles into its own cache.
+    """
+
+    capacity: int
+
+    def submit(self, job: Job) -> "Future[RunResult]": ...
+
+    def shutdown(self, cancel_pending: bool = True) -> None: ...
+
+
+class LocalExecutor:
+    """Runs jobs on threads; each thread borrows a jailed worker slot per job."""
+
+    def __init__(self, execute: Callable[[Job], RunResult], workers: int):
+        self.capacity = workers
+        self._execute = execute
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tczoo-sandbox")
+
+    def submit(self, job: Job) -> "Future[RunResult]":
+        return self._pool.submit(self._execute, job)
+
+    def shutdown(self, cancel_pending: bool = True) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=cancel_pending)
+
+
+def ordered_stream(
+    executor: Executor,
+    jobs: Iterable[Job],
+    cancelled: threading.Event,
+    progress: Callable[[int, int], None] | None = None,
+) -> Iterator[RunResult]:
+    """Yield results in job order while keeping ~2x capacity jobs in flight.
+
+    ``progress(done, total)`` is called as results are yielded; ``total`` is the
+    job count when ``jobs`` has a length, else the number submitted so far.
+    When ``cancelled`` is set, jobs not yet started are cancelled and the stream
+    ends after the result it is waiting on; nothing further is yielded.
+    """
+    total = len(jobs) if hasattr(jobs, "__len__") else None  # type: ignore[arg-type]
+    it = iter(jobs)
+    window: deque[Future] = deque()
+    submitted = done = 0
+    exhausted = False
+    while True:
+        while not exhausted and not cancelled.is_set() and len(window) < 2 * executor.capacity:
+            try:
+                job = next(it)
+            except StopIteration:
+                exhausted = True
+                break
+            window.append(executor.submit(job))
+            submitted += 1
+        if not window:
+            return
+        if cancelled.is_set():
+            for f in window:
+                f.cancel()
+            return
+        result = window.popleft().result()
+        done += 1
+        if progress is not None:
+            progress(done, total if total is not None else submitted)
+        yield result

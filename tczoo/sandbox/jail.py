@@ -1,0 +1,185 @@
+"""What isolation this machine offers, and the command lines that build the jails.
+
+Levels, strongest first:
+
+* ``full``  bubblewrap (user, PID, network, mount, IPC, UTS, cgroup namespaces; only
+  /usr and a private tmpfs visible) entered as a real unprivileged uid per worker
+  slot (``setpriv``; as root, RLIMIT_NPROC does not bind and a user-namespace uid
+  maps back to root). Needs root, ``bwrap`` and ``setpriv``.
+* ``bwrap`` bubblewrap as the calling (non-root) user: RLIMIT_NPROC is counted per
+  user namespace, so it still binds; no uid of its own.
+* ``uid``   no bubblewrap: a real per-slot uid + rlimits (+ cgroups). The program
+  can see the filesystem (as an unprivileged user) and the network.
+* ``none``  rlimits only, as the calling user. Isolates nothing; loud warning.
+
+Cgroups (v1 or v2 pids+memory) are added to any level where they are writable.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tczoo.sandbox import cgroups
+
+UID_BASE = int(os.environ.get("TCZOO_SANDBOX_UID_BASE", "61000"))
+COMPILE_UID_OFFSET = 999  # compiles run as UID_BASE + 999: never a worker slot's uid
+JAIL_TMP_BYTES = 512 * 1024 * 1024  # size of the jail's private tmpfs
+
+LEVELS = ("full", "bwrap", "uid", "none")
+
+
+@dataclass
+class Capabilities:
+    root: bool
+    bwrap: str | None
+    bwrap_works: bool
+    setpriv: str | None
+    prlimit: str | None
+    cgroup: str | None
+    python: str  # the interpreter programs (and the worker) run with
+    python_prefix: str | None  # host path to bind into the jail when not under /usr
+    warnings: list[str] = field(default_factory=list)
+
+
+def _jail_python() -> tuple[str, str | None]:
+    """Prefer the system python3 (visible under /usr in the jail)."""
+    for cand in ("/usr/bin/python3", "/usr/local/bin/python3"):
+        if os.access(cand, os.X_OK):
+            return cand, None
+    exe = os.path.realpath(sys.executable)
+    return exe, sys.base_prefix
+
+
+def system_mounts() -> list[str]:
+    """bwrap arguments for a read-only /usr and the usual merged-/usr symlinks."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        p = Path("/") / name
+        if p.is_symlink():
+            args += ["--symlink", os.readlink(p), str(p)]
+        elif p.is_dir():
+            args += ["--ro-bind", str(p), str(p)]
+    # The dynamic loader's cache and the alternatives links (cc, c++, python...).
+    for p in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives"):
+        args += ["--ro-bind-try", p, p]
+    return args
+
+
+def bwrap_base(caps: Capabilities, *, pid1: bool) -> list[str]:
+    args = [caps.bwrap or "bwrap", "--unshare-all", "--die-with-parent", "--new-session"]
+    # We always enter bwrap unprivileged (after setpriv, or as a non-root user), so it
+    # makes a user namespace; forbid the program nested ones.
+    args += ["--unshare-user", "--disable-userns"]
+    if pid1:
+        args += ["--as-pid-1"]
+    args += system_mounts()
+    if caps.python_prefix:
+        args += ["--ro-bind", caps.python_prefix, caps.python_prefix]
+    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(JAIL_TMP_BYTES), "--tmpfs", "/tmp"]
+    args += ["--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8"]
+    return args
+
+
+def setpriv_prefix(caps: Capabilities, uid: int) -> list[str]:
+    return [caps.setpriv or "setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
+
+
+def _probe_bwrap(bwrap: str, prefix: list[str]) -> bool:
+    try:
+        r = subprocess.run(
+            [*prefix, bwrap, "--unshare-all", "--die-with-parent", "--as-pid-1",
+             *system_mounts(), "--proc", "/proc", "--dev", "/dev", "/usr/bin/true"],
+            capture_output=True, timeout=20,
+        )
+        return r.returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+@functools.lru_cache(maxsize=1)
+def probe() -> Capabilities:
+    root = os.geteuid() == 0
+    bwrap = shutil.which("bwrap")
+    setpriv = shutil.which("setpriv")
+    prlimit = shutil.which("prlimit")
+    python, prefix = _jail_python()
+    warnings: list[str] = []
+    uid_prefix = [setpriv, f"--reuid={UID_BASE}", f"--regid={UID_BASE}", "--clear-groups"]
+    bwrap_works = bool(bwrap) and _probe_bwrap(bwrap, uid_prefix if (root and setpriv) else [])
+    if not bwrap:
+        warnings.append("bubblewrap (bwrap) is not installed: `apt-get install bubblewrap`")
+    elif not bwrap_works:
+        warnings.append("bwrap is installed but cannot create its namespaces here")
+    if root and not setpriv:
+        warnings.append("setpriv (util-linux) missing: cannot switch to an unprivileged uid")
+    if not root:
+        warnings.append("not root: programs run as your own uid (no per-slot uid)")
+    cg = cgroups.detect() if root else None
+    if cg is None:
+        warnings.append("no writable cgroups: process/memory limits rely on rlimits only")
+    return Capabilities(root, bwrap, bwrap_works, setpriv, prlimit, cg, python, prefix, warnings)
+
+
+def best_level(caps: Capabilities) -> str:
+    if caps.bwrap_works and caps.root and caps.setpriv:
+        return "full"
+    if caps.bwrap_works and not caps.root:
+        return "bwrap"
+    if caps.root and caps.setpriv:
+        return "uid"
+    return "none"
+
+
+def describe(level: str, caps: Capabilities) -> str:
+    parts = {
+        "full": f"bwrap + uid {UID_BASE}+slot",
+        "bwrap": "bwrap, own uid",
+        "uid": f"NO bwrap: uid {UID_BASE}+slot + rlimits",
+        "none": "NO isolation: rlimits only",
+    }[level]
+    if caps.cgroup and level != "none":
+        parts += f" + cgroup {caps.cgroup}"
+    return f"{level} ({parts})"
+
+
+WEAK_WARNING = (
+    "tczoo sandbox: isolation level is {level!r}, NOT full. Untrusted programs can "
+    "{what}. Install bubblewrap and run as root for full isolation."
+)
+
+
+def weak_warning(level: str) -> str:
+    what = {
+        "bwrap": "share your uid (no per-slot uid)",
+        "uid": "read world-readable files, write world-writable dirs and use the network",
+        "none": "read and write your files, use the network and see your processes",
+    }[level]
+    return WEAK_WARNING.format(level=level, what=what)
+
+
+def isolation_report() -> dict:
+    """What `tczoo doctor` shows: the pieces found and the level a Sandbox would use."""
+    caps = probe()
+    level = best_level(caps)
+    warnings = list(caps.warnings)
+    if level != "full":
+        warnings.insert(0, weak_warning(level))
+    return {
+        "level": level,
+        "description": describe(level, caps),
+        "bwrap": caps.bwrap,
+        "bwrap_works": caps.bwrap_works,
+        "root": caps.root,
+        "uid_switching": bool(caps.root and caps.setpriv),
+        "uid_base": UID_BASE,
+        "setpriv": caps.setpriv,
+        "cgroups": caps.cgroup,
+        "python": caps.python,
+        "warnings": warnings,
+    }

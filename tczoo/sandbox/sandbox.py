@@ -1,0 +1,237 @@
+"""The execution engine's front door: compile, run, judge, batch, call Python."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import os
+import signal
+import threading
+import time
+import warnings
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from tczoo.schema import Language, Program
+from tczoo.sandbox import callpy, jail
+from tczoo.sandbox.compare import compare_outputs, parse_comparator
+from tczoo.sandbox.compile import CompileLimits, Compiler
+from tczoo.sandbox.executor import LocalExecutor, ordered_stream
+from tczoo.sandbox.slots import HOST_SLACK_S, SlotPool, WorkerDied
+from tczoo.sandbox.types import CallResult, CompileResult, Job, Limits, RunResult, Verdict
+
+log = logging.getLogger("tczoo.sandbox")
+STDERR_CAP = 64 * 1024  # bytes of stderr kept per run
+START_FAILED = "tczoo-worker: cannot start program"
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("TCZOO_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "tczoo")
+    return Path(base) / "compile"
+
+
+class IsolationUnavailable(RuntimeError):
+    pass
+
+
+class Sandbox:
+    """Runs untrusted programs under limits; see docs/sandbox.md.
+
+    Thread-safe: ``run``/``judge``/``call_python`` may be called from any thread
+    (each borrows one of ``workers`` jailed worker slots); ``run_many`` spreads a
+    batch over all slots.
+    """
+
+    def __init__(self, workers: int | None = None, cache_dir: Path | None = None,
+                 isolation: str = "auto", *, compile_limits: CompileLimits | None = None,
+                 cgroup_parent: str | None = None):
+        if isolation not in ("auto", "full", "none"):
+            raise ValueError("isolation must be 'auto', 'full' or 'none'")
+        self.workers = max(1, workers or os.cpu_count() or 1)
+        self.caps = jail.probe()
+        best = jail.best_level(self.caps)
+        if isolation == "full" and best != "full":
+            raise IsolationUnavailable(
+                f"full isolation requested but only {best!r} is available: "
+                + "; ".join(self.caps.warnings))
+        self.level = "none" if isolation == "none" else best
+        if self.level != "full":
+            message = jail.weak_warning(self.level)
+            warnings.warn(message, RuntimeWarning, stacklevel=2)
+            log.warning(message)
+        self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+        self.compiler = Compiler(self.cache_dir, self.level, self.caps, compile_limits)
+        self._pool = SlotPool(self.workers, self.level, self.caps, self.cache_dir, cgroup_parent)
+        self._executor: LocalExecutor | None = None
+        self._cancelled = threading.Event()
+        self._closed = False
+
+    # ------------------------------------------------------------------ properties
+
+    @property
+    def isolation_level(self) -> str:
+        caps = self.caps
+        if self._pool.tree is None and caps.cgroup:
+            caps = jail.Capabilities(**{**caps.__dict__, "cgroup": None})
+        return jail.describe(self.level, caps)
+
+    # ------------------------------------------------------------------ single runs
+
+    def compile(self, program: Program) -> CompileResult:
+        return self.compiler.compile(program)
+
+    def run(self, program: Program, stdin: str = "", limits: Limits = Limits(), *,
+            files: dict[str, str] | None = None, args: list[str] | None = None) -> RunResult:
+        built = self.compile(program)
+        if not built.ok:
+            infra = built.message.startswith("sandbox error") or "not supported" in built.message
+            verdict = Verdict.SE if infra else Verdict.CE
+            return RunResult(verdict=verdict, message=built.message)
+        return self._execute(program, stdin, limits, files, args)
+
+    def judge(self, program: Program, stdin: str, expected: str, limits: Limits = Limits(),
+              comparator: str | None = None) -> RunResult:
+        parse_comparator(comparator)  # a bad comparator is the caller's bug: fail early
+        result = self.run(program, stdin, limits)
+        if result.verdict is Verdict.AC and not compare_outputs(result.stdout, expected, comparator):
+            result.verdict = Verdict.WA
+        return result
+
+    async def arun(self, *a, **kw) -> RunResult:
+        return await asyncio.to_thread(self.run, *a, **kw)
+
+    async def ajudge(self, *a, **kw) -> RunResult:
+        return await asyncio.to_thread(self.judge, *a, **kw)
+
+    def call_python(self, code: str, function: str, args: list | None = None,
+                    limits: Limits = Limits(), *, stdin: str = "") -> CallResult:
+        files, marker = callpy.prepare(code, function, args)
+        run = self.run(callpy.DRIVER_PROGRAM, stdin, limits, files=files)
+        return callpy.interpret(run, marker)
+
+    # ------------------------------------------------------------------ batches
+
+    def run_many(self, jobs: Iterable[Job], *,
+                 progress: Callable[[int, int], None] | None = None) -> Iterator[RunResult]:
+        self._cancelled.clear()
+        if self._executor is None:
+            self._executor = LocalExecutor(self._run_job, self.workers)
+        return ordered_stream(self._executor, jobs, self._cancelled, progress)
+
+    def _run_job(self, job: Job) -> RunResult:
+        if self._cancelled.is_set():
+            return RunResult(verdict=Verdict.SE, message="cancelled")
+        if job.expected is not None:
+            return self.judge(job.program, job.stdin, job.expected, job.limits, job.comparator)
+        return self.run(job.program, job.stdin, job.limits)
+
+    def cancel(self) -> None:
+        """Stop batch work: jobs not started are dropped, run_many stops yielding."""
+        self._cancelled.set()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._cancelled.set()
+        if self._executor is not None:
+            self._executor.shutdown(cancel_pending=True)
+        self._pool.close()
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
+
+    # ------------------------------------------------------------------ internals
+
+    def _execute(self, program: Program, stdin: str, limits: Limits,
+                 files: dict[str, str] | None, args: list[str] | None) -> RunResult:
+        if self._closed:
+            raise RuntimeError("sandbox is closed")
+        rel = self.compiler.artifact(program)
+        slot = self._pool.acquire()
+        try:
+            try:
+                slot.ensure_started()
+            except WorkerDied as e:
+                return RunResult(verdict=Verdict.SE, message=f"worker failed: {e}"[:2000])
+            path = slot.cache_path(rel)
+            if program.language is Language.PYTHON:
+                argv = [self.caps.python, "-I", path]
+            else:
+                argv = [path]
+            argv += list(args or [])
+            request = {"argv": argv, "files": files or {}, "limits": self._wire_limits(limits, slot)}
+            deadline = time.monotonic() + limits.wall_guard_ms / 1000.0 + HOST_SLACK_S
+            try:
+                header, out, err = slot.execute(
+                    request, stdin.encode(), limits.memory_mb << 20, limits.processes, deadline)
+            except WorkerDied as e:
+                log.error("sandbox worker slot %d failed: %s", slot.index, e)
+                return RunResult(verdict=Verdict.SE, message=f"worker failed: {e}"[:2000])
+        finally:
+            self._pool.release(slot)
+        return self._verdict(header, out, err, limits)
+
+    @staticmethod
+    def _wire_limits(limits: Limits, slot) -> dict:
+        mem = limits.memory_mb << 20
+        cpu_s = max(1, math.ceil(limits.time_ms / 1000)) + 1  # backstop; the poll is exact
+        return {
+            "cpu_ms": limits.time_ms,
+            "cpu_s": cpu_s,
+            "wall_ms": limits.wall_guard_ms,
+            "out_bytes": limits.output_kb * 1024,
+            "err_bytes": STDERR_CAP,
+            "file_bytes": limits.file_kb * 1024,
+            "nproc": max(1, limits.processes),
+            "stack_bytes": mem,
+            # Without a memory cgroup the address-space limit is all we have.
+            "as_bytes": None if slot.groups else mem,
+        }
+
+    def _verdict(self, h: dict, out: bytes, err: bytes, limits: Limits) -> RunResult:
+        stdout = out.decode(errors="replace")
+        stderr = err.decode(errors="replace")
+        if "error" in h:
+            return RunResult(verdict=Verdict.SE, message=f"worker: {h['error']}")
+        base = dict(
+            exit_code=h["exit_code"], signal=h["signal"], cpu_ms=round(h["cpu_ms"], 3),
+            wall_ms=round(h["wall_ms"], 3), memory_kb=int(h["maxrss_kb"]), stdout=stdout,
+            stderr=stderr, stdout_truncated=h["killed"] == "output",
+        )
+        sig, code, killed = h["signal"], h["exit_code"], h["killed"]
+        memory_kb = limits.memory_mb * 1024
+        if code == 126 and stderr.startswith(START_FAILED):
+            return RunResult(verdict=Verdict.SE, message=stderr[:2000], **base)
+        if killed == "output" or sig == signal.SIGXFSZ:
+            verdict, why = Verdict.OLE, "output limit exceeded"
+        elif h["oom_kills"] > 0 or base["memory_kb"] > memory_kb:
+            verdict, why = Verdict.MLE, "memory limit exceeded"
+        elif killed in ("cpu", "wall") or sig == signal.SIGXCPU or h["cpu_ms"] > limits.time_ms:
+            why = "wall-clock guard" if killed == "wall" else "CPU time limit exceeded"
+            verdict = Verdict.TLE
+        elif sig is not None or code != 0:
+            verdict, why = Verdict.RE, f"signal {sig}" if sig is not None else f"exit code {code}"
+            if self._looks_out_of_memory(stderr, sig, base["memory_kb"], memory_kb):
+                verdict, why = Verdict.MLE, "memory limit exceeded (allocation failed)"
+        else:
+            verdict, why = Verdict.AC, ""
+        return RunResult(verdict=verdict, message=why, **base)
+
+    def _looks_out_of_memory(self, stderr: str, sig: int | None, used_kb: int, limit_kb: int) -> bool:
+        """Only without a memory cgroup: RLIMIT_AS makes allocations fail, not OOM-kill."""
+        if self._pool.tree is not None:
+            return False
+        tail = stderr[-4000:]
+        return ("MemoryError" in tail or "std::bad_alloc" in tail
+                or (sig in (signal.SIGSEGV, signal.SIGABRT) and used_kb > 0.9 * limit_kb))
