@@ -11,6 +11,7 @@ accounting live in the client so every backend gets them alike.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -62,7 +63,8 @@ class ScriptedBackend(Backend):
 
     ``match`` is searched in the rendered prompt; the first matching rule answers. With
     ``responses`` the sample index picks the answer (cycling), so a rule can script the
-    n different samples a method asks for. No matching rule is a recorded failure.
+    n different samples a method asks for. An optional ``"delay"`` (seconds) simulates
+    a slow provider. No matching rule is a recorded failure.
     """
 
     cacheable = False  # the file is the source of truth; editing it must take effect
@@ -71,7 +73,7 @@ class ScriptedBackend(Backend):
         self.path = Path(path).expanduser()
         if not self.path.is_file():
             raise ModelSpecError(f"scripted model file not found: {self.path}")
-        self.rules: list[tuple[re.Pattern, list[str]]] = []
+        self.rules: list[tuple[re.Pattern, list[str], float]] = []
         for lineno, line in enumerate(self.path.read_text().splitlines(), 1):
             if not line.strip():
                 continue
@@ -83,12 +85,14 @@ class ScriptedBackend(Backend):
                 raise ModelSpecError(f"{self.path}:{lineno}: bad scripted rule: {exc}") from exc
             if not answers or not all(isinstance(a, str) for a in answers):
                 raise ModelSpecError(f"{self.path}:{lineno}: responses must be strings")
-            self.rules.append((pattern, answers))
+            self.rules.append((pattern, answers, float(rule.get("delay", 0))))
 
     async def answer(self, messages, params, sample):
         prompt = render_prompt(messages)
-        for pattern, answers in self.rules:
+        for pattern, answers, delay in self.rules:
             if pattern.search(prompt):
+                if delay:
+                    await asyncio.sleep(delay)
                 return Answer(text=answers[sample % len(answers)])
         raise ProviderError(
             f"no scripted rule matches the prompt (starts {prompt[:80]!r})", reason="no_rule"
