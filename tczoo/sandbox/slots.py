@@ -122,7 +122,7 @@ class Slot:
             cmd += jail.setpriv_prefix(self.caps, self.uid)
         if self.level in ("full", "bwrap"):
             cmd += jail.bwrap_base(self.caps, pid1=True)
-            cmd += ["--ro-bind-fd", str(self._cache_fd), JAIL_CACHE]
+            cmd += ["--ro-bind", f"/proc/self/fd/{self._cache_fd}", JAIL_CACHE]
             for k, v in PROGRAM_ENV.items():
                 cmd += ["--setenv", k, v]
             cmd += ["--chdir", "/tmp", f"{JAIL_CACHE}/{rel_worker}", "/tmp/run", "1", "1",
@@ -137,10 +137,24 @@ class Slot:
             nproc_base = "1" if self.uid is not None else "-1"
             cmd += [f"/proc/self/fd/{self._cache_fd}/{rel_worker}", str(run_dir / "run"),
                     kill_all, nproc_base, str(run_dir)]
-        if self.groups:
-            # Join the slot group before anything forks, so nothing escapes it.
-            joins = " && ".join(f'echo $$ > "{p}"' for p in self.groups.procs_files)
-            cmd = ["/bin/sh", "-c", f'{joins} && exec "$@"', "sh", *cmd]
+        cg_files = " ".join(str(p) for p in self.groups.procs_files) if self.groups else ""
+        # Join the slot's cgroups before anything forks, so nothing escapes them.
+        script = 'for f in $TCZOO_CG; do echo $$ > "$f" || exit 1; done; unset TCZOO_CG; '
+        args: list[str] = []
+        if self.level in ("full", "bwrap") and self.uid is not None:
+            # bwrap, entered as the slot's uid, resolves bind sources by path, and the
+            # cache may sit under /root (mode 700). In a private mount namespace, bind
+            # it onto a world-traversable staging dir that the jail then binds.
+            stage = self.scratch / "cache"
+            stage.mkdir(mode=0o755, exist_ok=True)
+            script += 'mount --bind "$1" "$2" && mount -o remount,bind,ro "$2" && shift 2; '
+            args = [str(self.cache_dir), str(stage)]
+            cmd = [str(stage) if c == f"/proc/self/fd/{self._cache_fd}" else c for c in cmd]
+            cmd = ["unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+                   script + 'exec "$@"', "sh", *args, *cmd]
+        else:
+            cmd = ["/bin/sh", "-c", script + 'exec "$@"', "sh", *cmd]
+        env["TCZOO_CG"] = cg_files
         self._err = tempfile.TemporaryFile()
         self.proc = subprocess.Popen(
             cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err,

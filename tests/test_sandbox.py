@@ -1,0 +1,306 @@
+"""The execution engine on ordinary programs: verdicts, cache, comparators, batches."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tczoo.schema import Language, Program
+from tczoo.sandbox import (
+    CompileLimits, Job, Limits, Sandbox, Verdict, compare_outputs, isolation_report,
+)
+from tczoo.sandbox.cli import judge_command
+
+ADD_CPP = """#include <cstdio>
+int main(){ long long a, b; if (scanf("%lld %lld", &a, &b) != 2) return 3; printf("%lld\\n", a + b); }
+"""
+FAST = Limits(time_ms=1000, memory_mb=128)
+
+
+def cpp(code: str, **kw) -> Program:
+    return Program(code=code, language=Language.CPP, **kw)
+
+
+def py(code: str) -> Program:
+    return Program(code=code, language=Language.PYTHON)
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("compile-cache")
+
+
+@pytest.fixture(scope="module")
+def sb(cache_dir):
+    with Sandbox(workers=2, cache_dir=cache_dir) as box:
+        yield box
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+def test_cpp_accepted_and_measured(sb):
+    r = sb.run(cpp(ADD_CPP), "2 40\n", FAST)
+    assert r.verdict is Verdict.AC, r
+    assert r.stdout == "42\n" and r.exit_code == 0 and r.signal is None
+    assert 0 < r.wall_ms < 1000 and r.memory_kb > 0
+
+
+def test_judge_wrong_answer_and_accepted(sb):
+    assert sb.judge(cpp(ADD_CPP), "1 2", "3", FAST).verdict is Verdict.AC
+    assert sb.judge(cpp(ADD_CPP), "1 2", "4", FAST).verdict is Verdict.WA
+
+
+def test_runtime_errors_keep_exit_code_and_signal(sb):
+    r = sb.run(cpp(ADD_CPP), "", FAST)  # scanf fails -> exit 3
+    assert r.verdict is Verdict.RE and r.exit_code == 3
+    r = sb.run(cpp("#include <cstdlib>\nint main(){ abort(); }"), "", FAST)
+    assert r.verdict is Verdict.RE and r.signal == 6
+
+
+def test_compile_error_message(sb):
+    r = sb.run(cpp("int main() { return undefined_name; }"), "", FAST)
+    assert r.verdict is Verdict.CE
+    assert "undefined_name" in r.message and "error" in r.message
+
+
+def test_c_is_compiled_as_c(sb):
+    # Implicit void* conversion is valid C and invalid C++: proves gcc, not g++.
+    code = '#include <stdio.h>\n#include <stdlib.h>\n#include <math.h>\n' \
+           'int main(){ int *p = malloc(sizeof(int)); *p = (int)sqrt(49.0); printf("%d\\n", *p); return 0; }'
+    r = sb.run(Program(code=code, language=Language.C), "", FAST)
+    assert r.verdict is Verdict.AC and r.stdout.strip() == "7", r
+
+
+def test_flags_override_defaults(sb):
+    code = '#include <cstdio>\nint main(){ printf("%d %ld\\n", VALUE, __cplusplus); }'
+    r = sb.run(cpp(code, flags=["-O0", "-std=c++14", "-DVALUE=7"]), "", FAST)
+    assert r.stdout.split() == ["7", "201402"], r
+    assert sb.run(cpp(code), "", FAST).verdict is Verdict.CE  # no -DVALUE by default
+
+
+def test_python_isolated_mode_and_errors(sb):
+    r = sb.run(py("import sys\nprint(sys.flags.isolated, input()[::-1])"), "abc\n", FAST)
+    assert r.verdict is Verdict.AC and r.stdout.split() == ["1", "cba"], r
+    r = sb.run(py("raise ValueError('boom')"), "", FAST)
+    assert r.verdict is Verdict.RE and r.exit_code == 1 and "ValueError: boom" in r.stderr
+
+
+def test_tle_on_cpu_time(sb):
+    t = time.monotonic()
+    r = sb.run(cpp("int main(){ volatile unsigned long x = 0; for(;;) x++; }"), "",
+               Limits(time_ms=200, memory_mb=64))
+    assert r.verdict is Verdict.TLE
+    assert 190 <= r.cpu_ms < 1200 and time.monotonic() - t < 3
+
+
+def test_memory_and_cpu_measurements_are_the_programs(sb):
+    code = ("#include <cstdio>\n#include <cstring>\n#include <cstdlib>\n"
+            "int main(){ size_t n; scanf(\"%zu\", &n); char *p = (char*)malloc(n); memset(p, 1, n);"
+            " volatile unsigned long s = 0; for (unsigned long i = 0; i < 300000000UL; i++) s += i;"
+            " printf(\"%d\\n\", p[n / 3]); }")
+    r = sb.run(cpp(code), str(100 << 20), Limits(time_ms=5000, memory_mb=256))
+    assert r.verdict is Verdict.AC, r
+    assert r.memory_kb >= 100 * 1024
+    assert r.cpu_ms >= 50  # the loop, not bwrap's few ms
+
+
+def test_files_args_and_private_tmp(sb):
+    code = "import sys, os\nprint(open('data.txt').read(), sys.argv[1:], os.getcwd())\n" \
+           "open('/tmp/left-behind', 'w').write('x')"
+    r = sb.run(py(code), "", FAST, files={"data.txt": "hello"}, args=["a", "b"])
+    assert r.verdict is Verdict.AC, r
+    assert "hello ['a', 'b']" in r.stdout
+    # Every run starts with a wiped tmp dir, in whichever slot it lands.
+    for _ in range(3):
+        r = sb.run(py("import os\nprint(os.path.exists('/tmp/left-behind'))"), "", FAST)
+        assert r.stdout.strip() == "False"
+
+
+def test_output_limit(sb):
+    r = sb.run(py("import sys\nsys.stdout.write('x' * 5000)"), "", Limits(output_kb=1))
+    assert r.verdict is Verdict.OLE and r.stdout_truncated and len(r.stdout) == 1024
+
+
+# --------------------------------------------------------------------------- compile cache
+
+
+def test_compile_cache_hits_once_compiled(cache_dir):
+    program = cpp(ADD_CPP.replace("%lld\\n", "%lld \\n"))  # a source no other test uses
+    with Sandbox(workers=1, cache_dir=cache_dir) as a:
+        first = a.compile(program)
+        second = a.compile(program)
+    assert first.ok and not first.cached
+    assert second.ok and second.cached
+    with Sandbox(workers=1, cache_dir=cache_dir) as b:  # a new process/session: still cached
+        assert b.compile(program).cached
+        assert not b.compile(cpp(ADD_CPP, flags=["-O1"])).cached  # flags are in the key
+
+
+def test_compile_limits_are_configurable(tmp_path):
+    with Sandbox(workers=1, cache_dir=tmp_path, compile_limits=CompileLimits(time_s=5)) as box:
+        assert box.compiler.limits.time_s == 5
+
+
+# --------------------------------------------------------------------------- comparators
+
+
+@pytest.mark.parametrize("actual, expected, comparator, ok", [
+    ("1 2\n3\n", "1\n2 3", None, True),
+    ("1 2 3", "1 2", None, False),
+    ("1 2\n", "1 2\n", "exact", True),
+    ("1 2", "1 2\n", "exact", False),
+    ("0.3333334 x", "0.333333 x", "float:1e-6", True),
+    ("0.334", "0.333", "float:1e-6", False),
+    ("1000100", "1000000", "float:1e-9:1e-4", True),
+    ("1.0 abc", "1.0 abd", "float:1e-3", False),
+    ("nan", "nan", "float:1e-6", True),
+    ("1 2", "1 2 3", "float:1e-6", False),
+])
+def test_compare_outputs(actual, expected, comparator, ok):
+    assert compare_outputs(actual, expected, comparator) is ok
+
+
+def test_unknown_comparator_is_an_error(sb):
+    with pytest.raises(ValueError):
+        compare_outputs("1", "1", "fuzzy")
+    with pytest.raises(ValueError):
+        sb.judge(cpp(ADD_CPP), "1 2", "3", FAST, comparator="float:x")
+
+
+def test_judge_with_float_tolerance(sb):
+    r = sb.judge(py("print(1/3)"), "", "0.333333", FAST, comparator="float:1e-6")
+    assert r.verdict is Verdict.AC
+
+
+# --------------------------------------------------------------------------- batches
+
+
+def test_run_many_keeps_job_order_and_reports_progress(sb):
+    # Later jobs finish first; results must still come back in job order.
+    jobs = [Job(program=py(f"import time\ntime.sleep({0.05 * (5 - i)})\nprint({i})"),
+                limits=FAST, tag=i, expected=str(i) if i % 2 else "wrong")
+            for i in range(6)]
+    seen = []
+    results = list(sb.run_many(jobs, progress=lambda done, total: seen.append((done, total))))
+    assert [r.stdout.strip() for r in results] == [str(i) for i in range(6)]
+    assert [r.verdict for r in results] == [Verdict.WA, Verdict.AC] * 3
+    assert seen[-1] == (6, 6)
+
+
+def test_run_many_cancel_stops_pending_work(sb):
+    made = []
+
+    def jobs():
+        for i in range(40):
+            made.append(i)
+            yield Job(program=py(f"import time\ntime.sleep(0.05)\nprint({i})"), limits=FAST)
+
+    got = []
+    for r in sb.run_many(jobs()):
+        got.append(r)
+        if len(got) == 2:
+            sb.cancel()
+    assert 2 <= len(got) < 40 and len(made) < 40
+    # The sandbox stays usable after a cancelled batch.
+    assert [r.verdict for r in sb.run_many([Job(program=cpp(ADD_CPP), stdin="1 1")])] == [Verdict.AC]
+
+
+def test_threads_share_the_sandbox(sb):
+    out: list[str] = []
+
+    def work(i):
+        out.append(sb.run(cpp(ADD_CPP), f"{i} 1", FAST).stdout.strip())
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(out, key=int) == [str(i + 1) for i in range(6)]
+
+
+def test_async_wrappers(sb):
+    async def main():
+        return await asyncio.gather(sb.arun(cpp(ADD_CPP), "1 2", FAST),
+                                    sb.ajudge(cpp(ADD_CPP), "1 2", "3", FAST))
+
+    a, b = asyncio.run(main())
+    assert a.stdout == "3\n" and b.verdict is Verdict.AC
+
+
+# --------------------------------------------------------------------------- call_python
+
+
+HARNESS = '''
+import random
+print("chatter before")                # the code's own prints must not confuse us
+def generate_input_1():
+    print("chatter inside")
+    return ["1 2\\n", "3 4\\n"]
+def check_output(inp, out):
+    a, b = map(int, inp.split())
+    assert int(out) == a + b, f"expected {a + b}"
+def crash():
+    return 1 // 0
+def spin():
+    while True:
+        pass
+def weird():
+    return {1, 2}
+'''
+
+
+def test_call_python_value(sb):
+    r = sb.call_python(HARNESS, "generate_input_1")
+    assert r.ok and r.value == ["1 2\n", "3 4\n"], r
+    assert "chatter inside" in r.run.stdout
+
+
+def test_call_python_assertion_versus_crash(sb):
+    ok = sb.call_python(HARNESS, "check_output", ["1 2", "3"])
+    assert ok.ok and ok.value is None
+    bad = sb.call_python(HARNESS, "check_output", ["1 2", "4"])
+    assert not bad.ok and bad.error_type == "assertion" and "expected 3" in bad.error
+    crash = sb.call_python(HARNESS, "crash")
+    assert not crash.ok and crash.error_type == "exception" and "ZeroDivisionError" in crash.error
+
+
+def test_call_python_timeout_missing_function_bad_return(sb):
+    r = sb.call_python(HARNESS, "spin", limits=Limits(time_ms=200))
+    assert not r.ok and r.error_type == "timeout" and r.error == "TLE"
+    assert sb.call_python(HARNESS, "nope").error_type == "no_function"
+    assert sb.call_python(HARNESS, "weird").error_type == "bad_return"
+    assert sb.call_python("syntax error here", "f").error_type == "exception"
+
+
+# --------------------------------------------------------------------------- report and CLI
+
+
+def test_isolation_report_and_level(sb):
+    report = isolation_report()
+    for key in ("level", "bwrap", "uid_switching", "cgroups", "warnings"):
+        assert key in report
+    assert sb.isolation_level.startswith(report["level"])
+
+
+def test_judge_command_prints_one_json_object(tmp_path, capsys, sb):
+    src = tmp_path / "add.cpp"
+    src.write_text(ADD_CPP)
+    (tmp_path / "in.txt").write_text("20 22\n")
+    (tmp_path / "out.txt").write_text("42\n")
+    code = judge_command(src, "cpp", tmp_path / "in.txt", tmp_path / "out.txt", 1000, 64, True,
+                         sandbox=sb)
+    record = json.loads(capsys.readouterr().out)
+    assert code == 0 and record["verdict"] == "AC"
+    for key in ("cpu_ms", "wall_ms", "memory_kb", "exit_code", "signal", "stdout", "stderr"):
+        assert key in record
+    (tmp_path / "out.txt").write_text("41\n")
+    assert judge_command(src, "c++", tmp_path / "in.txt", tmp_path / "out.txt", 1000, 64, True,
+                         sandbox=sb) == 1
+    assert json.loads(capsys.readouterr().out)["verdict"] == "WA"
