@@ -1,0 +1,69 @@
+"""TC-Bench (``Luoberta/TC-Bench``, split ``test``): one record per problem.
+
+Fields: ``problem_id``, ``description``, ``time_limit`` (ms), ``memory_limit`` (MB),
+``sample_input``, ``sample_output``, ``solutions[{code, lang}]``,
+``wrong_solutions[{code, lang, output_str}]``, ``rank``. The golden tests are not
+published; ``output_str`` (one letter per golden test, ``A`` accepted, ``W`` wrong
+answer) becomes the wrong solution's failure signature on those unpublished tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tczoo.benchmarks.hub import RecordError, language_or_none, require
+from tczoo.schema import FailureSignature, Problem, Program, Sample, WrongProgram
+
+SCHEMA = "tcbench"
+REQUIRED = ("problem_id", "description", "time_limit", "memory_limit", "solutions", "wrong_solutions")
+VERDICT_LETTERS = {"A": "AC", "W": "WA", "T": "TLE", "R": "RE", "M": "MLE", "C": "CE", "O": "OLE"}
+
+
+def signature(output_str: str) -> FailureSignature:
+    return FailureSignature(verdicts=[VERDICT_LETTERS.get(ch, ch) for ch in output_str.strip()])
+
+
+def to_problem(record: dict[str, Any], index: int = 0) -> Problem:
+    rec = require(record, REQUIRED, SCHEMA)
+    skipped: list[str] = []
+    solutions = []
+    for i, sol in enumerate(rec["solutions"] or []):
+        lang = language_or_none(sol.get("lang", ""))
+        if lang is None:
+            skipped.append(f"solution {i}: language {sol.get('lang')!r}")
+            continue
+        solutions.append(Program(code=sol["code"], language=lang, name=f"solution-{i}"))
+    wrong = []
+    for i, sol in enumerate(rec["wrong_solutions"] or []):
+        lang = language_or_none(sol.get("lang", ""))
+        if lang is None:
+            skipped.append(f"wrong solution {i}: language {sol.get('lang')!r}")
+            continue
+        out = sol.get("output_str") or ""
+        wrong.append(
+            WrongProgram(
+                code=sol["code"], language=lang, name=f"wrong-{i}",
+                signature=signature(out) if out else None,
+            )
+        )
+    sample_in, sample_out = rec.get("sample_input") or "", rec.get("sample_output") or ""
+    try:
+        time_ms, memory_mb = int(rec["time_limit"]), int(rec["memory_limit"])
+    except (TypeError, ValueError):
+        raise RecordError(f"time_limit/memory_limit must be integers (ms, MB) in {rec['problem_id']!r}") from None
+    meta: dict[str, Any] = {"signatures": "upstream output_str on TC-Bench's unpublished golden tests"}
+    if skipped:
+        meta["skipped_programs"] = skipped
+    return Problem(
+        id=str(rec["problem_id"]),
+        title=str(rec["problem_id"]),
+        statement=rec["description"] or "",
+        time_limit_ms=time_ms,
+        memory_limit_mb=memory_mb,
+        samples=[Sample(input=sample_in, output=sample_out)] if (sample_in or sample_out) else [],
+        solutions=solutions,
+        wrong_solutions=wrong,
+        rank=int(rec["rank"]) if rec.get("rank") is not None else None,
+        source=SCHEMA,
+        meta=meta,
+    )

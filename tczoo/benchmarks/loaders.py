@@ -1,0 +1,254 @@
+"""Load public benchmarks into :class:`tczoo.schema.Problem`, from the hub or a local file.
+
+A benchmark spec is one of:
+
+* ``SCHEMA:PATH`` — a local file or directory whose records are in an upstream schema:
+  ``tcbench:problems.jsonl``, ``codecontests:test.parquet``, ``livecodebench:dir/``,
+  ``harnessllm:triplets.json``. Files: JSONL (one upstream record per line), a JSON
+  list of records, or parquet (needs pyarrow or ``datasets``); a directory: every such
+  file under it, in sorted order (e.g. a downloaded hub snapshot), or a
+  ``datasets.save_to_disk`` folder.
+* ``NAME`` or ``NAME@SPLIT`` — a dataset on the Hugging Face hub (:data:`HUB_BENCHMARKS`),
+  fetched with the optional ``datasets`` package (``pip install 'tczoo[hf]'``).
+
+Bundled names (``zoo-mini``) are resolved by the registry in :mod:`tczoo.benchmarks`,
+which hands every other spec to :func:`load_benchmark_spec`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from tczoo.benchmarks.hub import RecordError, codecontests, harnessllm, livecodebench, tcbench
+from tczoo.schema import Problem
+
+
+class BenchmarkLoadError(ValueError):
+    """A benchmark could not be loaded; the message says which and why, in one line."""
+
+
+Converter = Callable[..., Problem]
+
+SCHEMAS: dict[str, Converter] = {
+    tcbench.SCHEMA: tcbench.to_problem,
+    codecontests.SCHEMA: codecontests.to_problem,
+    livecodebench.SCHEMA: livecodebench.to_problem,
+    harnessllm.SCHEMA: harnessllm.to_problem,
+}
+SCHEMA_ALIASES = {
+    "tc-bench": "tcbench", "tc_bench": "tcbench",
+    "code_contests": "codecontests", "code-contests": "codecontests",
+    "lcb": "livecodebench",
+    "harness": "harnessllm",
+}
+
+
+@dataclass(frozen=True)
+class HubSource:
+    repo: str  # dataset repository on the hub
+    schema: str  # which converter reads its records
+    split: str  # default split
+    data_files: str | None = None  # load with the json builder from these files instead
+    dataset: str = ""  # harnessllm: short name used in problem ids
+    note: str = ""
+
+
+HUB_BENCHMARKS: dict[str, HubSource] = {
+    "tcbench": HubSource("Luoberta/TC-Bench", "tcbench", "test", note="877 problems, no golden tests"),
+    "codecontests": HubSource("deepmind/code_contests", "codecontests", "test", note="splits: train, valid, test"),
+    # the hub repo is script-based (which recent `datasets` refuse to run): read its JSONL
+    # files directly; NAME@release_vN picks the files of that release
+    "livecodebench": HubSource(
+        "livecodebench/code_generation_lite", "livecodebench", "test", data_files="test*.jsonl",
+        note="@release_v1..v6 selects a release",
+    ),
+    **{
+        f"harnessllm-{short}": HubSource(repo, "harnessllm", "train", dataset=short)
+        for short, repo in harnessllm.DATASETS.items()
+    },
+}
+LCB_RELEASE_FILES = {f"release_v{n}": ["test.jsonl"] + [f"test{i}.jsonl" for i in range(2, n + 1)] for n in range(1, 7)}
+RECORD_SUFFIXES = (".jsonl", ".json", ".parquet")
+
+
+# --------------------------------------------------------------------------- resolver
+
+
+def _schema_name(text: str) -> str:
+    key = text.strip().lower()
+    key = SCHEMA_ALIASES.get(key, key)
+    if key not in SCHEMAS:
+        raise BenchmarkLoadError(
+            f"unknown benchmark schema {text!r} (known: {', '.join(sorted(SCHEMAS))}); "
+            "use SCHEMA:PATH for a local file"
+        )
+    return key
+
+
+def load_benchmark_spec(spec: str, *, limit: int | None = None, **options: Any) -> list[Problem]:
+    """Problems from ``SCHEMA:PATH`` (local) or ``NAME[@SPLIT]`` (hub).
+
+    ``limit`` keeps the first N problems; ``options`` go to the schema's converter
+    (``codecontests``: ``include_generated``, ``max_solutions``).
+    """
+    spec = spec.strip()
+    if not spec:
+        raise BenchmarkLoadError("empty benchmark spec")
+    if ":" in spec:
+        schema, _, path = spec.partition(":")
+        if not path:
+            raise BenchmarkLoadError(f"benchmark spec {spec!r} names no path after '{schema}:'")
+        return load_local(_schema_name(schema), path, limit=limit, **options)
+    name, _, split = spec.partition("@")
+    key = name.strip().lower()
+    if key not in HUB_BENCHMARKS:
+        raise BenchmarkLoadError(
+            f"unknown benchmark {name!r}: hub names are {', '.join(sorted(HUB_BENCHMARKS))}; "
+            f"a local file is SCHEMA:PATH with SCHEMA one of {', '.join(sorted(SCHEMAS))}"
+        )
+    return load_hub(key, split=split or None, limit=limit, **options)
+
+
+def convert(
+    schema: str, records: Iterable[Any], *, origin: str, limit: int | None = None, **options: Any
+) -> list[Problem]:
+    """Convert upstream records; a bad record raises with its position and the reason."""
+    schema = _schema_name(schema)
+    to_problem = SCHEMAS[schema]
+    problems: list[Problem] = []
+    for index, record in enumerate(records):
+        if limit is not None and len(problems) >= limit:
+            break
+        try:
+            problems.append(to_problem(record, index, **options))
+        except RecordError as exc:
+            raise BenchmarkLoadError(f"{origin}: record {index}: {exc}") from None
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise BenchmarkLoadError(
+                f"{origin}: record {index} is not in the {schema} schema ({type(exc).__name__}: {exc})"
+            ) from None
+    return problems
+
+
+# --------------------------------------------------------------------------- local files
+
+
+def load_local(schema: str, path: str | os.PathLike[str], *, limit: int | None = None, **options: Any) -> list[Problem]:
+    schema = _schema_name(schema)
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise FileNotFoundError(f"benchmark file not found: {p} (from spec {schema}:{path})")
+    return convert(schema, read_records(p), origin=str(p), limit=limit, **options)
+
+
+def read_records(path: Path) -> list[Any]:
+    """Upstream records from a JSONL / JSON / parquet file or a directory of them."""
+    if path.is_dir():
+        if (path / "dataset_dict.json").exists() or (path / "state.json").exists():
+            return _read_saved_dataset(path)
+        files = sorted(f for f in path.rglob("*") if f.is_file() and f.name.endswith(RECORD_SUFFIXES))
+        if not files:
+            raise BenchmarkLoadError(f"{path}: no .jsonl, .json or .parquet files in this directory")
+        records: list[Any] = []
+        for f in files:
+            records.extend(read_records(f))
+        return records
+    name = path.name.lower()
+    if name.endswith(".jsonl"):
+        return _read_jsonl(path)
+    if name.endswith(".json"):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise BenchmarkLoadError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        if isinstance(data, dict):
+            data = [data]  # a single record
+        if not isinstance(data, list):
+            raise BenchmarkLoadError(f"{path}: expected a JSON list of records")
+        return data
+    if name.endswith(".parquet"):
+        return _read_parquet(path)
+    raise BenchmarkLoadError(f"{path}: unsupported file type (use .jsonl, .json or .parquet)")
+
+
+def _read_jsonl(path: Path) -> list[Any]:
+    records = []
+    with path.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise BenchmarkLoadError(f"{path}:{lineno}: not a JSON record ({exc.msg})") from None
+    return records
+
+
+def _read_parquet(path: Path) -> list[Any]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        pq = None
+    if pq is not None:
+        return pq.read_table(path).to_pylist()
+    datasets = _import_datasets(f"reading {path}")
+    return list(datasets.Dataset.from_parquet(str(path)))
+
+
+def _read_saved_dataset(path: Path) -> list[Any]:
+    datasets = _import_datasets(f"reading the saved dataset {path}")
+    ds = datasets.load_from_disk(str(path))
+    if isinstance(ds, datasets.DatasetDict):
+        split = "test" if "test" in ds else next(iter(ds))
+        ds = ds[split]
+    return list(ds)
+
+
+# --------------------------------------------------------------------------- hub
+
+
+def _import_datasets(purpose: str):
+    try:
+        import datasets  # noqa: PLC0415  (optional dependency, imported on use)
+    except ImportError:
+        raise BenchmarkLoadError(
+            f"{purpose} needs the optional Hugging Face 'datasets' package: pip install 'tczoo[hf]'"
+        ) from None
+    return datasets
+
+
+def load_hub(name: str, *, split: str | None = None, limit: int | None = None, **options: Any) -> list[Problem]:
+    """A :data:`HUB_BENCHMARKS` dataset; one clear error line when it cannot be fetched."""
+    source = HUB_BENCHMARKS[name]
+    datasets = _import_datasets(f"loading {name!r} from the Hugging Face hub")
+    split_name = split or source.split
+    try:
+        if source.data_files:
+            files = [source.data_files]
+            if split and split in LCB_RELEASE_FILES:
+                files, split_name = LCB_RELEASE_FILES[split], "test"
+            elif split:
+                raise BenchmarkLoadError(
+                    f"{name}: unknown release {split!r} (known: {', '.join(LCB_RELEASE_FILES)})"
+                )
+            urls = [f"hf://datasets/{source.repo}/{f}" for f in files]
+            ds = datasets.load_dataset("json", data_files={"test": urls}, split="test")
+        else:
+            ds = datasets.load_dataset(source.repo, split=split_name)
+    except BenchmarkLoadError:
+        raise
+    except Exception as exc:  # network, auth, unknown split: all end the same way for the user
+        detail = " ".join(str(exc).split())[:300]
+        offline = " (HF_HUB_OFFLINE is set)" if os.environ.get("HF_HUB_OFFLINE") in ("1", "true", "True") else ""
+        raise BenchmarkLoadError(
+            f"could not load {name!r} ({source.repo}, split {split_name}) from the Hugging Face hub"
+            f"{offline}: {type(exc).__name__}: {detail}. Download it and use "
+            f"'{source.schema}:PATH' instead"
+        ) from None
+    if source.schema == "harnessllm":
+        options.setdefault("dataset", source.dataset)
+    return convert(source.schema, ds, origin=f"{source.repo}[{split_name}]", limit=limit, **options)
