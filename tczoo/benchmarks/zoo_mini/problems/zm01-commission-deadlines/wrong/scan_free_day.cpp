@@ -1,0 +1,24 @@
+#include <bits/stdc++.h>
+using namespace std;
+
+int main() {
+    int n;
+    scanf("%d", &n);
+    vector<pair<long long, long long>> a(n);  // (fee, deadline)
+    for (auto &x : a) scanf("%lld %lld", &x.second, &x.first);
+    sort(a.rbegin(), a.rend());
+    vector<char> busy(n + 1, 0);
+    long long total = 0;
+    for (auto &x : a) {
+        int d = (int)min<long long>(x.second, n);
+        // latest free day not after the deadline
+        for (int day = d; day >= 1; day--) {
+            if (!busy[day]) {
+                busy[day] = 1;
+                total += x.first;
+                break;
+            }
+        }
+    }
+    printf("%lld\n", total);
+}
