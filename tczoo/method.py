@@ -26,6 +26,9 @@ from tczoo.prompts import Prompts
 from tczoo.schema import OracleKind, Provenance, Setting, Task, TestSuite
 
 
+SAMPLE_STRIDE = 1000  # sample indices reserved per generation (n per call stays far below)
+
+
 class NoParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -68,6 +71,10 @@ class Context:
     method: str
     seed: int = 0
     params: dict[str, Any] = field(default_factory=dict)
+    # Which independent generation of the same task this is (a runner's samples): it
+    # shifts every sample index, so identical prompts in different generations get
+    # different answers (and different cache entries) instead of one shared answer.
+    sample_base: int = 0
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
@@ -99,7 +106,10 @@ class Context:
         indices, so asking the same prompt again yields new answers, not cached ones."""
         messages = self.prompts.render(template, **variables)
         out = await self.llm.complete(
-            messages, n=n, first_sample=first_sample, **self._llm_kwargs()
+            messages,
+            n=n,
+            first_sample=self.sample_base * SAMPLE_STRIDE + first_sample,
+            **self._llm_kwargs(),
         )
         good = []
         for c in out:

@@ -59,6 +59,7 @@ async def _generate(unit: Unit, client: LLMClient, sandbox, prompts: Prompts, co
         method=unit.method_name,
         seed=unit.spec.task.seed,
         params=unit.method.params.model_dump(),
+        sample_base=unit.spec.sample,
     )
     started = time.monotonic()
     error = None

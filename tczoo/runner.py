@@ -24,6 +24,7 @@ class NoParams(BaseModel):
 class TaskSpec:
     key: str  # unique within (method, problem); "" for the one task of a problem
     task: Task
+    sample: int = 0  # which independent generation of the same task (see Context.sample_base)
     context: dict[str, Any] = field(default_factory=dict)  # runner-private (e.g. which wrong code)
 
 
@@ -61,6 +62,7 @@ class Runner:
             TaskSpec(
                 key="" if samples == 1 else f"s{i}",
                 task=Task.from_problem(problem, setting, budget=budget, seed=seed + i),
+                sample=i,
             )
             for i in range(samples)
         ]
