@@ -353,6 +353,10 @@ def _rewrite_words(text: str) -> str:
     text = re.sub(r"\b" + _COPULA + r"(?:" + _GT_WORDS + r")\b", " > ", text, flags=_I)
     text = re.sub(r"\b(?:is|are|will\s+be|must\s+be|should\s+be|can\s+be|be)\s+(?=[≤≥<>≠∈])",
                   "", text, flags=_I)
+    # "n is at least 1 and at most 10^5" -> "n ≥ 1, n ≤ 10^5"
+    text = re.sub(
+        r"(?P<x>\|?" + _VAR + r"\|?)\s*(?P<c1>[≤≥<>])\s*(?P<a>" + _BOUND + r")\s*,?\s*(?:and|but)\s*(?P<c2>[≤≥<>])",
+        lambda m: f"{m['x']} {m['c1']} {m['a']}, {m['x']} {m['c2']}", text, flags=_I)
     # Ranges in words and as intervals or sets.
     text = re.sub(
         r"(?P<x>\|?" + _VAR + r"\|?)\s+(?:(?:is|are|lies|lie)\s+)?(?:between|from)\s+"
@@ -561,17 +565,25 @@ class _ChainParser:
         term, j = got
         if term.kind == "vars" and allow_list:
             items: list[_Atom | None] = list(term.atoms)  # None marks "..."
+            ends = [j]
             while True:
                 k = j + 1 if self.kind(j) == "COMMA" else j
                 if self.kind(k) == "DOTS":
                     items.append(None)
                     j = k + 1
+                    ends.append(j)
                     continue
                 nxt = self.atom(k) if k != j else None
                 if nxt is None:
                     break
                 items.append(nxt[0])
                 j = nxt[1]
+                ends.append(j)
+            # "1 ≤ n, m, n·m ≤ 10^6": the last item starts the next formula.
+            if len(items) > 1 and items[-1] is not None and self.text(j) in ("*", "+"):
+                items.pop()
+                ends.pop()
+                j = ends[-1]
             term = _Term("vars", atoms=_collapse_list(items))
         return term, j
 
@@ -765,8 +777,11 @@ def split_sentences(text: str) -> list[str]:
         if not line:
             lines.append("")
             continue
-        if lines and lines[-1] and re.match(r"[a-z]{2,}\b|\(", line) \
-                and not lines[-1].rstrip().endswith((".", ":", ";")):
+        # Join wrapped prose ("...over all test cases\ndoes not exceed"), not a list of
+        # formulas where a line happens to start in lower case.
+        previous = lines[-1].rstrip() if lines else ""
+        if previous and (previous[-1].isalpha() or previous[-1] == ",") \
+                and re.match(r"[a-z]{2,}\b|\(", line):
             lines[-1] += " " + line
         else:
             lines.append(line)
