@@ -191,7 +191,7 @@ class Compiler:
             fd = os.open(work, os.O_RDONLY | os.O_DIRECTORY)
             pass_fds = (fd,)
             cmd += jail.bwrap_base(self.caps, pid1=False)
-            cmd += ["--bind-fd", str(fd), "/build", "--chdir", "/build",
+            cmd += ["--bind-fd", str(fd), "/build", *jail.bwrap_seal(), "--chdir", "/build",
                     "--setenv", "TMPDIR", "/tmp", "--"]
             cwd = None
         else:
@@ -202,7 +202,7 @@ class Compiler:
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                     start_new_session=True)
             try:
-                out, _ = proc.communicate(timeout=2 * lim.time_s + 5)
+                out, _ = proc.communicate(timeout=2 * lim.time_s + 1)
                 timed_out = proc.returncode in (-9, -24)  # SIGKILL / SIGXCPU from RLIMIT_CPU
             except subprocess.TimeoutExpired:
                 # bwrap --die-with-parent takes the whole jail down with it.

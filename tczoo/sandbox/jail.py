@@ -17,6 +17,7 @@ Cgroups (v1 or v2 pids+memory) are added to any level where they are writable.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import os
 import shutil
@@ -31,7 +32,29 @@ UID_BASE = int(os.environ.get("TCZOO_SANDBOX_UID_BASE", "61000"))
 COMPILE_UID_OFFSET = 999  # compiles run as UID_BASE + 999: never a worker slot's uid
 JAIL_TMP_BYTES = 512 * 1024 * 1024  # size of the jail's private tmpfs
 
+UID_SLOTS = COMPILE_UID_OFFSET  # worker uids: UID_BASE .. UID_BASE + 998
+LOCK_DIR = Path(os.environ.get("TCZOO_SANDBOX_LOCKS", "/run/tczoo-sandbox"))
+
 LEVELS = ("full", "bwrap", "uid", "none")
+
+
+def claim_uid() -> tuple[int, int]:
+    """Claim a worker uid no other slot on this machine holds (any process).
+
+    A uid must belong to one slot at a time: RLIMIT_NPROC counts per uid and, without
+    a PID namespace, the worker's kill(-1) reaches every process of its uid. The claim
+    is an flock on a per-uid file, released by the kernel when the holder dies.
+    Returns (uid, lock fd); close the fd to release.
+    """
+    LOCK_DIR.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for uid in range(UID_BASE, UID_BASE + UID_SLOTS):
+        fd = os.open(LOCK_DIR / f"uid-{uid}.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return uid, fd
+        except BlockingIOError:
+            os.close(fd)
+    raise RuntimeError(f"all {UID_SLOTS} sandbox uids from {UID_BASE} are in use")
 
 
 @dataclass
@@ -84,6 +107,12 @@ def bwrap_base(caps: Capabilities, *, pid1: bool) -> list[str]:
     args += ["--proc", "/proc", "--dev", "/dev", "--size", str(JAIL_TMP_BYTES), "--tmpfs", "/tmp"]
     args += ["--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8"]
     return args
+
+
+def bwrap_seal() -> list[str]:
+    """Last mount argument: the jail's root (a tmpfs bwrap built) becomes read-only,
+    so the private tmp dir is the only writable place."""
+    return ["--remount-ro", "/"]
 
 
 def setpriv_prefix(caps: Capabilities, uid: int) -> list[str]:

@@ -224,6 +224,9 @@ class Sandbox:
             verdict, why = Verdict.RE, f"signal {sig}" if sig is not None else f"exit code {code}"
             if self._looks_out_of_memory(stderr, sig, base["memory_kb"], memory_kb):
                 verdict, why = Verdict.MLE, "memory limit exceeded (allocation failed)"
+            elif "[Errno 27] File too large" in stderr[-4000:]:
+                # Python ignores SIGXFSZ and raises instead: the file-size limit is OLE.
+                verdict, why = Verdict.OLE, "file size limit exceeded"
         else:
             verdict, why = Verdict.AC, ""
         return RunResult(verdict=verdict, message=why, **base)

@@ -98,7 +98,9 @@ class Slot:
         self.cache_dir = cache_dir
         self.groups = groups
         self.scratch = scratch
-        self.uid = jail.UID_BASE + index if level in ("full", "uid") else None
+        self.switch_uid = level in ("full", "uid")
+        self.uid: int | None = None  # claimed when the worker starts
+        self._uid_lock: int | None = None
         self.proc: subprocess.Popen | None = None
         self._cache_fd: int | None = None
 
@@ -113,6 +115,8 @@ class Slot:
         return f"/proc/self/fd/{self._cache_fd}/{rel}"
 
     def start(self) -> None:
+        if self.switch_uid and self.uid is None:
+            self.uid, self._uid_lock = jail.claim_uid()
         self._cache_fd = os.open(self.cache_dir, os.O_RDONLY | os.O_DIRECTORY)
         worker = worker_binary(self.cache_dir)
         rel_worker = str(worker.relative_to(self.cache_dir))
@@ -123,6 +127,7 @@ class Slot:
         if self.level in ("full", "bwrap"):
             cmd += jail.bwrap_base(self.caps, pid1=True)
             cmd += ["--ro-bind", f"/proc/self/fd/{self._cache_fd}", JAIL_CACHE]
+            cmd += jail.bwrap_seal()
             for k, v in PROGRAM_ENV.items():
                 cmd += ["--setenv", k, v]
             cmd += ["--chdir", "/tmp", f"{JAIL_CACHE}/{rel_worker}", "/tmp/run", "1", "1",
@@ -174,6 +179,13 @@ class Slot:
     def stop(self) -> None:
         if self.proc is not None:
             try:
+                # EOF on its request pipe makes the worker exit, and bwrap with it; a
+                # graceful exit lets bwrap reap the worker instead of leaving a zombie.
+                self.proc.stdin.close()
+                self.proc.wait(1)
+            except (OSError, subprocess.TimeoutExpired):
+                pass
+            try:
                 self.proc.kill()
                 self.proc.wait(5)
             except (OSError, subprocess.TimeoutExpired):
@@ -187,6 +199,11 @@ class Slot:
         if self._cache_fd is not None:
             os.close(self._cache_fd)
             self._cache_fd = None
+
+    def release_uid(self) -> None:
+        if self._uid_lock is not None:
+            os.close(self._uid_lock)
+            self._uid_lock = self.uid = None
 
     def stderr_tail(self) -> str:
         try:
@@ -268,6 +285,7 @@ class SlotPool:
     def close(self) -> None:
         for s in self.slots:
             s.stop()
+            s.release_uid()
         if self.tree:
             self.tree.remove()
         import shutil
