@@ -1,11 +1,24 @@
-"""Helpers shared by several methods (parsing answers into test cases)."""
+"""Helpers shared by several methods: parsing answers into test cases and programs,
+running model-written generator functions in the sandbox, collecting outputs."""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import zlib
+from dataclasses import dataclass, field
 from typing import Any
 
-from tczoo.parsing import ParseError, as_stdin, looks_like_solution, parse_json
-from tczoo.schema import TestCase, TestSuite
+from tczoo.parsing import (
+    ParseError,
+    as_stdin,
+    code_blocks,
+    extract_code,
+    looks_like_solution,
+    parse_json,
+    python_defines,
+)
+from tczoo.schema import Artifact, Language, Program, TestCase, TestSuite
 
 
 def tests_from_json_answer(
@@ -23,6 +36,13 @@ def tests_from_json_answer(
         reason = "solution_instead_of_tests" if looks_like_solution(text) else exc.reason
         suite.fail("parse", reason, exc.detail or text[:300], item)
         return []
+    return tests_from_value(suite, data, with_outputs=with_outputs, origin=origin, item=item)
+
+
+def tests_from_value(
+    suite: TestSuite, data: Any, *, with_outputs: bool, origin: str, item: str = ""
+) -> list[TestCase]:
+    """Test cases from already-parsed JSON data (see ``tests_from_json_answer``)."""
     if isinstance(data, dict):
         for key in ("tests", "test_cases", "testcases", "cases", "inputs"):
             if isinstance(data.get(key), list):
@@ -40,6 +60,8 @@ def tests_from_json_answer(
         raw_out: Any = None
         if isinstance(entry, dict):
             raw_in = next((entry[k] for k in ("input", "stdin", "input_str", "in") if k in entry), None)
+            if raw_in is None and not with_outputs:
+                raw_in = entry  # an input given as an object of its fields ({"n": 2, "a": [...]})
             raw_out = next((entry[k] for k in ("output", "expected_output", "stdout", "out", "expected") if k in entry), None)
         else:
             raw_in = entry
@@ -75,3 +97,366 @@ def dedupe(tests: list[TestCase]) -> list[TestCase]:
             seen.add(key)
             kept.append(t)
     return kept
+
+
+# --------------------------------------------------------------------------- programs in answers
+
+
+def ask_kwargs(ctx, **overrides) -> dict:
+    """LLM parameters for ``ctx.llm.complete``: the method's params, then ``overrides``."""
+    kwargs = ctx._llm_kwargs()
+    kwargs.update({k: v for k, v in overrides.items() if v is not None})
+    return kwargs
+
+
+async def ask_sampled(ctx, suite: TestSuite, template: str, *, n: int, temperature: float | None,
+                      first_sample: int = 0, item: str = "", **variables):
+    """``ctx.ask`` with a temperature of its own (PSEUDO samples its candidate solutions
+    hotter than the rest of the method). Failed calls are recorded on ``suite``."""
+    messages = ctx.prompts.render(template, **variables)
+    out = await ctx.llm.complete(messages, n=n, first_sample=first_sample,
+                                 **ask_kwargs(ctx, temperature=temperature))
+    good = []
+    for c in out:
+        if c.ok:
+            good.append(c)
+        else:
+            suite.fail("llm", c.reason or "provider_error", c.error, item or template)
+    return good
+
+
+def _strings_in(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings_in(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings_in(v)]
+    return []
+
+
+def bare_python(text: str, *, max_prose_lines: int = 20) -> str | None:
+    """Unfenced Python wrapped in prose ("Sure! Here it is:" ... "Hope this helps"):
+    the code left after dropping the fewest leading and trailing lines. None if no
+    substantial code (a definition, import or several statements) remains."""
+    import ast
+
+    lines = text.strip().splitlines()
+    n = len(lines)
+    for lead in range(min(max_prose_lines, n)):
+        for trail in range(min(max_prose_lines, n - lead)):
+            code = "\n".join(lines[lead:n - trail])
+            try:
+                tree = ast.parse(code)
+            except SyntaxError:
+                continue
+            substantial = len(tree.body) >= 2 or any(
+                isinstance(node, (ast.FunctionDef, ast.Import, ast.ImportFrom, ast.ClassDef)) for node in tree.body)
+            if substantial:
+                return code + "\n"
+    return None
+
+
+def extract_function(text: str, functions: tuple[str, ...]) -> str:
+    """Python source from an answer that defines one of ``functions``.
+
+    Tries fenced/unfenced code first, then code carried inside JSON strings (a model
+    that answers ``{"generator": "def generate(): ..."}``). Raises ``ParseError`` with
+    ``solution_instead_of_generator`` when the answer is a solution program instead.
+    """
+    last: ParseError | None = None
+    for name in functions:
+        try:
+            code = extract_code(text, "python", require=(f"def {name}",))
+            if name in python_defines(code):
+                return code
+        except ParseError as exc:
+            last = exc
+    if not code_blocks(text):
+        bare = bare_python(text)
+        if bare is not None and any(f in python_defines(bare) for f in functions):
+            return bare
+    try:
+        data = parse_json(text)
+    except ParseError:
+        data = None
+    for s in _strings_in(data):
+        defined = python_defines(s)
+        if any(f in defined for f in functions):
+            return s
+    code_in_answer = any(b.lang in ("python", "cpp", "c", "") for b in code_blocks(text))
+    if looks_like_solution(text):
+        raise ParseError("solution_instead_of_generator",
+                         f"the answer is a solution program, not a function {functions[0]}")
+    if last is not None and last.reason == "truncated":
+        raise last
+    raise ParseError("missing_definition" if code_in_answer else "no_code_block",
+                     f"no Python function named {' or '.join(functions)} in the answer")
+
+
+def extract_program(text: str) -> Program:
+    """A complete stdin/stdout program (Python preferred, else C++) from an answer."""
+    for lang in ("python", "cpp"):
+        blocks = [b for b in code_blocks(text) if b.lang == lang]
+        if blocks:
+            code = extract_code(text, lang)
+            return Program(code=code, language=Language(lang))
+    try:
+        code = extract_code(text, "python")  # untagged fence or bare code that parses
+    except ParseError:
+        code = None if code_blocks(text) else bare_python(text)
+        if code is None:
+            raise
+    if "#include" in code or "int main" in code:
+        return Program(code=code, language=Language.CPP)
+    return Program(code=code, language=Language.PYTHON)
+
+
+# --------------------------------------------------------------------------- generated functions, run in the sandbox
+
+# The value marker: whatever the generated code prints itself comes before it.
+VALUE_MARKER = "@@tczoo-value@@"
+
+# A fixed driver around model-written Python: it seeds ``random`` (so a generator
+# called with distinct seeds gives distinct inputs), runs the code as a module that is
+# not __main__, calls the function (with the seed when it insists on an argument, or
+# with the request's args) and prints the JSON-encoded return value after the marker.
+_DRIVER = r'''
+import inspect as _inspect, json as _json, random as _random, sys as _sys
+_sys.setrecursionlimit(max(_sys.getrecursionlimit(), 10000))
+_SOURCE = {source}
+_FUNCTION = {function}
+def _main():
+    request = _json.loads(_sys.stdin.read())
+    _random.seed(request["seed"])
+    namespace = {{"__name__": "tczoo_generated", "__builtins__": __builtins__}}
+    exec(compile(_SOURCE, "generated.py", "exec"), namespace)
+    fn = namespace.get(_FUNCTION)
+    if not callable(fn):
+        _sys.stderr.write("tczoo: no function %s\n" % _FUNCTION)
+        _sys.exit(3)
+    args = request.get("args")
+    if args is None:
+        args = []
+        try:
+            required = [p for p in _inspect.signature(fn).parameters.values()
+                        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        except (TypeError, ValueError):
+            required = []
+        if required:
+            args = [request["seed"]] + [None] * (len(required) - 1)
+    value = fn(*args)
+    _sys.stdout.flush()
+    _sys.stdout.write("\n" + {marker} + _json.dumps(value) + "\n")
+    _sys.stdout.flush()
+_main()
+'''
+
+
+def function_program(code: str, function: str, name: str = "") -> Program:
+    """A stdin/stdout program that calls ``function`` of ``code``; its stdin is a JSON
+    request ``{"seed": int, "args": [...] | null}``. See ``read_value``."""
+    driver = _DRIVER.format(source=repr(code), function=repr(function), marker=repr(VALUE_MARKER))
+    return Program(code=driver, language=Language.PYTHON, name=name or function)
+
+
+def call_request(seed: int, args: list | None = None) -> str:
+    return json.dumps({"seed": seed, "args": args})
+
+
+def read_value(res) -> tuple[bool, Any, str, str]:
+    """(ok, value, reason, detail) of one ``function_program`` run."""
+    from tczoo.sandbox import Verdict
+
+    if res.verdict is not Verdict.AC:
+        reason = {
+            Verdict.TLE: "timeout", Verdict.MLE: "memory", Verdict.OLE: "output_too_large",
+            Verdict.RE: "crash", Verdict.CE: "crash", Verdict.SE: "sandbox_error",
+        }.get(res.verdict, "crash")
+        if res.verdict is Verdict.RE and res.exit_code == 3 and "tczoo: no function" in res.stderr:
+            reason = "no_function"
+        return False, None, reason, (res.stderr[-1500:] or res.message)
+    at = res.stdout.rfind(VALUE_MARKER)
+    if at < 0:
+        return False, None, "no_value", res.stdout[-300:]
+    try:
+        return True, json.loads(res.stdout[at + len(VALUE_MARKER):]), "", ""
+    except ValueError as exc:
+        return False, None, "bad_return", str(exc)[:300]
+
+
+async def run_jobs(ctx, jobs: list) -> list:
+    """Run sandbox jobs off the event loop, results in job order."""
+    if not jobs:
+        return []
+    return await asyncio.to_thread(lambda: list(ctx.sandbox.run_many(jobs)))
+
+
+def input_key(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass
+class Generator:
+    """A model-written Python function that makes test inputs.
+
+    ``multi``: the function returns a list of inputs (an edge-case generator); otherwise
+    one input per call (a string, or a structured value turned into stdin text)."""
+
+    name: str
+    code: str
+    function: str
+    origin: str
+    multi: bool = False
+    role: str = "generator"
+    tests: list[TestCase] = field(default_factory=list)
+    runs: int = 0
+    failures: int = 0
+    retired: str = ""  # why it stopped being asked ("" while live)
+
+
+def _seed_for(task_seed: int, name: str, k: int) -> int:
+    return (zlib.crc32(f"{task_seed}:{name}".encode()) * 1_000 + k) % (2**31 - 1)
+
+
+async def run_generators(ctx, suite: TestSuite, generators: list[Generator], *, per_generator: int,
+                         limits, task_seed: int = 0, max_rounds: int = 3,
+                         max_input_kb: int = 4096, seen: set[str] | None = None) -> list[Generator]:
+    """Call every generator with distinct seeds until it has given ``per_generator`` new
+    inputs (duplicates across all generators removed), it stops producing new ones, or
+    ``max_rounds`` rounds have run. A generator that crashes, hangs, exhausts memory,
+    prints too much or returns something unusable is retired with a recorded failure;
+    the others go on. Each generator is kept in ``suite.artifacts``. Fills and returns
+    ``generators`` (their ``tests``)."""
+    from tczoo.sandbox import Job
+
+    seen = seen if seen is not None else set()
+    programs = {g.name: function_program(g.code, g.function, g.name) for g in generators}
+    for rnd in range(max_rounds):
+        jobs = []
+        for g in generators:
+            if g.retired:
+                continue
+            need = per_generator - len(g.tests)
+            if need <= 0:
+                continue
+            calls = 1 if g.multi else need
+            for _ in range(calls):
+                jobs.append(Job(program=programs[g.name], stdin=call_request(_seed_for(task_seed, g.name, g.runs)),
+                                limits=limits, tag=g.name))
+                g.runs += 1
+        if not jobs:
+            break
+        results = await run_jobs(ctx, jobs)
+        by_name = {g.name: g for g in generators}
+        fresh = {g.name: 0 for g in generators}
+        for job, res in zip(jobs, results):
+            g = by_name[job.tag]
+            if g.retired:
+                continue
+            ok, value, reason, detail = read_value(res)
+            values: list[Any] = []
+            if ok:
+                if g.multi:
+                    if isinstance(value, list):
+                        values = value
+                    elif isinstance(value, str):
+                        values = [value]
+                    else:
+                        ok, reason, detail = False, "bad_return", f"expected a list of inputs, got {type(value).__name__}"
+                else:
+                    values = [value]
+            if not ok:
+                g.failures += 1
+                g.retired = reason
+                suite.fail(g.role, reason, detail, g.name)
+                continue
+            for v in values:
+                try:
+                    text = as_stdin(v)
+                except ParseError as exc:
+                    suite.fail(g.role, exc.reason, exc.detail, g.name)
+                    continue
+                if not text.strip():
+                    suite.fail(g.role, "empty_input", "", g.name)
+                    continue
+                if len(text.encode()) > max_input_kb * 1024:
+                    suite.fail(g.role, "input_too_large", f"{len(text.encode()) // 1024} KB > {max_input_kb} KB", g.name)
+                    continue
+                key = input_key(text)
+                if key in seen:
+                    continue
+                seen.add(key)
+                fresh[g.name] += 1
+                if len(g.tests) < per_generator or g.multi:
+                    g.tests.append(TestCase(input=text, origin=g.origin))
+        for g in generators:
+            # A generator that gave nothing new (deterministic, or a narrow edge-case
+            # list) will not give more with other seeds: stop asking it.
+            if not g.retired and fresh[g.name] == 0 and len(g.tests) < per_generator:
+                g.retired = "exhausted"
+            if g.multi and not g.retired:
+                g.retired = "done"
+    for g in generators:
+        note = f"{len(g.tests)} inputs from {g.runs} runs"
+        if g.retired and g.retired not in ("done", "exhausted"):
+            note += f"; retired: {g.retired}"
+        elif g.retired == "exhausted":
+            note += "; stopped giving new inputs"
+        suite.artifacts.append(Artifact(role=g.role, program=Program(code=g.code, language=Language.PYTHON,
+                                                                      name=g.name, meta={"function": g.function}),
+                                        ok=g.failures == 0, note=note))
+    return generators
+
+
+def interleave(groups: list[list[TestCase]], limit: int) -> list[TestCase]:
+    """Round-robin over the groups until ``limit`` tests are taken (keeps every source
+    represented when the budget cuts the list)."""
+    out: list[TestCase] = []
+    i = 0
+    while len(out) < limit and any(i < len(g) for g in groups):
+        for g in groups:
+            if i < len(g) and len(out) < limit:
+                out.append(g[i])
+        i += 1
+    return out
+
+
+async def outputs_of(ctx, programs: list[Program], inputs: list[str], limits) -> list[list]:
+    """RunResults of every program on every input: ``result[i][p]``."""
+    from tczoo.sandbox import Job
+
+    jobs = [Job(program=p, stdin=s, limits=limits) for s in inputs for p in programs]
+    flat = await run_jobs(ctx, jobs)
+    k = len(programs)
+    return [flat[i * k:(i + 1) * k] for i in range(len(inputs))]
+
+
+def same_output(a: str, b: str) -> bool:
+    """Outputs equal up to whitespace (the default comparator; a Task carries no checker)."""
+    return a.split() == b.split()
+
+
+async def evaluate_literal(ctx, text: str, limits) -> Any:
+    """The value of a list/object literal written with Python expressions in it
+    (``["3\\n" + "1 " * 3]``: code inside JSON), evaluated in the sandbox, never here.
+    None when it cannot be evaluated."""
+    blocks = [b.code for b in code_blocks(text) if b.lang in ("json", "", "text", "python")]
+    for source in blocks + [text]:
+        starts = [i for i in (source.find("["), source.find("{")) if i >= 0]
+        if not starts:
+            continue
+        span = source[min(starts):].strip()
+        code = f"VALUE = (\n{span}\n)\n\ndef value():\n    return VALUE\n"
+        try:
+            compile(code, "literal.py", "exec")
+        except SyntaxError:
+            continue
+        from tczoo.sandbox import Job
+
+        res = (await run_jobs(ctx, [Job(program=function_program(code, "value", "literal"),
+                                         stdin=call_request(0), limits=limits)]))[0]
+        ok, value, _, _ = read_value(res)
+        if ok:
+            return value
+    return None

@@ -1,0 +1,127 @@
+"""ALGO: a brute-force oracle written by the model gives the outputs of inputs made by a
+small-input generator the model also writes.
+
+TC-Bench §3.1.1 (after Zhang et al., 2023, "ALGO: synthesizing algorithmic programs with
+LLM-generated oracle verifiers"). Setting: specification only.
+
+Choices where the papers are silent:
+
+- Two independent calls: one for the oracle (an exhaustive, obviously-correct program
+  for small inputs: enumerate every candidate answer, no cleverness), one for the input
+  generator. They run concurrently.
+- The generator is a Python function ``generate() -> str`` returning one small input;
+  we seed Python's ``random`` before each call and call it with distinct seeds until the
+  budget is met (duplicates removed, at most ``max_rounds`` rounds). It runs only in the
+  sandbox, under ``generator_time_ms``; a generator that fails is recorded and retired.
+- The oracle (Python or C++) must reproduce every sample output first. If it does not,
+  the failure is recorded and a second oracle is sampled once (no feedback, a fresh
+  sample of the same prompt); if that one fails too the method gives up and returns no
+  tests (an oracle that is wrong on the samples would only make invalid tests). With no
+  samples in the task the check is skipped (recorded as ``oracle_unchecked``).
+- The oracle runs with ``oracle_time_ms`` (brute force is slow by design); an input on
+  which it fails is dropped with its reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from methods.common import Generator, extract_function, extract_program, outputs_of, run_generators, same_output
+from tczoo.method import Context, Method
+from tczoo.parsing import ParseError
+from tczoo.schema import Artifact, OracleKind, Program, Setting, Task, TestSuite
+
+GENERATE = ("generate",)
+
+
+class AlgoParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    oracle_retries: int = Field(1, ge=0, description="fresh oracles sampled after one fails the samples")
+    oracle_time_ms: int = Field(5000, ge=100)
+    generator_time_ms: int = Field(5000, ge=100)
+    max_input_kb: int = Field(1024, ge=1)
+    max_rounds: int = Field(3, ge=1)
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+
+class Algo(Method):
+    name = "algo"
+    paper = "TC-Bench §3.1.1 (Zhang et al., 2023)"
+    summary = "LLM writes a small-input generator and a brute-force oracle that gives the outputs"
+    setting = Setting.SPEC
+    produces = OracleKind.EXPECTED_OUTPUT
+    runner = "hackrate"
+    Params = AlgoParams
+
+    async def generate(self, task: Task, ctx: Context) -> TestSuite:
+        from tczoo.sandbox import Limits
+
+        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        oracle_limits = Limits(time_ms=self.params.oracle_time_ms, memory_mb=max(task.memory_limit_mb, 512))
+        oracle, generator = await asyncio.gather(
+            self._oracle(task, ctx, suite, oracle_limits), self._generator(task, ctx, suite)
+        )
+        if oracle is None or generator is None:
+            return suite
+        gen_limits = Limits(time_ms=self.params.generator_time_ms, memory_mb=1024,
+                            output_kb=self.params.max_input_kb * 2)
+        await run_generators(ctx, suite, [generator], per_generator=task.budget, limits=gen_limits,
+                             task_seed=task.seed, max_rounds=self.params.max_rounds,
+                             max_input_kb=self.params.max_input_kb)
+        inputs = generator.tests[: task.budget]
+        results = await outputs_of(ctx, [oracle], [t.input for t in inputs], oracle_limits)
+        for i, (test, (run,)) in enumerate(zip(inputs, results)):
+            if not run.ok:
+                suite.fail("oracle", f"oracle_{run.verdict.value.lower()}", run.stderr[-500:] or run.message,
+                           f"input#{i}")
+                continue
+            suite.tests.append(test.model_copy(update={"output": run.stdout}))
+        return suite
+
+    async def _oracle(self, task: Task, ctx: Context, suite: TestSuite, limits) -> Program | None:
+        for attempt in range(1 + self.params.oracle_retries):
+            item = f"oracle-{attempt}"
+            answers = await ctx.ask(suite, "algo/oracle", task=task, item=item, first_sample=attempt)
+            if not answers:
+                continue
+            try:
+                program = extract_program(answers[0].text).model_copy(update={"name": item})
+            except ParseError as exc:
+                suite.fail("parse", exc.reason, exc.detail, item)
+                continue
+            artifact = Artifact(role="oracle", program=program)
+            suite.artifacts.append(artifact)
+            problem = await self._check_on_samples(task, ctx, program, limits)
+            if problem is None:
+                return program
+            artifact.ok = False
+            artifact.note = problem[1]
+            suite.fail("oracle", problem[0], problem[1], item)
+        suite.fail("oracle", "no_usable_oracle", "giving up: no oracle passed the samples")
+        return None
+
+    async def _check_on_samples(self, task: Task, ctx: Context, program: Program, limits):
+        """None when the oracle reproduces every sample, else (reason, detail)."""
+        if not task.samples:
+            return None
+        results = await outputs_of(ctx, [program], [s.input for s in task.samples], limits)
+        for k, (sample, (run,)) in enumerate(zip(task.samples, results), 1):
+            if not run.ok:
+                return "oracle_fails_samples", f"sample {k}: {run.verdict.value} {run.stderr[-300:] or run.message}"
+            if not same_output(run.stdout, sample.output):
+                return "oracle_fails_samples", f"sample {k}: printed {run.stdout[:100]!r}, expected {sample.output[:100]!r}"
+        return None
+
+    async def _generator(self, task: Task, ctx: Context, suite: TestSuite) -> Generator | None:
+        answers = await ctx.ask(suite, "algo/generator", task=task, item="generator")
+        if not answers:
+            return None
+        try:
+            code = extract_function(answers[0].text, GENERATE)
+        except ParseError as exc:
+            suite.fail("parse", exc.reason, exc.detail, "generator")
+            return None
+        return Generator(name="generator", code=code, function="generate", origin="algo")

@@ -1,0 +1,118 @@
+"""LCB: the model writes a random-input generator and an edge-case input generator;
+inputs come from running them, outputs from the correct code.
+
+TC-Bench §3.1.1 (after Jain et al., 2024, LiveCodeBench's test generation: random and
+edge-case input generators written by an LLM, outputs from a correct solution).
+Setting: specification + correct code.
+
+Choices where the papers are silent:
+
+- Two prompts: ``lcb/random`` asks for ``generate() -> str`` returning one random input
+  (``random`` is seeded by us before each call, so distinct seeds give distinct inputs);
+  ``lcb/edge`` asks for ``generate_edge_cases() -> list[str]`` returning a list of
+  hand-picked boundary inputs (called once). ``random_generators`` and
+  ``edge_generators`` set how many samples of each prompt are used (1 each by default).
+- The budget is shared: up to ``edge_share`` of it (half) goes to edge-case inputs, the
+  random generators fill the rest (and whatever the edge cases left unfilled). The
+  final list alternates edge-case and random inputs, so any prefix keeps both kinds.
+- Outputs: the first correct program of the task runs on every input, under the
+  problem's limits times ``time_factor``; the suite carries them as expected outputs
+  (so it can be scored by any runner). An input the correct code fails on (too large,
+  or outside the constraints so it crashes) is dropped with its reason.
+- Generators run only in the sandbox with ``generator_time_ms`` and an output cap; one
+  that crashes, hangs or prints too much is recorded and retired, the others go on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from methods.common import Generator, extract_function, interleave, outputs_of, run_generators
+from tczoo.method import Context, Method
+from tczoo.parsing import ParseError, python_defines
+from tczoo.schema import OracleKind, Setting, Task, TestSuite
+
+
+class LcbParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    random_generators: int = Field(1, ge=0)
+    edge_generators: int = Field(1, ge=0)
+    edge_share: float = Field(0.5, ge=0, le=1, description="largest fraction of the budget for edge cases")
+    time_factor: float = Field(1.5, gt=0, description="correct code's time limit = problem limit x this")
+    generator_time_ms: int = Field(5000, ge=100)
+    max_input_kb: int = Field(8192, ge=1)
+    max_rounds: int = Field(3, ge=1)
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+
+class Lcb(Method):
+    name = "lcb"
+    paper = "TC-Bench §3.1.1 (Jain et al., 2024)"
+    summary = "LLM writes random and edge-case input generators; outputs from the correct code"
+    setting = Setting.SPEC_CORRECT
+    produces = OracleKind.EXPECTED_OUTPUT
+    runner = "hackrate"
+    Params = LcbParams
+
+    async def generate(self, task: Task, ctx: Context) -> TestSuite:
+        from tczoo.sandbox import Limits
+
+        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        p = self.params
+        random_gens, edge_gens = await asyncio.gather(
+            self._generators(task, ctx, suite, "lcb/random", p.random_generators, "random", ("generate",), False),
+            self._generators(task, ctx, suite, "lcb/edge", p.edge_generators, "edge",
+                             ("generate_edge_cases", "generate_edge_case", "generate"), True),
+        )
+        limits = Limits(time_ms=p.generator_time_ms, memory_mb=1024, output_kb=p.max_input_kb * 2)
+        seen: set[str] = set()
+        # Edge cases first: they are few and deliberate; random inputs fill the rest.
+        await run_generators(ctx, suite, edge_gens, per_generator=task.budget, limits=limits,
+                             task_seed=task.seed, max_rounds=1, max_input_kb=p.max_input_kb, seen=seen)
+        edge = interleave([g.tests for g in edge_gens], math.ceil(task.budget * p.edge_share)) if edge_gens else []
+        want_random = task.budget - len(edge)
+        if random_gens and want_random > 0:
+            per = math.ceil(want_random / len(random_gens))
+            await run_generators(ctx, suite, random_gens, per_generator=per, limits=limits,
+                                 task_seed=task.seed, max_rounds=p.max_rounds,
+                                 max_input_kb=p.max_input_kb, seen=seen)
+        rand = interleave([g.tests for g in random_gens], want_random)
+        if len(edge) + len(rand) < task.budget:  # random fell short: more edge cases
+            extra = [t for g in edge_gens for t in g.tests if t not in edge]
+            edge += extra[: task.budget - len(edge) - len(rand)]
+        inputs = interleave([edge, rand], task.budget)
+        await self._outputs(task, ctx, suite, inputs)
+        return suite
+
+    async def _generators(self, task, ctx, suite, template, n, kind, functions, multi) -> list[Generator]:
+        if n <= 0:
+            return []
+        answers = await ctx.ask(suite, template, task=task, n=n, item=kind)
+        gens = []
+        for c in answers:
+            name = f"{kind}-{c.sample}"
+            try:
+                code = extract_function(c.text, functions)
+            except ParseError as exc:
+                suite.fail("parse", exc.reason, exc.detail, name)
+                continue
+            function = next(f for f in functions if f in python_defines(code))
+            gens.append(Generator(name=name, code=code, function=function, origin=f"lcb:{kind}", multi=multi))
+        return gens
+
+    async def _outputs(self, task: Task, ctx: Context, suite: TestSuite, inputs) -> None:
+        from tczoo.sandbox import Limits
+
+        reference = task.correct_programs[0]
+        limits = Limits(time_ms=int(task.time_limit_ms * self.params.time_factor), memory_mb=task.memory_limit_mb)
+        results = await outputs_of(ctx, [reference], [t.input for t in inputs], limits)
+        for i, (test, (run,)) in enumerate(zip(inputs, results)):
+            if not run.ok:
+                suite.fail("oracle", f"correct_code_{run.verdict.value.lower()}",
+                           run.stderr[-500:] or run.message, f"input#{i}")
+                continue
+            suite.tests.append(test.model_copy(update={"output": run.stdout}))

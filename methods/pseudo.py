@@ -1,0 +1,158 @@
+"""PSEUDO: the model writes test inputs and, separately, candidate solutions; the
+expected output of an input is the majority output of the candidates.
+
+TC-Bench §3.1.1 (after Jiao et al., 2024: outputs are "pseudo" labels obtained by
+majority vote over self-generated solutions). Setting: specification only.
+
+Choices where the papers are silent:
+
+- Inputs: one call asks for ``budget`` inputs as a JSON array (CRUX's prompt minus the
+  outputs); up to ``max_rounds`` further calls top up a short answer. An answer whose
+  JSON holds Python expressions (``"1 " * 5``) is evaluated in the sandbox, not here.
+- Candidates: ``candidates`` (10) samples of one "solve the problem" prompt at
+  ``temperature`` 0.8, each an independent program (Python or C++). An answer without
+  a usable program is recorded and left out of the vote.
+- Vote: every candidate runs on every input under the problem's limits (times
+  ``time_factor``); only candidates that ran cleanly vote; outputs are compared up to
+  whitespace. The plurality output wins when it is unique and at least ``min_agree``
+  (default 3) candidates gave it. Three, not two: ten samples of one model at 0.8 share
+  the same slip often enough that two equal wrong programs outvote nothing, and the paper
+  notes that wrong pseudo-outputs cost PassRate as much as dropped tests. Inputs
+  without such a majority are dropped, each with its reason (``no_clean_run``,
+  ``tie``, ``too_few_agree``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from methods.common import (
+    ask_sampled,
+    dedupe,
+    evaluate_literal,
+    extract_program,
+    outputs_of,
+    tests_from_value,
+)
+from tczoo.method import Context, Method
+from tczoo.parsing import ParseError, looks_like_solution, parse_json
+from tczoo.schema import Artifact, OracleKind, Setting, Task, TestCase, TestSuite
+
+
+class PseudoParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    candidates: int = Field(10, ge=1, description="candidate solutions sampled")
+    min_agree: int = Field(3, ge=1, description="candidates that must give the winning output")
+    candidate_temperature: float = Field(0.8, gt=0, description="sampling temperature of the candidates")
+    time_factor: float = Field(2.0, gt=0, description="candidate time limit = problem limit x this")
+    max_rounds: int = 2
+    temperature: float | None = None
+    max_tokens: int | None = None
+
+
+class Pseudo(Method):
+    name = "pseudo"
+    paper = "TC-Bench §3.1.1 (Jiao et al., 2024)"
+    summary = "LLM writes inputs; outputs are the majority vote of 10 sampled LLM solutions"
+    setting = Setting.SPEC
+    produces = OracleKind.EXPECTED_OUTPUT
+    runner = "hackrate"
+    Params = PseudoParams
+
+    async def generate(self, task: Task, ctx: Context) -> TestSuite:
+        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        inputs = await self._inputs(task, ctx, suite)
+        candidates = await self._candidates(task, ctx, suite)
+        if not inputs:
+            return suite
+        if not candidates:
+            suite.fail("oracle", "no_candidates", "no candidate solution could be used; no outputs")
+            return suite
+        from tczoo.sandbox import Limits
+
+        limits = Limits(time_ms=int(task.time_limit_ms * self.params.time_factor), memory_mb=task.memory_limit_mb)
+        results = await outputs_of(ctx, candidates, [t.input for t in inputs], limits)
+        for k, program in enumerate(candidates):
+            runs = [row[k] for row in results]
+            if not any(r.ok for r in runs):
+                worst = runs[0]
+                suite.fail("candidate", f"candidate_{worst.verdict.value.lower()}",
+                           "failed on every input: " + (worst.stderr[-300:] or worst.message), program.name)
+        for i, (test, runs) in enumerate(zip(inputs, results)):
+            output, reason, detail = self._vote([r.stdout for r in runs if r.ok])
+            if output is None:
+                suite.fail("oracle", reason, detail, f"input#{i}")
+                continue
+            suite.tests.append(test.model_copy(update={"output": output}))
+        return suite
+
+    # ------------------------------------------------------------------ steps
+
+    async def _inputs(self, task: Task, ctx: Context, suite: TestSuite) -> list[TestCase]:
+        from tczoo.sandbox import Limits
+
+        tests: list[TestCase] = []
+        for round_ in range(self.params.max_rounds):
+            missing = task.budget - len(tests)
+            if missing <= 0:
+                break
+            item = f"inputs/round{round_}"
+            answers = await ctx.ask(suite, "pseudo/inputs", task=task, n_tests=missing, item=item,
+                                    first_sample=round_)
+            if not answers:
+                break
+            text = answers[0].text
+            try:
+                data = parse_json(text)
+            except ParseError as exc:
+                if looks_like_solution(text):
+                    suite.fail("parse", "solution_instead_of_tests", text[:300], item)
+                    break
+                data = await evaluate_literal(ctx, text, Limits(time_ms=2000, memory_mb=256))
+                if data is None:
+                    suite.fail("parse", exc.reason, exc.detail or text[:300], item)
+                    break
+                suite.fail("parse", "code_in_json", "inputs written as Python expressions; "
+                           "evaluated in the sandbox", item)
+            new = tests_from_value(suite, data, with_outputs=False, origin="pseudo", item=item)
+            tests = dedupe(tests + new)
+            if not new:
+                break
+        return tests[: task.budget]
+
+    async def _candidates(self, task: Task, ctx: Context, suite: TestSuite):
+        answers = await ask_sampled(ctx, suite, "pseudo/solve", n=self.params.candidates,
+                                    temperature=self.params.candidate_temperature, task=task,
+                                    item="solve")
+        programs = []
+        for c in answers:
+            name = f"candidate-{c.sample}"
+            try:
+                program = extract_program(c.text)
+            except ParseError as exc:
+                suite.fail("parse", exc.reason, exc.detail, name)
+                continue
+            program = program.model_copy(update={"name": name})
+            programs.append(program)
+            suite.artifacts.append(Artifact(role="candidate_solution", program=program))
+        return programs
+
+    def _vote(self, outputs: list[str]) -> tuple[str | None, str, str]:
+        if not outputs:
+            return None, "no_clean_run", "no candidate ran cleanly on this input"
+        groups: dict[str, str] = {}
+        votes: Counter[str] = Counter()
+        for out in outputs:
+            key = " ".join(out.split())
+            groups.setdefault(key, out)
+            votes[key] += 1
+        ranked = votes.most_common()
+        top_key, top = ranked[0]
+        tally = f"votes {[n for _, n in ranked]} from {len(outputs)} clean candidates"
+        if len(ranked) > 1 and ranked[1][1] == top:
+            return None, "tie", tally
+        if top < self.params.min_agree:
+            return None, "too_few_agree", f"{tally}; min_agree={self.params.min_agree}"
+        return groups[top_key], "", ""
