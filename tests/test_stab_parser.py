@@ -318,3 +318,18 @@ def test_statement_records() -> None:
 def test_wrapped_lines_continue_the_sentence() -> None:
     text = "It is guaranteed that the sum of n over all test cases\ndoes not exceed 2·10^5."
     assert [r.render() for r in parse_constraints(text).constraints] == ["∑(n) ≤ 200000 (over test cases)"]
+
+
+def test_legend_formulas_are_ignored_when_an_input_section_exists() -> None:
+    text = ("Count pairs $(l, r)$ with $1 \\le l \\le r \\le n$.\n\nInput\n\n"
+            "The first line contains $n$ ($1 \\le n \\le 10^5$).\n")
+    result = parse_constraints(text)
+    assert [r.render() for r in result.constraints] == ["1 ≤ n ≤ 100000"]
+    assert [i.reason for i in result.ignored] == ["in the legend, outside the Input/Constraints sections"]
+    assert [r.render() for r in parse_constraints(text, sections="all").constraints] == [
+        "1 ≤ l ≤ r ≤ n", "1 ≤ n ≤ 100000"]
+
+
+def test_wrapped_connective_joins_and_is_reported() -> None:
+    result = parse_constraints("The number of rhythms is at least 1\nand at most 10 000.")
+    assert result.constraints == [] and len(result.unparsed) == 1

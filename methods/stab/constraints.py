@@ -740,33 +740,46 @@ _SKIP_SECTION = re.compile(
     r"hints?|tutorial|editorial|standard\s+output)\s*:?", _I)
 _TERMINAL_SECTION = re.compile(r"(?:#+\s*)?(?:examples?|samples?|sample\s+.*|notes?|explanations?|"
                                r"hints?|tutorial|editorial|(?:input|output)\s+example.*|example\s+.*)\s*:?", _I)
-_KEEP_SECTION = re.compile(
-    r"(?:#+\s*)?(?:input(?:\s+format)?|inputs?|constraints?|limits|problem(?:\s+statement)?|statement|"
-    r"legend|description|interaction|standard\s+input)\s*:?", _I)
+_INPUT_SECTION = re.compile(
+    r"(?:#+\s*)?(?:input(?:\s+format)?|inputs?|constraints?|limits|interaction|standard\s+input)\s*:?", _I)
+_LEGEND_SECTION = re.compile(r"(?:#+\s*)?(?:problem(?:\s+statement)?|statement|legend|description)\s*:?", _I)
 
 
-def input_part(text: str) -> str:
-    """Drop output, example and note sections: their comparators are not input limits.
+def split_sections(text: str) -> tuple[str, str]:
+    """``(input, legend)``: the text whose constraints bound the input, and the legend.
 
-    Recognises section headers as lines of their own (``Output``, ``## Examples``,
-    ``Sample Input 1``, ``Note``). Once an examples or notes section starts, only a
-    ``Constraints``/``Input``-style header re-enables parsing, and an ``Input`` header
-    inside the examples does not (it introduces sample data).
+    Section headers are lines of their own (``Input``, ``## Constraints``, ``Output``,
+    ``Examples``, ``Sample Input 1``, ``Note``). Output, example and note sections are
+    dropped: their comparators are not input limits. Once examples or notes start,
+    only a ``Constraints`` header re-enables parsing (an ``Input`` header there
+    introduces sample data). When the text has an Input or Constraints section, the
+    legend before it is returned separately (formal definitions such as "pairs
+    (l, r) with 1 ≤ l ≤ r ≤ n" live there); otherwise the legend is the input.
     """
-    kept: list[str] = []
-    mode = "keep"
+    parts: dict[str, list[str]] = {"input": [], "legend": []}
+    mode = "legend"
+    seen_input = False
     for line in text.splitlines():
         head = line.strip()
         if _TERMINAL_SECTION.fullmatch(head):
             mode = "terminal"
         elif _SKIP_SECTION.fullmatch(head):
             mode = "skip" if mode != "terminal" else mode
-        elif _KEEP_SECTION.fullmatch(head):
+        elif _INPUT_SECTION.fullmatch(head):
             if mode != "terminal" or re.match(r"(?:#+\s*)?constraints?", head, _I):
-                mode = "keep"
-        elif mode == "keep":
-            kept.append(line)
-    return "\n".join(kept)
+                mode, seen_input = "input", True
+        elif _LEGEND_SECTION.fullmatch(head):
+            mode = "legend" if mode != "terminal" else mode
+        elif mode in parts:
+            parts[mode].append(line)
+    if not seen_input:
+        return "\n".join(parts["legend"]), ""
+    return "\n".join(parts["input"]), "\n".join(parts["legend"])
+
+
+def input_part(text: str) -> str:
+    """The text :func:`parse_constraints` reads by default (see :func:`split_sections`)."""
+    return split_sections(text)[0]
 
 
 def split_sentences(text: str) -> list[str]:
@@ -780,7 +793,8 @@ def split_sentences(text: str) -> list[str]:
         # Join wrapped prose ("...over all test cases\ndoes not exceed"), not a list of
         # formulas where a line happens to start in lower case.
         previous = lines[-1].rstrip() if lines else ""
-        if previous and (previous[-1].isalpha() or previous[-1] == ",") \
+        if previous and re.match(r"(?:and|or|but|nor)\b", line) and not previous.endswith((".", ";", ":")) \
+                or previous and (previous[-1].isalpha() or previous[-1] == ",") \
                 and re.match(r"[a-z]{2,}\b|\(", line):
             lines[-1] += " " + line
         else:
@@ -867,12 +881,17 @@ _COUNT_TEXT = re.compile(r"number\s+of\s+(?:test\s*cases|tests|testcases|queries
 def parse_constraints(text: str, *, sections: Literal["input", "all"] = "input") -> ParseResult:
     """Parse a statement (or any text) into constraint records.
 
-    ``sections="input"`` drops Output/Examples/Note sections first (see
-    :func:`input_part`); text without such headers is parsed whole either way.
+    ``sections="input"`` reads only the Input/Constraints sections when the text has
+    them (see :func:`split_sections`); legend sentences that look like constraints are
+    listed in ``ignored``. Text without headers is parsed whole either way.
     """
-    if sections == "input":
-        text = input_part(text)
     result = ParseResult()
+    if sections == "input":
+        text, legend = split_sections(text)
+        for sentence in split_sentences(legend):
+            got, unparsed, _ = parse_sentence(sentence)
+            if got or unparsed:  # looked like a constraint: say why it is not used
+                result.ignored.append(Skipped(text=sentence, reason="in the legend, outside the Input/Constraints sections"))
     pending: list[_Pending] = []
     records: list[_Record] = []
     for sentence in split_sentences(text):

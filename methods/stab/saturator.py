@@ -500,8 +500,14 @@ def _greedy(comp: Sequence[str], records: Sequence[Constraint], dom: Mapping[str
             assign = raised(largest(start, top, lambda level: ok(raised(level))))
             blocked = [v for v in free if assign[v] >= dom[v][1] or not ok({**assign, v: assign[v] + 1})]
             free = [v for v in free if v not in blocked] if blocked else []
-        for var in members:
-            assign[var] = largest(assign[var], dom[var][1], lambda value, var=var: ok({**assign, var: value}))
+        # Raising one variable can make room for another (l < r: r first, then l), so
+        # repeat the single raises until nothing moves.
+        for _ in range(len(members) + 1):
+            before = dict(assign)
+            for var in members:
+                assign[var] = largest(assign[var], dom[var][1], lambda value, var=var: ok({**assign, var: value}))
+            if assign == before:
+                break
     # ≠ is not monotone, so it is repaired after the raise: step one side down.
     for record in records:
         if isinstance(record, NotEqual):
