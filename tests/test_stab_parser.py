@@ -109,6 +109,7 @@ CORPUS: list[tuple[str, list[str]]] = [
     (r"$1 \le u_i, v_i \le n$, $u_i \ne v_i$", ["1 ≤ u_i ≤ n", "1 ≤ v_i ≤ n", "u_i ≠ v_i"]),
     ("1 ≤ x_1 < x_2 ≤ 10^9", ["1 ≤ x_1 < x_2 ≤ 1000000000"]),
     ("1 ≤ a_i ≤ n", ["1 ≤ a_i ≤ n"]),
+    (r"$1 \le k \le \min(n, 100)$", ["1 ≤ k ≤ n", "k ≤ 100"]),
     # products
     ("n·m ≤ 10^6", ["n·m ≤ 1000000"]),
     (r"$n \cdot m \le 10^6$", ["n·m ≤ 1000000"]),

@@ -357,6 +357,10 @@ def _rewrite_words(text: str) -> str:
     text = re.sub(
         r"(?P<x>\|?" + _VAR + r"\|?)\s*(?P<c1>[≤≥<>])\s*(?P<a>" + _BOUND + r")\s*,?\s*(?:and|but)\s*(?P<c2>[≤≥<>])",
         lambda m: f"{m['x']} {m['c1']} {m['a']}, {m['x']} {m['c2']}", text, flags=_I)
+    # "k ≤ min(n, 100)" is two upper bounds; anything fancier inside min stays unparsed.
+    text = re.sub(
+        r"(?P<x>\|?" + _VAR + r"\|?)\s*(?P<c>[≤<])\s*min\s*\(\s*(?P<a>" + _BOUND + r")\s*,\s*(?P<b>" + _BOUND + r")\s*\)",
+        lambda m: f"{m['x']} {m['c']} {m['a']}, {m['x']} {m['c']} {m['b']}", text, flags=_I)
     # Ranges in words and as intervals or sets.
     text = re.sub(
         r"(?P<x>\|?" + _VAR + r"\|?)\s+(?:(?:is|are|lies|lie)\s+)?(?:between|from)\s+"
