@@ -167,9 +167,9 @@ def best_level(caps: Capabilities) -> str:
 
 def describe(level: str, caps: Capabilities) -> str:
     parts = {
-        "full": f"bwrap + uid {UID_BASE}+slot",
+        "full": f"bwrap + own uid per slot from {UID_BASE}",
         "bwrap": "bwrap, own uid",
-        "uid": f"NO bwrap: uid {UID_BASE}+slot + rlimits",
+        "uid": f"NO bwrap: own uid per slot from {UID_BASE} + rlimits",
         "none": "NO isolation: rlimits only",
     }[level]
     if caps.cgroup and level != "none":
