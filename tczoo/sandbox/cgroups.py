@@ -168,6 +168,26 @@ class SlotGroups:
                     time.sleep(0.01)
 
 
+def _remove_stale(parent: Path) -> None:
+    """Drop the (empty) groups of sandboxes whose process died without closing."""
+    try:
+        entries = list(parent.glob("tczoo-*-*"))
+    except OSError:
+        return
+    for d in entries:
+        try:
+            pid = int(d.name.split("-")[1])
+        except (IndexError, ValueError):
+            continue
+        if Path(f"/proc/{pid}").exists():
+            continue
+        for sub in [*d.glob("slot*"), d]:
+            try:
+                sub.rmdir()
+            except OSError:
+                pass
+
+
 class CgroupTree:
     """One Sandbox's cgroups, removed on close."""
 
@@ -183,6 +203,7 @@ class CgroupTree:
             self.roots = [ROOT / parent / name]
             self._enable_v2(ROOT / parent)
         for r in self.roots:
+            _remove_stale(r.parent)
             r.mkdir(parents=True, exist_ok=True)
         if self.version == "v2":
             _write(self.roots[0] / "cgroup.subtree_control", "+pids +memory")

@@ -233,9 +233,9 @@ class Slot:
     def execute(self, request: dict, stdin: bytes, memory_bytes: int, processes: int,
                 deadline: float) -> tuple[dict, bytes, bytes]:
         self.ensure_started()
-        if self.groups:
-            self.groups.set_limits(memory_bytes, processes)
         try:
+            if self.groups:
+                self.groups.set_limits(memory_bytes, processes)
             data = pack_request(request, stdin)
             fd = self.proc.stdin.fileno()
             view = memoryview(data)
