@@ -28,7 +28,15 @@ import asyncio
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from methods.common import Generator, extract_function, extract_program, outputs_of, run_generators, same_output
+from methods.common import (
+    Generator,
+    extract_function,
+    extract_program,
+    note_truncation,
+    outputs_of,
+    run_generators,
+    same_output,
+)
 from tczoo.method import Context, Method
 from tczoo.parsing import ParseError
 from tczoo.schema import Artifact, OracleKind, Program, Setting, Task, TestSuite
@@ -92,6 +100,7 @@ class Algo(Method):
             except ParseError as exc:
                 suite.fail("parse", exc.reason, exc.detail, item)
                 continue
+            note_truncation(suite, answers[0].text, item)
             artifact = Artifact(role="oracle", program=program)
             suite.artifacts.append(artifact)
             problem = await self._check_on_samples(task, ctx, program, limits)
@@ -124,4 +133,5 @@ class Algo(Method):
         except ParseError as exc:
             suite.fail("parse", exc.reason, exc.detail, "generator")
             return None
+        note_truncation(suite, answers[0].text, "generator")
         return Generator(name="generator", code=code, function="generate", origin="algo")

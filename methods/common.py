@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import zlib
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,13 +31,80 @@ def tests_from_json_answer(
     as structured values (turned into stdin text), and a truncated list (complete
     items kept). Every item or answer that cannot be used is recorded on the suite.
     """
+    if solution_not_tests(text):
+        suite.fail("parse", "solution_instead_of_tests", text[:300], item)
+        return []
     try:
         data = parse_json(text)
     except ParseError as exc:
         reason = "solution_instead_of_tests" if looks_like_solution(text) else exc.reason
         suite.fail("parse", reason, exc.detail or text[:300], item)
         return []
+    if json_cut_off(text):
+        suite.fail("parse", "truncated", "the answer was cut off; complete items kept", item)
     return tests_from_value(suite, data, with_outputs=with_outputs, origin=origin, item=item)
+
+
+_CODE_IN_JSON = re.compile(r'"\s*[+*]\s*[\w"(]|[\w)\]]\s*[+*]\s*"|\.join\(|\brange\(|\bstr\(')
+
+
+def code_in_json(text: str) -> bool:
+    """Whether a JSON-ish answer builds values with Python expressions
+    (``"1 " * 5``, ``" ".join(...)``) instead of writing them out."""
+    return bool(_CODE_IN_JSON.search(text))
+
+
+def code_cut_off(text: str) -> bool:
+    """Whether the answer ends inside a fenced code block (truncated mid-code)."""
+    blocks = code_blocks(text)
+    return bool(blocks) and not blocks[-1].closed
+
+
+def note_truncation(suite: TestSuite, text: str, item: str) -> None:
+    """Record that an answer was cut off (what could be parsed is still used)."""
+    if code_cut_off(text) or json_cut_off(text):
+        suite.fail("parse", "truncated", "the answer was cut off; the complete part is used", item)
+
+
+def json_cut_off(text: str) -> bool:
+    """Whether the answer's JSON (fenced or not) ends inside an open array/object/string."""
+    blocks = [b for b in code_blocks(text) if b.lang in ("json", "", "text")]
+    if blocks and blocks[0].closed:
+        return False
+    source = blocks[0].code if blocks else text
+    starts = [i for i in (source.find("["), source.find("{")) if i >= 0]
+    if not starts:
+        return False
+    depth, in_str, escaped = 0, False, False
+    for ch in source[min(starts):]:
+        if in_str:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_str = False
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+            if depth == 0:
+                return False
+    return depth > 0 or in_str
+
+
+def solution_not_tests(text: str) -> bool:
+    """A solution program where data was asked for (TC-Bench A.5's most common failure):
+    the answer reads stdin like a solution and holds no JSON block, only program code
+    (whose brackets must not be mistaken for a list of tests)."""
+    if not looks_like_solution(text):
+        return False
+    blocks = code_blocks(text)
+    if blocks:
+        return not any(b.lang in ("json", "text") or b.code.lstrip().startswith(("[", "{")) for b in blocks)
+    return not text.lstrip().startswith(("[", "{"))
 
 
 def tests_from_value(
@@ -207,6 +275,8 @@ def extract_program(text: str) -> Program:
         code = None if code_blocks(text) else bare_python(text)
         if code is None:
             raise
+    if not code.strip():
+        raise ParseError("no_code_block", "the code block is empty")
     if "#include" in code or "int main" in code:
         return Program(code=code, language=Language.CPP)
     return Program(code=code, language=Language.PYTHON)

@@ -45,6 +45,7 @@ from methods.common import (
     function_program,
     input_key,
     interleave,
+    note_truncation,
     outputs_of,
     read_value,
     run_generators,
@@ -137,6 +138,7 @@ class Ht(Method):
             except ParseError as exc:
                 suite.fail("parse", exc.reason, exc.detail, item)
                 continue
+            note_truncation(suite, answers[0].text, item)
             artifact = Artifact(role="validator", program=Program(code=code, language=Language.PYTHON, name=item))
             suite.artifacts.append(artifact)
             verdicts = await self._run_validator(ctx, code, [s.input for s in task.samples], limits)
@@ -204,6 +206,7 @@ class Ht(Method):
             reason = exc.reason
         if not isinstance(data, dict):
             data = None
+        note_truncation(suite, text, "generators")
         codes: list[str] = []
         llmgen: list[TestCase] = []
         if data is not None:

@@ -30,7 +30,7 @@ import math
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from methods.common import Generator, extract_function, interleave, outputs_of, run_generators
+from methods.common import Generator, extract_function, interleave, note_truncation, outputs_of, run_generators
 from tczoo.method import Context, Method
 from tczoo.parsing import ParseError, python_defines
 from tczoo.schema import OracleKind, Setting, Task, TestSuite
@@ -100,6 +100,7 @@ class Lcb(Method):
             except ParseError as exc:
                 suite.fail("parse", exc.reason, exc.detail, name)
                 continue
+            note_truncation(suite, c.text, name)
             function = next(f for f in functions if f in python_defines(code))
             gens.append(Generator(name=name, code=code, function=function, origin=f"lcb:{kind}", multi=multi))
         return gens

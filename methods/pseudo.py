@@ -31,9 +31,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from methods.common import (
     ask_sampled,
     dedupe,
+    code_in_json,
     evaluate_literal,
+    json_cut_off,
     extract_program,
+    note_truncation,
     outputs_of,
+    solution_not_tests,
     tests_from_value,
 )
 from tczoo.method import Context, Method
@@ -104,8 +108,20 @@ class Pseudo(Method):
             if not answers:
                 break
             text = answers[0].text
+            if solution_not_tests(text):
+                suite.fail("parse", "solution_instead_of_tests", text[:300], item)
+                break
+            data = None
+            if code_in_json(text) and not json_cut_off(text) and not looks_like_solution(text):
+                # Values built by expressions: parse_json would keep only the items before
+                # the first one; evaluate the whole literal in the sandbox instead.
+                data = await evaluate_literal(ctx, text, Limits(time_ms=2000, memory_mb=256))
+                if data is not None:
+                    suite.fail("parse", "code_in_json", "inputs written as Python expressions; "
+                               "evaluated in the sandbox", item)
             try:
-                data = parse_json(text)
+                if data is None:
+                    data = parse_json(text)
             except ParseError as exc:
                 if looks_like_solution(text):
                     suite.fail("parse", "solution_instead_of_tests", text[:300], item)
@@ -116,6 +132,8 @@ class Pseudo(Method):
                     break
                 suite.fail("parse", "code_in_json", "inputs written as Python expressions; "
                            "evaluated in the sandbox", item)
+            else:
+                note_truncation(suite, text, item)
             new = tests_from_value(suite, data, with_outputs=False, origin="pseudo", item=item)
             tests = dedupe(tests + new)
             if not new:
@@ -134,6 +152,7 @@ class Pseudo(Method):
             except ParseError as exc:
                 suite.fail("parse", exc.reason, exc.detail, name)
                 continue
+            note_truncation(suite, c.text, name)
             program = program.model_copy(update={"name": name})
             programs.append(program)
             suite.artifacts.append(Artifact(role="candidate_solution", program=program))

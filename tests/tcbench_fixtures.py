@@ -1,0 +1,76 @@
+"""Helpers for the TC-Bench method tests: scripted models written in the test, one
+method run end to end on a zoo-mini problem, and its HackRate score.
+
+A test states the model's answers as ``(regex, answer)`` rules (or ``(regex, [answers])``
+for sampled calls); the regex is searched in the rendered prompt, first match answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from runners.hackrate import HackRateRunner
+from tczoo.llm import LLMClient, LLMSettings, Session
+from tczoo.method import Context
+from tczoo.prompts import Prompts
+from tczoo.runner import TaskSpec
+from tczoo.schema import Problem, Task, TestSuite
+
+
+def script(path: Path, rules: list[tuple[str, str | list[str]]]) -> str:
+    """Write a scripted model file; return its model string."""
+    with path.open("w") as fh:
+        for match, answer in rules:
+            key = "responses" if isinstance(answer, list) else "response"
+            fh.write(json.dumps({"match": match, key: answer}) + "\n")
+    return f"scripted:{path}"
+
+
+def fenced(code: str, lang: str = "python") -> str:
+    return f"```{lang}\n{code.strip()}\n```"
+
+
+@lru_cache(maxsize=None)
+def _problems(sandbox) -> dict[str, Problem]:
+    from tczoo.benchmarks import load_benchmark
+
+    return {p.id.split("-")[0]: p for p in load_benchmark("zoo-mini", ["zm01", "zm05", "zm09"], sandbox=sandbox)}
+
+
+def zoo_problem(sandbox, short_id: str) -> Problem:
+    """A zoo-mini problem by its short id (``"zm01"``), loaded once per session."""
+    return _problems(sandbox)[short_id]
+
+
+def run_method(method_cls, problem: Problem, model: str, sandbox, *, budget: int | None = None,
+               seed: int = 0, **params) -> tuple[TestSuite, Task]:
+    """Generate one suite with ``method_cls`` for ``problem`` as the HackRate runner would."""
+    runner = HackRateRunner(sandbox)
+    task = Task.from_problem(problem, method_cls.setting, budget=budget or runner.budget(problem), seed=seed)
+    method = method_cls(**params)
+    client = LLMClient(model, LLMSettings(cache=False, retries=0))
+    ctx = Context(llm=Session(client), sandbox=sandbox, prompts=Prompts(), method=method_cls.name,
+                  seed=seed, params=method.params.model_dump())
+    suite = asyncio.run(method.generate(task, ctx))
+    return ctx.finish(suite), task
+
+
+def hackrate(problem: Problem, task: Task, suite: TestSuite, sandbox) -> dict:
+    """The HackRate runner's metrics plus the first failure of every wrong code."""
+    record = HackRateRunner(sandbox).score(problem, TaskSpec(key="", task=task), suite)
+    out = {**{k: round(v, 2) for k, v in record.metrics.items()}, "wrong": record.detail["wrong"]}
+    if os.environ.get("TCZOO_TEST_DUMP"):  # print what a test sees, to write its expectations
+        print("\nSUITE", io(suite), "\nFAILURES", failures(suite), "\nSCORE", out)
+    return out
+
+
+def io(suite: TestSuite) -> list[tuple[str, str | None]]:
+    return [(t.input, t.output) for t in suite.tests]
+
+
+def failures(suite: TestSuite) -> list[tuple[str, str, str]]:
+    return [(f.stage, f.reason, f.item) for f in suite.provenance.failures]
