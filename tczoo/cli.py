@@ -53,24 +53,46 @@ def progress_bar() -> Progress:
     )
 
 
-def check_model(model: str) -> None:
-    """Refuse a provider model whose API key is missing, before any work starts."""
-    from tczoo.llm.backends import ModelSpecError, make_backend
+# The keys of the common providers, checked without importing LiteLLM (which takes
+# seconds); other providers are asked of LiteLLM itself.
+PROVIDER_KEYS = {
+    "openai": ("OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_AI_API_KEY"),
+    "xai": ("XAI_API_KEY",),
+    "dashscope": ("DASHSCOPE_API_KEY",),
+}
+KEYLESS = ("hosted_vllm", "ollama", "ollama_chat", "lm_studio", "llamafile")
+
+
+def check_model(model: str, api_base: str | None = None) -> None:
+    """Refuse a model string that names nothing, or a provider whose API key is missing,
+    before any work starts."""
+    from tczoo.llm.backends import LiteLLMBackend, ModelSpecError, _litellm, make_backend
 
     try:
         backend = make_backend(model)
     except ModelSpecError as exc:
         raise CLIError(str(exc)) from exc
-    from tczoo.llm.backends import LiteLLMBackend, _litellm
-
-    if isinstance(backend, LiteLLMBackend) and not os.environ.get("TCZOO_SKIP_KEY_CHECK"):
+    provider = model.split("/", 1)[0]
+    if not isinstance(backend, LiteLLMBackend) or api_base or provider in KEYLESS:
+        return  # local, scripted, replay, or a self-hosted server
+    keys = PROVIDER_KEYS.get(provider)
+    if keys is not None:
+        missing = [] if any(os.environ.get(k) for k in keys) else [keys[0]]
+    else:
         try:
             env = _litellm().validate_environment(model=model)
         except Exception:
-            return  # unknown to LiteLLM's table: let the call itself report
-        missing = env.get("missing_keys") or []
-        if missing and not env.get("keys_in_environment"):
-            raise CLIError(f"model {model}: missing API key: set {', '.join(missing)}")
+            return  # unknown to LiteLLM's table: the call itself will report
+        missing = [] if env.get("keys_in_environment") else list(env.get("missing_keys") or [])
+    if missing:
+        raise CLIError(f"model {model}: missing API key: set {', '.join(missing)}")
 
 
 # --------------------------------------------------------------------------- listing
@@ -144,7 +166,7 @@ def run(
         get_runner(runner)
     if benchmark not in benchmark_names() and ":" not in benchmark:
         raise CLIError(f"unknown benchmark {benchmark!r} (known: {', '.join(benchmark_names())}, or SCHEMA:PATH)")
-    check_model(model)
+    check_model(model, api_base)
     try:
         parsed_params = json.loads(params) if params else {}
     except json.JSONDecodeError as exc:
@@ -355,14 +377,16 @@ def main() -> None:
                    FileNotFoundError, PermissionError, IsADirectoryError, ValueError)
     try:
         _register_plugins()
-        app(standalone_mode=False)
+        rc = app(standalone_mode=False)  # returns a command's typer.Exit code here
+        sys.exit(rc if isinstance(rc, int) else 0)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
     except (typer.Abort, KeyboardInterrupt):
         err_console.print("aborted")
         sys.exit(130)
     except user_errors as exc:
-        err_console.print(f"[bold red]error:[/bold red] {exc}", highlight=False)
+        message = " ".join(str(exc).split())  # one line, whatever the exception held
+        print(f"error: {message}", file=sys.stderr)
         sys.exit(2)
     except Exception as exc:
         import click
