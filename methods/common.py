@@ -256,8 +256,8 @@ def extract_function(text: str, functions: tuple[str, ...]) -> str:
     if looks_like_solution(text):
         raise ParseError("solution_instead_of_generator",
                          f"the answer is a solution program, not a function {functions[0]}")
-    if last is not None and last.reason == "truncated":
-        raise last
+    if (last is not None and last.reason == "truncated") or code_cut_off(text):
+        raise ParseError("truncated", f"the answer was cut off before {functions[0]} was complete")
     raise ParseError("missing_definition" if code_in_answer else "no_code_block",
                      f"no Python function named {' or '.join(functions)} in the answer")
 
@@ -451,8 +451,11 @@ async def run_generators(ctx, suite: TestSuite, generators: list[Generator], *, 
                     suite.fail(g.role, "empty_input", "", g.name)
                     continue
                 if len(text.encode()) > max_input_kb * 1024:
+                    # It will keep making inputs this big: retire it like one that crashed.
+                    g.failures += 1
+                    g.retired = "input_too_large"
                     suite.fail(g.role, "input_too_large", f"{len(text.encode()) // 1024} KB > {max_input_kb} KB", g.name)
-                    continue
+                    break
                 key = input_key(text)
                 if key in seen:
                     continue
