@@ -537,3 +537,36 @@ class BugfindRunner(Runner):
 
 def _avg(xs: list[float]) -> float:
     return sum(xs) / len(xs) if xs else float("nan")
+
+
+# --------------------------------------------------------------------------- RL reward
+
+
+def response_reward(response: str, problem: Problem, *, sandbox, method: str = "harness", wrong: int = 0,
+                    ground_truth: int | None = None, seed: int = 0, first_k: int | None = None,
+                    format_penalty: float = 0.0) -> tuple[float, Outcome]:
+    """Eq. 1 for one model answer on the triplet (problem, wrong solution ``wrong``, g):
+    the answer is parsed and its generators run exactly as the method does, then judged
+    as the runner does. ``first_k`` defaults to all tests (up to 20): during RL the
+    paper lets the model choose how many tests to write."""
+    from methods.harness import HarnessParams, build_harness_suite
+    from methods.io import InputOutputParams, build_io_suite
+    from tczoo.schema import Provenance
+
+    if method not in ("harness", "io"):
+        raise ValueError(f"response_reward knows the harness and io answer formats, not {method!r}")
+    runner = BugfindRunner(sandbox, first_k=first_k, format_penalty=format_penalty)
+    g = runner.ground_truth_index(problem) if ground_truth is None else ground_truth
+    task = Task.from_problem(problem, Setting.SPEC_TARGET, budget=runner.params.max_tests, seed=seed,
+                             target=neutral_target(problem.wrong_solutions[wrong]))
+    suite = TestSuite(problem_id=problem.id, provenance=Provenance(method=method, seed=seed))
+    if method == "harness":
+        params = HarnessParams()
+        suite.provenance.params = params.model_dump()
+        build_harness_suite(response, task, sandbox, suite, params)
+    else:
+        build_io_suite(response, task, suite, InputOutputParams())
+    spec = TaskSpec(key="reward", task=task, context={"wrong": wrong, "ground_truth": g,
+                                                      "k": first_k or runner.params.max_tests})
+    record = runner.score(problem, spec, suite)
+    return record.metrics["reward"], Outcome(record.detail["outcome"])

@@ -1,0 +1,136 @@
+"""CLI commands of the HarnessLLM side: candidates for best-of-N, and the SFT export.
+
+    tczoo bestofn-candidates --model M --benchmark B [-p IDS] [-n 8] --out cands.jsonl
+    tczoo run -m harness,io --runner bestofn --params '{"runner:bestofn": {"candidates": "cands.jsonl"}}'
+    tczoo harness-sft RUN_DIR --out sft.jsonl [--outcome true_bug]
+
+Register with ``[project.entry-points."tczoo.commands"]  harness = "runners.harness_cli:register"``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Iterator, Optional
+
+import typer
+
+
+# --------------------------------------------------------------------------- candidates
+
+
+async def sample_candidates(model: str, problems, n: int, *, temperature: float = 0.8,
+                            max_tokens: int | None = None, cache: bool = True) -> list[dict]:
+    """``n`` sampled solutions per problem (template harness/solve) as candidate records
+    ``{"problem_id", "name", "language", "code", "generator"}``; unusable answers are
+    reported as records with ``"error"`` instead of ``"code"``."""
+    from methods.common import extract_program
+    from tczoo.llm import LLMClient, LLMSettings
+    from tczoo.parsing import ParseError
+    from tczoo.prompts import Prompts
+    from tczoo.schema import Setting, Task
+
+    settings = LLMSettings(temperature=temperature, cache=cache)
+    if max_tokens:
+        settings.max_tokens = max_tokens
+    client = LLMClient(model, settings)
+    prompts = Prompts()
+
+    async def one(problem) -> list[dict]:
+        task = Task.from_problem(problem, Setting.SPEC)
+        messages = prompts.render("harness/solve", task=task, language_name="Python 3")
+        out = []
+        for c in await client.complete(messages, n=n):
+            rec = {"problem_id": problem.id, "name": f"sample-{c.sample}", "generator": model}
+            if not c.ok:
+                out.append({**rec, "error": f"{c.reason}: {c.error}"[:300]})
+                continue
+            try:
+                prog = extract_program(c.text)
+            except ParseError as exc:
+                out.append({**rec, "error": exc.reason})
+                continue
+            out.append({**rec, "language": prog.language.value, "code": prog.code})
+        return out
+
+    batches = await asyncio.gather(*(one(p) for p in problems))
+    return [r for batch in batches for r in batch]
+
+
+# --------------------------------------------------------------------------- SFT export
+
+
+def sft_records(run_dir: Path, outcomes: tuple[str, ...] = ("true_bug",)) -> Iterator[dict]:
+    """(prompt, response) pairs of a bugfind run whose response had one of ``outcomes``
+    (the paper's rejection sampling keeps true_bug: g passes, f fails), as chat
+    ``messages`` ending with the model's answer, plus where each came from."""
+    from tczoo.store import RunStore
+
+    store = RunStore.open(run_dir)
+    exchanges = {e.get("key"): e for e in store.exchanges() if e.get("ok")}
+    generations = {(g.method, g.problem_id, g.task): g for g in store.generations()}
+    for s in store.scores():
+        if s.runner != "bugfind" or s.detail.get("outcome") not in outcomes:
+            continue
+        gen = generations.get((s.method, s.problem_id, s.task))
+        if gen is None:
+            continue
+        answer = next((exchanges[k] for k in gen.suite.provenance.exchanges if k in exchanges), None)
+        if answer is None:
+            continue
+        yield {
+            "messages": [*answer["messages"], {"role": "assistant", "content": answer["text"]}],
+            "method": s.method, "model": s.model, "problem_id": s.problem_id, "task": s.task,
+            "outcome": s.detail.get("outcome"), "target": s.detail.get("target"),
+        }
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("bestofn-candidates")
+    def bestofn_candidates(
+        model: str = typer.Option(..., "--model", help="LiteLLM model string, local/..., scripted:PATH"),
+        benchmark: str = typer.Option("zoo-mini", "--benchmark", "-b"),
+        problems: Optional[str] = typer.Option(None, "--problems", "-p", help="ids or id prefixes, comma-separated"),
+        n: int = typer.Option(8, "-n", min=1, help="candidates per problem"),
+        temperature: float = typer.Option(0.8, "--temperature"),
+        max_tokens: Optional[int] = typer.Option(None, "--max-tokens"),
+        out: Path = typer.Option(..., "--out", "-o", help="JSONL to write"),
+    ) -> None:
+        """Sample N candidate programs per problem from a model (input for --runner bestofn)."""
+        from tczoo.benchmarks import load_benchmark
+        from tczoo.cli import check_model
+
+        check_model(model)
+        ids = [p.strip() for p in problems.split(",") if p.strip()] if problems else None
+        loaded = load_benchmark(benchmark, ids)
+        records = asyncio.run(sample_candidates(model, loaded, n, temperature=temperature, max_tokens=max_tokens))
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("w") as fh:
+            for rec in records:
+                if "code" in rec:
+                    fh.write(json.dumps(rec) + "\n")
+        bad = [r for r in records if "code" not in r]
+        typer.echo(f"{len(records) - len(bad)} candidates for {len(loaded)} problems written to {out}"
+                   + (f"; {len(bad)} answers unusable" if bad else ""), err=True)
+
+    @app.command("harness-sft")
+    def harness_sft(
+        run_dir: Path = typer.Argument(..., help="a bugfind run directory"),
+        out: Path = typer.Option(..., "--out", "-o", help="JSONL to write"),
+        outcome: str = typer.Option("true_bug", "--outcome", help="outcomes to keep, comma-separated"),
+    ) -> None:
+        """Export (prompt, response) pairs of responses that exposed the bug, for SFT."""
+        if not (run_dir / "config.json").exists():
+            raise ValueError(f"{run_dir} is not a tczoo run directory")
+        keep = tuple(o.strip() for o in outcome.split(",") if o.strip())
+        n = 0
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with out.open("w") as fh:
+            for rec in sft_records(run_dir, keep):
+                fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                n += 1
+        typer.echo(f"{n} SFT examples written to {out}", err=True)
