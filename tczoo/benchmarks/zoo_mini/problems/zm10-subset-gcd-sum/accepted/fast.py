@@ -1,0 +1,31 @@
+# Exact-gcd peeling from the top: e_d = (2^{c_d} - 1) - sum_{k >= 2} e_{kd}; answer = sum d * e_d.
+# c_d and the inner sums are slice sums, O(A log A) element operations.
+import sys
+
+MOD = 998244353
+
+
+def main():
+    data = sys.stdin.buffer.read().split()
+    n = int(data[0])
+    a = list(map(int, data[1:n + 1]))
+    m = max(a)
+    freq = [0] * (m + 1)
+    for v in a:
+        freq[v] += 1
+    pw = [1] * (n + 1)
+    for i in range(1, n + 1):
+        pw[i] = pw[i - 1] * 2 % MOD
+    e = [0] * (m + 1)
+    ans = 0
+    for d in range(m, 0, -1):
+        c = sum(freq[d::d])
+        if c == 0:
+            continue
+        v = (pw[c] - 1 - sum(e[2 * d::d])) % MOD
+        e[d] = v
+        ans += d * v
+    print(ans % MOD)
+
+
+main()
