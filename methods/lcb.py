@@ -12,9 +12,11 @@ Choices where the papers are silent:
   ``lcb/edge`` asks for ``generate_edge_cases() -> list[str]`` returning a list of
   hand-picked boundary inputs (called once). ``random_generators`` and
   ``edge_generators`` set how many samples of each prompt are used (1 each by default).
-- The budget is shared: up to ``edge_share`` of it (half) goes to edge-case inputs, the
-  random generators fill the rest (and whatever the edge cases left unfilled). The
-  final list alternates edge-case and random inputs, so any prefix keeps both kinds.
+- The budget is shared: ``edge_share`` of it (half) goes to edge-case inputs, the
+  random generators fill the rest (``oversample`` times as many are made, since inputs
+  the correct code fails on are dropped); a shortfall on one side is filled from the
+  other. The final list alternates edge-case and random inputs, so any prefix keeps both
+  kinds.
 - Outputs: the first correct program of the task runs on every input, under the
   problem's limits times ``time_factor``; the suite carries them as expected outputs
   (so it can be scored by any runner). An input the correct code fails on (too large,
@@ -40,7 +42,8 @@ class LcbParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
     random_generators: int = Field(1, ge=0)
     edge_generators: int = Field(1, ge=0)
-    edge_share: float = Field(0.5, ge=0, le=1, description="largest fraction of the budget for edge cases")
+    edge_share: float = Field(0.5, ge=0, le=1, description="fraction of the budget for edge cases")
+    oversample: float = Field(1.5, ge=1, description="random inputs generated per input needed")
     time_factor: float = Field(1.5, gt=0, description="correct code's time limit = problem limit x this")
     generator_time_ms: int = Field(5000, ge=100)
     max_input_kb: int = Field(8192, ge=1)
@@ -73,19 +76,20 @@ class Lcb(Method):
         # Edge cases first: they are few and deliberate; random inputs fill the rest.
         await run_generators(ctx, suite, edge_gens, per_generator=task.budget, limits=limits,
                              task_seed=task.seed, max_rounds=1, max_input_kb=p.max_input_kb, seen=seen)
-        edge = interleave([g.tests for g in edge_gens], math.ceil(task.budget * p.edge_share)) if edge_gens else []
-        want_random = task.budget - len(edge)
+        edge_share = math.ceil(task.budget * p.edge_share)
+        n_edge = min(edge_share, sum(len(g.tests) for g in edge_gens))
+        want_random = task.budget - n_edge
         if random_gens and want_random > 0:
-            per = math.ceil(want_random / len(random_gens))
+            # Ask for a few more than needed: inputs the correct code fails on are dropped.
+            per = math.ceil(want_random * p.oversample / len(random_gens))
             await run_generators(ctx, suite, random_gens, per_generator=per, limits=limits,
                                  task_seed=task.seed, max_rounds=p.max_rounds,
                                  max_input_kb=p.max_input_kb, seen=seen)
-        rand = interleave([g.tests for g in random_gens], want_random)
-        if len(edge) + len(rand) < task.budget:  # random fell short: more edge cases
-            extra = [t for g in edge_gens for t in g.tests if t not in edge]
-            edge += extra[: task.budget - len(edge) - len(rand)]
-        inputs = interleave([edge, rand], task.budget)
-        await self._outputs(task, ctx, suite, inputs)
+        every = 10**9
+        edge = await self._outputs(task, ctx, suite, interleave([g.tests for g in edge_gens], every))
+        rand = await self._outputs(task, ctx, suite, interleave([g.tests for g in random_gens], every))
+        take_edge = min(len(edge), max(edge_share, task.budget - len(rand)))
+        suite.tests = interleave([edge[:take_edge], rand], task.budget)
         return suite
 
     async def _generators(self, task, ctx, suite, template, n, kind, functions, multi) -> list[Generator]:
@@ -105,15 +109,18 @@ class Lcb(Method):
             gens.append(Generator(name=name, code=code, function=function, origin=f"lcb:{kind}", multi=multi))
         return gens
 
-    async def _outputs(self, task: Task, ctx: Context, suite: TestSuite, inputs) -> None:
+    async def _outputs(self, task: Task, ctx: Context, suite: TestSuite, inputs) -> list:
+        """The inputs with the first correct program's outputs; inputs it fails on are dropped."""
         from tczoo.sandbox import Limits
 
         reference = task.correct_programs[0]
         limits = Limits(time_ms=int(task.time_limit_ms * self.params.time_factor), memory_mb=task.memory_limit_mb)
         results = await outputs_of(ctx, [reference], [t.input for t in inputs], limits)
-        for i, (test, (run,)) in enumerate(zip(inputs, results)):
+        answered = []
+        for test, (run,) in zip(inputs, results):
             if not run.ok:
                 suite.fail("oracle", f"correct_code_{run.verdict.value.lower()}",
-                           run.stderr[-500:] or run.message, f"input#{i}")
+                           f"input {test.input[:80]!r}: {run.stderr[-300:] or run.message}", test.origin)
                 continue
-            suite.tests.append(test.model_copy(update={"output": run.stdout}))
+            answered.append(test.model_copy(update={"output": run.stdout}))
+        return answered
