@@ -129,5 +129,7 @@ def score_answers(method_cls, problem: Problem, answers: list[str], tmp_path: Pa
         one = script(tmp_path / f"{method_cls.name}-{spec.sample}-{abs(hash(answers[spec.sample]))}.jsonl",
                      [(".", answers[spec.sample])])
         suite = generate(method_cls, problem, spec, one, sandbox, **(method_params or {}))
-        out.append((suite, runner.score(problem, spec, suite)))
+        record = runner.score(problem, spec, suite)
+        record.model, record.task = "scripted", spec.key  # as the run loop stamps them; one model for all
+        out.append((suite, record))
     return out

@@ -1,0 +1,93 @@
+"""Best-of-N selection with generated tests (Table 3): hand-checked selection on zm01
+candidates, the candidate pool, and sampling candidates from a (scripted) model."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from harness_fixtures import BUGGY, SAMPLE, SEPARATING, harness, io_answer, script, zm01
+from runners.bestofn import BestOfNRunner
+from tczoo.llm import LLMSettings
+from tczoo.schema import RunConfig
+
+
+def _candidates_file(tmp_path) -> str:
+    problem = zm01()
+    by_name = {p.name: p for p in [*problem.solutions, *problem.wrong_solutions]}
+    path = tmp_path / "cands.jsonl"
+    with path.open("w") as fh:
+        for name in (f"wrong/{BUGGY}.cpp", "accepted/fast.cpp", "wrong/int_total.cpp"):
+            fh.write(json.dumps({"problem_id": problem.id, "code": by_name[name].code, "language": "cpp",
+                                 "name": name, "generator": "pool-a"}) + "\n")
+    return str(path)
+
+
+def test_selection_by_pooled_tests_through_the_run_loop(tmp_path, sandbox):
+    """Harness tests (SEPARATING and SAMPLE, brute-force checker): greedy_by_deadline fails
+    SEPARATING, fast.cpp and int_total.cpp pass both -> a tie, the earlier (fast.cpp,
+    correct) wins. The io tests expect 4 on SEPARATING: only the buggy candidate agrees."""
+    from tczoo.cli import _tables
+    from tczoo.run import run
+
+    model = script(tmp_path / "m.jsonl", [("\\*\\*test harness\\*\\*", harness(SEPARATING, SAMPLE)),
+                                          ("\\*\\*test cases\\*\\*", io_answer((SEPARATING, "4")))])
+    config = RunConfig(methods=["harness", "io"], model=model, benchmark="zoo-mini", problems=["zm01"], samples=1,
+                       runner="bestofn", params={"runner:bestofn": {"candidates": _candidates_file(tmp_path)}})
+    store = asyncio.run(run(config, tmp_path / "run", settings=LLMSettings(cache=False, retries=0), sandbox=sandbox))
+    scores = store.scores()
+    assert len(scores) == 6  # 3 candidates x 2 methods, one response each
+    h = next(s for s in scores if s.method == "harness")
+    assert h.detail["golden"] == [False, True, False] and h.detail["passed"] == [1, 2, 2]
+    assert next(s for s in scores if s.method == "io").detail["passed"] == [1, 0, 0]
+    _, tables = _tables(store.root)
+    table = next(t for t in tables if t.title.startswith("Best-of-N"))
+    assert table.columns == ["selector", "pool-a"]
+    rows = {r["selector"].split(" (")[0]: r["pool-a"] for r in table.rows}
+    assert rows["Original pass@1"] == pytest.approx(100 / 3)
+    assert rows["harness"] == 100.0 and rows["io"] == 0.0
+    assert rows["Best candidate"] == 100.0
+
+
+def test_problem_pool_is_seeded_and_capped(sandbox):
+    problem = zm01()
+    a = [c.name for c in BestOfNRunner(sandbox, n=5, seed=3).candidates(problem)]
+    b = [c.name for c in BestOfNRunner(sandbox, n=5, seed=3).candidates(problem)]
+    c = [c.name for c in BestOfNRunner(sandbox, n=5, seed=4).candidates(problem)]
+    assert a == b and len(a) == 5 and a != c
+    assert set(a) <= {p.name for p in [*problem.solutions, *problem.wrong_solutions]}
+
+
+def test_tasks_hand_each_candidate_over_without_its_name(sandbox, tmp_path):
+    from methods.harness import Harness
+
+    runner = BestOfNRunner(sandbox, candidates=_candidates_file(tmp_path), responses=2)
+    specs = runner.tasks(zm01(), Harness, samples=1, seed=0)
+    assert [s.key for s in specs] == ["c0/s0", "c0/s1", "c1/s0", "c1/s1", "c2/s0", "c2/s1"]
+    assert len({s.sample for s in specs}) == 6  # every response is its own sample
+    assert all(s.task.target.name == "target" for s in specs)
+
+
+def test_sampling_candidates_from_a_model(tmp_path):
+    import typer
+    from typer.testing import CliRunner
+
+    from runners.harness_cli import register
+
+    cpp = "```cpp\n#include <cstdio>\nint main(){puts(\"0\");}\n```"
+    model = script(tmp_path / "solver.jsonl", [("Solve the following problem", [cpp, "I give up.", cpp])])
+    app = typer.Typer()
+
+    @app.callback()
+    def _root() -> None:
+        pass
+
+    register(app)
+    out = tmp_path / "cands.jsonl"
+    res = CliRunner().invoke(app, ["bestofn-candidates", "--model", model, "-p", "zm01", "-n", "3", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    recs = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["name"], r["language"]) for r in recs] == [("sample-0", "cpp"), ("sample-2", "cpp")]
+    assert "1 answers unusable" in res.output
