@@ -304,7 +304,7 @@ def _limits(time_ms: int, memory_mb: int, n: int = 1):
 def _values_of(name: str, value: Any, functional: bool, signature: Signature | None,
                per_generator: int) -> tuple[list[str], int]:
     """Inputs (text) a generator's return value stands for; ValueError when it breaks the contract."""
-    if isinstance(value, (str, dict)) or (functional and isinstance(value, dict)):
+    if isinstance(value, (str, dict)):
         value = [value]  # one input returned bare: lenient, it is unambiguous
     if not isinstance(value, list):
         raise ValueError("not_a_list", f"{name} returned {type(value).__name__}, not a list")
