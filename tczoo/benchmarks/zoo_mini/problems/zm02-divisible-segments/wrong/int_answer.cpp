@@ -1,0 +1,30 @@
+#include <bits/stdc++.h>
+using namespace std;
+
+int main() {
+    int t;
+    scanf("%d", &t);
+    while (t--) {
+        int n;
+        long long k;
+        scanf("%d %lld", &n, &k);
+        vector<long long> pre(n + 1, 0);
+        for (int i = 1; i <= n; i++) {
+            long long a;
+            scanf("%lld", &a);
+            pre[i] = ((pre[i - 1] + a) % k + k) % k;
+        }
+        sort(pre.begin(), pre.end());
+        int ans = 0;
+        int run = 1;
+        for (int i = 1; i <= n; i++) {
+            if (pre[i] == pre[i - 1]) {
+                ans += run;
+                run++;
+            } else {
+                run = 1;
+            }
+        }
+        printf("%d\n", ans);
+    }
+}
