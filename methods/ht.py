@@ -210,15 +210,17 @@ class Ht(Method):
         codes: list[str] = []
         llmgen: list[TestCase] = []
         if data is not None:
-            raw = data.get("llmgen_inputs") or data.get("inputs") or []
-            for i, value in enumerate(raw if isinstance(raw, list) else [raw]):
+            # Our key first, then any spelling of it ("LLMGen_input", "inputs" ...).
+            keys = sorted((k for k in data if "input" in str(k).lower() and isinstance(data[k], list)),
+                          key=lambda k: (k != "llmgen_inputs", "llm" not in str(k).lower()))
+            raw = data[keys[0]] if keys else []
+            for i, value in enumerate(raw):
                 try:
                     llmgen.append(TestCase(input=as_stdin(value), origin="ht:llmgen"))
                 except ParseError as exc:
                     suite.fail("parse", exc.reason, exc.detail, f"llmgen#{i}")
-            for key in ("programmed_generators", "hack_generators"):
-                value = data.get(key)
-                if isinstance(value, str) and value.strip():
+            for value in data.values():  # code under whatever key the model chose
+                if isinstance(value, str) and "def " in value:
                     codes.append(self._code_in_string(value))
         for b in code_blocks(text):  # code given as fenced blocks instead of JSON strings
             if b.lang in ("python", "") and python_defines(b.code):

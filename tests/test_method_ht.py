@@ -150,3 +150,18 @@ def test_ht_without_a_working_validator(sandbox, tmp_path):
     assert [(i, t.origin) for (i, _), t in zip(io(suite), suite.tests)] == [
         ("1\n1 1\n", "ht:llmgen"), ("3\n2 5\n2 5\n2 5\n", "ht:hackgen"),
         ("5\n5 9\n3 15\n3 18\n3 12\n3 13\n", "ht:rpgen"), ("2\n1 9\n1 4\n", "ht:llmgen")]
+
+
+def test_ht_answer_with_other_keys_and_fenced_code_in_a_string(sandbox, tmp_path):
+    problem = zoo_problem(sandbox, "zm01")
+    answer = json.dumps({
+        "LLMGen_input": ["1\n1 1\n"],
+        "is_multi_category_output_problem": False,
+        "RPGen_SPGen_input_generator": fenced(RPGEN),
+        "HackGen_input_generator": None,
+    })
+    model = script(tmp_path / "m.jsonl", [(GENERATORS_PROMPT, answer), (VALIDATOR_PROMPT, fenced(VALIDATOR))])
+    suite, _ = run_method(Ht, problem, model, sandbox, budget=3)
+    assert [(i, t.origin) for (i, _), t in zip(io(suite), suite.tests)] == [
+        ("1\n1 1\n", "ht:llmgen"), ("5\n5 9\n3 15\n3 18\n3 12\n3 13\n", "ht:rpgen"), ("2\n2 7\n2 7\n", "ht:rpgen")]
+    assert failures(suite) == []
