@@ -1,0 +1,205 @@
+"""STAB generator synthesis end to end with scripted models: the input reader and
+checker, good / crashing+repaired / violating / looping generators, and every variant
+(stab, stab-base, stab-no-m1, stab-no-m2) on real zoo-mini problems."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import pytest
+
+from methods.stab.constraints import Chain, parse_constraints
+from methods.stab.inputs import LayoutError, checker_for, infer_layout, read_input
+from methods.stab.method import Stab, StabBase, StabNoM1, StabNoM2, build_spec
+from tcbench_fixtures import failures, fenced, run_method, script, zoo_problem
+from tczoo.schema import Setting, Task
+
+# --------------------------------------------------------------------------- input reader
+
+ZM07_INPUT = r"""## Input
+
+The first line contains three integers $n$, $m$ and $k$ ($1 \le n \le 2 \cdot 10^5$, $0 \le m \le 2 \cdot 10^5$, $1 \le k \le n$).
+
+The second line contains $k$ distinct integers $s_1, \ldots, s_k$ ($1 \le s_i \le n$) — the junctions with fire stations.
+
+Each of the next $m$ lines contains three integers $u_i$, $v_i$, $w_i$ ($1 \le u_i, v_i \le n$, $1 \le w_i \le 10^9$) — a road.
+
+The next line contains one integer $q$ ($1 \le q \le 10^5$), and the last line contains $q$ integers $x_1, \ldots, x_q$ ($0 \le x_j \le 10^{18}$).
+
+## Output
+
+Print q lines.
+"""
+
+MULTI = """Input
+
+The first line contains one integer t (1 ≤ t ≤ 10^4) — the number of test cases. Each test case consists of three lines:
+
+- the first line contains two integers n and k (1 ≤ k ≤ n ≤ 2·10^5);
+- the second line contains a string s of length n made of the characters . and #;
+- the third line contains n integers a_1, a_2, …, a_n (−10^9 ≤ a_i ≤ 10^9).
+
+The sum of n over all test cases does not exceed 2·10^5.
+
+Output
+
+Print one line per test case.
+"""
+
+
+def test_layout_of_a_multi_line_statement_is_read_in_sentence_order():
+    layout = infer_layout(ZM07_INPUT)
+    assert layout.describe() == "n m k s[k] m×[u v w] q x[q]"
+    reading = read_input("3 2 1\n2\n1 2 5\n2 3 7\n2\n0 9\n", layout)
+    assert reading.values == {"n": 3, "m": 2, "k": 1, "s": [2], "u": [1, 2], "v": [2, 3], "w": [5, 7],
+                              "q": 2, "x": [0, 9]}
+
+
+def test_multi_test_layout_reads_each_case_and_checks_the_sum_over_tests():
+    layout = infer_layout(MULTI)
+    assert layout.describe() == "t t×[n k s:str a[n]] (test cases)" and layout.multitest == "t"
+    checker = checker_for(MULTI, parse_constraints(MULTI).constraints, ["2\n2 1\n..\n1 2\n1 1\n.\n-5\n"])
+    assert checker.active and checker.dropped == []
+    assert checker.check("1\n3 2\n.#.\n1 2 3\n") == []
+    assert checker.check("1\n3 4\n.#.\n1 2 3\n") == ["test 1: 1 ≤ k ≤ n ≤ 200000: k = 4 > n = 3"]
+    assert checker.check("1\n3 2\n.#\n1 2 3\n")[0].startswith("format: string s has length 2")
+    assert checker.check("1\n3 2\n.#.\n1 2\n") == ["format: a needs 3 values, 2 left"]
+    assert checker.check("1\n3 2\n.#.\n1 2 3 4\n")[0].startswith("format: 1 extra tokens")
+    assert checker.check("1\n3 2\n.#.\n1 x 3\n") == ["format: expected an integer for a, got 'x'"]
+    big = "2\n" + ("100000 1\n" + "." * 100000 + "\n" + " ".join(["1"] * 100000) + "\n") + \
+          ("100001 1\n" + "." * 100001 + "\n" + " ".join(["1"] * 100001) + "\n")
+    assert checker.check(big) == ["∑(n) ≤ 200000 (over test cases, t terms): total 200001 over 2 tests"]
+
+
+def test_constraints_contradicted_by_a_sample_are_dropped_and_an_unverified_layout_is_not_used():
+    # A parser slip seen on a real statement: "1 ≤ u_i, v_i ≤ n, 1 ≤ w_i ≤ 10^9" read as the
+    # chain u_i ≤ w_i ≤ v_i. The problem's own sample contradicts it, so it is not used.
+    slip = Chain(terms=["u_i", "w_i", "v_i"], strict=[False, False])
+    records = parse_constraints(ZM07_INPUT).constraints + [slip]
+    checker = checker_for(ZM07_INPUT, records, ["3 2 1\n2\n1 2 5\n2 3 7\n2\n0 9\n"])
+    assert checker.active and checker.dropped == ["u_i ≤ w_i ≤ v_i"]
+    assert checker.check("3 1 1\n2\n1 2 50\n1\n0\n") == []
+    assert checker.check("3 1 1\n4\n1 2 50\n1\n0\n") == ["1 ≤ s_i ≤ n: s_i = 4 > n = 3"]
+    misread = checker_for(ZM07_INPUT, [], ["3 2 1\n2\n1 2 5\n"])  # the sample does not fit the layout
+    assert not misread.active and "misreads sample 1" in misread.note
+    assert misread.check("anything") == []  # no layout: nothing can be checked
+    with pytest.raises(LayoutError):
+        infer_layout("## Input\n\nThe first line contains the description of the maze.\n")
+
+
+def test_zoo_mini_layouts_accept_every_golden_test(sandbox):
+    for short in ("zm01", "zm05", "zm09"):
+        p = zoo_problem(sandbox, short)
+        checker = checker_for(p.statement, parse_constraints(p.statement).constraints, [s.input for s in p.samples])
+        assert checker.active, (short, checker.note)
+        assert [t.name for t in p.golden_tests if checker.check(t.input)] == []
+
+
+# --------------------------------------------------------------------------- generators on zm01
+
+GOOD = """def generate() -> str:
+    n = 2000
+    rows = [f"{n - i} {10**9 - i}" for i in range(n)]
+    return str(n) + "\\n" + "\\n".join(rows) + "\\n"
+"""
+CRASH = "def generate():\n    return 1 // 0\n"
+REPAIRED = 'def generate() -> str:\n    return "3\\n1 5\\n2 6\\n3 7\\n"\n'
+TOO_BIG = 'def generate() -> str:\n    n = 200001\n    return f"{n}\\n" + "1 1\\n" * n\n'
+STILL_TOO_BIG = 'def generate() -> str:\n    n = 300000\n    return f"{n}\\n" + "1 1\\n" * n\n'
+LOOP = "def generate():\n    while True:\n        pass\n"
+SHORT = 'def generate():\n    return "3\\n1 5\\n"\n'
+RANDOM = 'import random\n\ndef generate():\n    n = 50\n    return f"{n}\\n" + "".join(f"{random.randint(1, 9)} 1\\n" for _ in range(n))\n'
+
+
+def _stab_model(tmp_path, generators: list[str], repairs: list[str]) -> str:
+    return script(tmp_path / "model.jsonl", [
+        (r"Your previous generator failed", [fenced(c) for c in repairs]),
+        (r"Structured generation specification", [fenced(c) for c in generators]),
+    ])
+
+
+def test_generators_good_crash_repair_violation_timeout_and_format(sandbox, tmp_path):
+    problem = zoo_problem(sandbox, "zm01")
+    # Sample k answers generator k (first call) and its repair k (second call).
+    model = _stab_model(tmp_path, [GOOD, CRASH, TOO_BIG, LOOP, SHORT],
+                        ["unused", REPAIRED, STILL_TOO_BIG, LOOP, "no code here"])
+    suite, _ = run_method(Stab, problem, model, sandbox, retrieval="keyword", gen_time_ms=300)
+    assert [(t.origin, t.meta["repairs"]) for t in suite.tests] == [("stab/g0", 0), ("stab/g1", 1)]
+    assert suite.tests[0].input.startswith("2000\n2000 1000000000\n1999 999999999\n")
+    assert suite.tests[1].input == "3\n1 5\n2 6\n3 7\n"
+    assert all(t.output is None and t.meta["checked"] for t in suite.tests)
+    got = failures(suite)
+    assert ("scenarios", "no_scenario", "") in got  # zm01 names no catalog keyword
+    # Generators run concurrently: compare their failures in item order.
+    assert sorted(f for f in got if f[0] != "scenarios") == sorted([
+        ("generator", "crash", "g1"),
+        ("generator", "constraint_violation", "g2"), ("generator", "constraint_violation", "g2"),
+        ("generator", "timeout", "g3"), ("generator", "timeout", "g3"),
+        ("generator", "format_error", "g4"), ("parse", "missing_definition", "g4/repair1"),
+    ])
+    details = sorted(f.detail for f in suite.provenance.failures if f.item == "g2")
+    assert details == ["1 ≤ n ≤ 200000: n = 200001 > 200000", "1 ≤ n ≤ 200000: n = 300000 > 200000"]
+    assert "ZeroDivisionError" in next(f.detail for f in suite.provenance.failures if f.item == "g1")
+    assert [(a.program.name, a.ok) for a in sorted(suite.artifacts, key=lambda a: a.program.name)] == [
+        ("g0", True), ("g1", True), ("g2", False), ("g3", False), ("g4", False)]
+
+
+def test_generators_are_seeded_and_repairs_are_bounded(sandbox, tmp_path):
+    problem = zoo_problem(sandbox, "zm01")
+    model = _stab_model(tmp_path, [RANDOM, RANDOM, CRASH], [CRASH])
+    first, _ = run_method(Stab, problem, model, sandbox, retrieval="keyword", generators=3, repairs=0)
+    again, _ = run_method(Stab, problem, model, sandbox, retrieval="keyword", generators=3, repairs=0)
+    # Generator k runs with random.seed(k): reproducible, and distinct across generators.
+    assert [t.input for t in first.tests] == [t.input for t in again.tests] and len(first.tests) == 2
+    assert first.tests[0].input != first.tests[1].input
+    assert [f for f in failures(first) if f[0] == "generator"] == [("generator", "crash", "g2")]  # no repair
+
+
+# --------------------------------------------------------------------------- variants
+
+@lru_cache(maxsize=None)
+def _zm02(sandbox):
+    from tczoo.benchmarks import load_benchmark
+
+    return load_benchmark("zoo-mini", ["zm02"], sandbox=sandbox)[0]
+
+
+def _case(n: int) -> str:
+    return (f'def generate() -> str:\n    n = {n}\n'
+            f'    return f"1\\n{{n}} 7\\n" + " ".join(str(i * 7) for i in range(n)) + "\\n"\n')
+
+
+VARIANT_RULES = [
+    # The spec's sections say which modules are on; each answer encodes what it saw.
+    (r"(?s)Resolved boundary.*Adversarial scenarios", fenced(_case(200000))),
+    (r"Resolved boundary", fenced(_case(100000))),
+    (r"Adversarial scenarios", fenced(_case(1000))),
+    (r"Structured generation specification", fenced(_case(10))),
+]
+
+
+@pytest.mark.parametrize("cls, n", [(Stab, 200000), (StabNoM2, 100000), (StabNoM1, 1000), (StabBase, 10)],
+                         ids=["stab", "stab-no-m2", "stab-no-m1", "stab-base"])
+def test_each_variant_end_to_end_on_zm02(sandbox, tmp_path, cls, n):
+    problem = _zm02(sandbox)
+    model = script(tmp_path / "m.jsonl", VARIANT_RULES)
+    suite, task = run_method(cls, problem, model, sandbox, retrieval="keyword", generators=2)
+    assert task.setting is Setting.SPEC and cls.runner == "efficiency"
+    # Two generators, one prompt: the second input duplicates the first and is dropped.
+    assert len(suite.tests) == 1 and suite.tests[0].input.split("\n")[1] == f"{n} 7"
+    assert failures(suite) == [("generator", "duplicate_input", "g1")]
+
+
+def test_full_spec_holds_boundary_options_and_distinct_targets(sandbox):
+    problem = _zm02(sandbox)
+    task = Task.from_problem(problem, Setting.SPEC)
+    spec, notes = build_spec(Stab(retrieval="keyword"), task)
+    assert notes == []
+    assert spec.boundary == {"t": 1, "n": 200000, "k": 1000000000, "a_i": 1000000000}
+    assert [o["name"] for o in spec.options] == ["one_big_test", "many_tests"]
+    assert [s["id"] for s in spec.scenarios] == ["number_theory", "two_pointers"]
+    targets = [spec.variables(k, 5)["target"]["scenario"] for k in range(5)]
+    assert targets == ["Number theory", "Two pointers", "Number theory", "Number theory", "Number theory"]
+    assert len({spec.variables(k, 5)["target"]["id"] for k in range(4)}) == 4
+    base, _ = build_spec(StabBase(), task)
+    assert base.boundary is None and base.scenarios == [] and base.variables(0, 5)["target"] is None
