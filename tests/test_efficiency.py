@@ -1,0 +1,164 @@
+"""ASR (STAB §4.3) on hand-checked timings: a scripted sandbox whose runtimes are
+written in the test, selection with few solutions, the tables; and one real run where
+an O(n^2) solution meets a large n."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from runners.efficiency import EfficiencyRunner, exposes, median_runtime, select_references
+from tczoo.runner import TaskSpec
+from tczoo.sandbox import RunResult, Verdict
+from tczoo.schema import GoldenTest, Language, Problem, Program, Provenance, TestCase, TestSuite
+
+
+class TimedSandbox:
+    """Answers ``run_many`` from a table: (solution name, stdin) -> list of (cpu_ms, verdict),
+    one per repeat, cycling. Counts the runs it was asked for."""
+
+    def __init__(self, table):
+        self.table = table
+        self.calls: dict[tuple[str, str], int] = {}
+
+    def run_many(self, jobs):
+        for job in jobs:
+            key = (job.program.name, job.stdin)
+            k = self.calls.get(key, 0)
+            self.calls[key] = k + 1
+            cpu, verdict = self.table[key][k % len(self.table[key])]
+            yield RunResult(verdict=Verdict(verdict), cpu_ms=cpu)
+
+
+def _program(name: str, lang: Language) -> Program:
+    return Program(code=f"// {name}", language=lang, name=name)
+
+
+GOLDEN = ["g1", "g2"]
+GEN = ["t1", "t2", "t3", "t4"]
+
+
+def _problem() -> Problem:
+    sols = [_program("cpp-a", Language.CPP), _program("cpp-b", Language.CPP),
+            _program("py-a", Language.PYTHON), _program("py-b", Language.PYTHON), _program("py-c", Language.PYTHON)]
+    return Problem(id="toy", statement="toy", time_limit_ms=1000, solutions=sols,
+                   golden_tests=[GoldenTest(input=g, output="") for g in GOLDEN])
+
+
+def _times():
+    # Golden runtimes (3 repeats, median in brackets):
+    #   cpp-a: g1 [10], g2 [20] -> mean 15, τ* = 20     cpp-b: g1 [30], g2 [40] -> mean 35, τ* = 40
+    #   py-a:  [100], [200] -> mean 150, τ* = 200       py-b: [300], [100] -> 200, τ* = 300
+    #   py-c:  [50], [60] -> mean 55, τ* = 60
+    # The third repeat of each is an outlier the median must ignore.
+    t = {}
+    for name, (a, b) in {"cpp-a": (10, 20), "cpp-b": (30, 40), "py-a": (100, 200), "py-b": (300, 100),
+                         "py-c": (50, 60)}.items():
+        t[(name, "g1")] = [(a, "AC"), (a, "AC"), (a * 50, "AC")]
+        t[(name, "g2")] = [(b, "AC"), (b - 1, "AC"), (b + 1, "AC")]
+    # Generated tests (medians): t1 above every τ*; t2 a TLE (not repeated); t3 equal to
+    # τ* (not exposed: strictly greater is required); t4 a crash.
+    for name, tau in {"cpp-a": 20, "cpp-b": 40, "py-a": 200, "py-b": 300, "py-c": 60}.items():
+        t[(name, "t1")] = [(tau + 5, "AC"), (tau + 1, "AC"), (1, "AC")]  # median tau+1
+        t[(name, "t2")] = [(1000, "TLE"), (5, "AC"), (5, "AC")]  # stops repeating at the TLE
+        t[(name, "t3")] = [(tau, "AC")]
+        t[(name, "t4")] = [(3, "RE")]
+    return t
+
+
+def _suite(inputs):
+    return TestSuite(problem_id="toy", tests=[TestCase(input=i) for i in inputs],
+                     provenance=Provenance(method="stab", model="scripted:x"))
+
+
+def test_hand_checked_asr(tmp_path, monkeypatch):
+    monkeypatch.setenv("TCZOO_CACHE", str(tmp_path))
+    box = TimedSandbox(_times())
+    runner = EfficiencyRunner(box, tests=4, random_refs=3)
+    refs = runner.references(_problem())
+    cpp, py = refs["cpp"], refs["python"]
+    assert {k: v["name"] for k, v in cpp["slots"].items()} == {"fast": "cpp-a", "slow": "cpp-b", "r1": "cpp-a", "r2": "cpp-b"}
+    assert cpp["overlap"] is True
+    # Python: py-c (55) < py-a (150) < py-b (200); the one remaining solution fills R1 only.
+    assert {k: v["name"] for k, v in py["slots"].items()} == {"fast": "py-c", "slow": "py-b", "r1": "py-a"}
+    assert py["overlap"] is False
+    assert {k: v["tau_star"] for k, v in py["slots"].items()} == {"fast": 60, "slow": 300, "r1": 200}
+    record = runner.score(_problem(), TaskSpec(key="", task=None), _suite(GEN))
+    m = record.metrics
+    for lang, slots in (("cpp", ("fast", "slow", "r1", "r2")), ("python", ("fast", "slow", "r1"))):
+        for slot in slots:
+            assert (m[f"{lang}:{slot}:exposed"], m[f"{lang}:{slot}:tle"], m[f"{lang}:{slot}:crash"],
+                    m[f"{lang}:{slot}:n"]) == (2, 1, 1, 4), (lang, slot)
+            assert m[f"asr:{lang}:{slot}"] == 50.0
+    assert "python:r2:n" not in m
+    assert record.detail["languages"]["python"]["slots"]["fast"]["outcomes"] == ["slow", "tle", "no", "crash"]
+    # A TLE is not repeated; everything else runs 3 times; golden timings are cached.
+    assert box.calls[("py-a", "t2")] == 1 and box.calls[("py-a", "t1")] == 3
+    before = dict(box.calls)
+    runner.references(_problem())
+    assert box.calls == before
+
+
+def test_missing_tests_count_as_not_exposing_unless_switched_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("TCZOO_CACHE", str(tmp_path))
+    box = TimedSandbox(_times())
+    strict = EfficiencyRunner(box, tests=4).score(_problem(), TaskSpec(key="", task=None), _suite(["t1"]))
+    assert strict.metrics["asr:cpp:fast"] == 25.0 and strict.metrics["cpp:fast:n"] == 4
+    lenient = EfficiencyRunner(box, tests=4, count_missing=False).score(_problem(), TaskSpec(key="", task=None), _suite(["t1"]))
+    assert lenient.metrics["asr:cpp:fast"] == 100.0
+
+
+def test_tables_micro_average_over_problems(tmp_path, monkeypatch):
+    monkeypatch.setenv("TCZOO_CACHE", str(tmp_path))
+    box = TimedSandbox(_times())
+    runner = EfficiencyRunner(box, tests=4)
+    a = runner.score(_problem(), TaskSpec(key="", task=None), _suite(GEN))  # 2 of 4 exposed everywhere
+    b = runner.score(_problem(), TaskSpec(key="", task=None), _suite(["t1", "t1", "t1", "t1"]))  # 4 of 4
+    b.problem_id = "toy2"
+    tables = EfficiencyRunner(None).summarize([a, b])
+    main, per_ref, ablation, tle = tables
+    row = main.rows[0]
+    assert row["problems"] == 2
+    assert row["C++ Fast"] == row["Python Slow"] == 75.0  # (2 + 4) / (4 + 4)
+    assert row["Python Random"] == 75.0 and row["Avg"] == 75.0
+    assert [r["language"] for r in per_ref.rows] == ["Python", "C++"]
+    assert per_ref.rows[0]["R2"] is None and per_ref.rows[0]["Range"] == 0.0
+    assert ablation.rows[0] == {"model": "scripted:x", "method": "STAB", "ASR Python": 75.0, "ASR C++": 75.0}
+    assert tle.rows[0]["exposed via TLE %"] == pytest.approx(100 / 6)  # 1 TLE of 6 exposures per slot
+    assert any("coincide with Fast/Slow" in n for n in main.notes)
+
+
+def test_selection_and_helpers():
+    assert median_runtime([RunResult(verdict=Verdict.AC, cpu_ms=x) for x in (5, 50, 7)]) == (7, "AC")
+    assert median_runtime([RunResult(verdict=Verdict.AC, cpu_ms=5), RunResult(verdict=Verdict.TLE, cpu_ms=900)]) == (900, "TLE")
+    assert [exposes(10, "AC", 9), exposes(9, "AC", 9), exposes(1, "TLE", 9), exposes(50, "RE", 9)] == ["slow", "no", "tle", "crash"]
+    rng = random.Random(0)
+    slots, overlap = select_references(list(range(7)), rng)
+    assert slots["fast"] == 0 and slots["slow"] == 6 and len({slots["r1"], slots["r2"], slots["r3"]}) == 3
+    assert {slots["r1"], slots["r2"], slots["r3"]} <= {1, 2, 3, 4, 5} and not overlap
+    assert select_references([4], rng) == ({"fast": 4, "slow": 4, "r1": 4}, True)
+    assert select_references([], rng) == ({}, False)
+
+
+# Both print the number of pairs i < j; one counts them in O(n^2).
+QUADRATIC = """#include <cstdio>
+int main(){long long n; scanf("%lld",&n); volatile long long c=0;
+for(long long i=0;i<n;i++) for(long long j=i+1;j<n;j++) c=c+1; printf("%lld\\n",(long long)c);}"""
+LINEAR = """#include <cstdio>
+int main(){long long n; scanf("%lld",&n); printf("%lld\\n",n*(n-1)/2);}"""
+
+
+def test_real_runs_expose_a_quadratic_solution_on_a_large_n(sandbox, tmp_path, monkeypatch):
+    monkeypatch.setenv("TCZOO_CACHE", str(tmp_path))
+    quadratic = Program(code=QUADRATIC, language=Language.CPP, name="quadratic.cpp")
+    linear = Program(code=LINEAR, language=Language.CPP, name="linear.cpp")
+    golden = [GoldenTest(input=f"{n}\n", output=f"{n * (n - 1) // 2}\n") for n in (1, 10, 6000)]
+    problem = Problem(id="pairs", statement="n", time_limit_ms=300, solutions=[quadratic, linear], golden_tests=golden)
+    runner = EfficiencyRunner(sandbox, tests=2, repeats=1, languages=["cpp"])
+    record = runner.score(problem, TaskSpec(key="", task=None), _suite(["100000\n", "2\n"]))
+    cpp = record.detail["languages"]["cpp"]
+    assert cpp["excluded"] == [] and cpp["slots"]["slow"]["solution"] == "quadratic.cpp"
+    # n = 10^5 is 5·10^9 increments: far past 300 ms; n = 2 is below every original test.
+    assert cpp["slots"]["slow"]["outcomes"] == ["tle", "no"]
+    assert record.metrics["cpp:slow:tle"] == 1 and record.metrics["cpp:slow:exposed"] == 1
