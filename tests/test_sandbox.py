@@ -304,3 +304,15 @@ def test_judge_command_prints_one_json_object(tmp_path, capsys, sb):
     assert judge_command(src, "c++", tmp_path / "in.txt", tmp_path / "out.txt", 1000, 64, True,
                          sandbox=sb) == 1
     assert json.loads(capsys.readouterr().out)["verdict"] == "WA"
+
+
+def test_call_many_batches_seeded_calls_in_order(sandbox):
+    from tczoo.sandbox import PyCall
+
+    code = "import random\ndef generate():\n    return str(random.randint(1, 10**9))\ndef boom():\n    assert False, 'nope'\n"
+    calls = [PyCall(code=code, function="generate", seed=s) for s in (1, 2, 1)]
+    calls.append(PyCall(code=code, function="boom"))
+    a, b, c, d = sandbox.call_many(calls)
+    assert a.ok and b.ok and c.ok
+    assert a.value == c.value != b.value  # same seed, same value: generators are reproducible
+    assert not d.ok and d.error_type == "assertion"

@@ -12,10 +12,10 @@ from tczoo.sandbox.compile import CompileLimits
 from tczoo.sandbox.executor import Executor, LocalExecutor
 from tczoo.sandbox.jail import isolation_report
 from tczoo.sandbox.sandbox import IsolationUnavailable, Sandbox
-from tczoo.sandbox.types import CallResult, CompileResult, Job, Limits, RunResult, Verdict
+from tczoo.sandbox.types import CallResult, CompileResult, Job, Limits, PyCall, RunResult, Verdict
 
 __all__ = [
     "Sandbox", "Verdict", "Limits", "RunResult", "CompileResult", "Job", "CallResult",
     "compare_outputs", "isolation_report", "CompileLimits", "Executor", "LocalExecutor",
-    "IsolationUnavailable",
+    "IsolationUnavailable", "PyCall",
 ]

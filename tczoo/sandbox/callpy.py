@@ -36,6 +36,9 @@ def _main():
     marker = call["marker"]
     with open("solution.py", encoding="utf-8") as f:
         source = f.read()
+    if call.get("seed") is not None:
+        import random
+        random.seed(call["seed"])
     ns = {"__name__": "solution", "__builtins__": __builtins__}
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
     try:
@@ -83,9 +86,9 @@ _BY_VERDICT = {
 }
 
 
-def prepare(code: str, function: str, args: list | None) -> tuple[dict[str, str], str]:
+def prepare(code: str, function: str, args: list | None, seed: int | None = None) -> tuple[dict[str, str], str]:
     marker = f"@@tczoo-result-{secrets.token_hex(8)}@@"
-    call = {"function": function, "args": list(args or []), "marker": marker}
+    call = {"function": function, "args": list(args or []), "marker": marker, "seed": seed}
     return {"solution.py": code, "call.json": json.dumps(call)}, marker
 
 

@@ -19,7 +19,7 @@ from tczoo.sandbox.compare import compare_outputs, parse_comparator
 from tczoo.sandbox.compile import CompileLimits, Compiler
 from tczoo.sandbox.executor import LocalExecutor, ordered_stream
 from tczoo.sandbox.slots import HOST_SLACK_S, SlotPool, WorkerDied
-from tczoo.sandbox.types import CallResult, CompileResult, Job, Limits, RunResult, Verdict
+from tczoo.sandbox.types import CallResult, CompileResult, Job, Limits, PyCall, RunResult, Verdict
 
 log = logging.getLogger("tczoo.sandbox")
 STDERR_CAP = 64 * 1024  # bytes of stderr kept per run
@@ -91,9 +91,9 @@ class Sandbox:
         return self._execute(program, stdin, limits, files, args)
 
     def judge(self, program: Program, stdin: str, expected: str, limits: Limits = Limits(),
-              comparator: str | None = None) -> RunResult:
+              comparator: str | None = None, *, files: dict[str, str] | None = None) -> RunResult:
         parse_comparator(comparator)  # a bad comparator is the caller's bug: fail early
-        result = self.run(program, stdin, limits)
+        result = self.run(program, stdin, limits, files=files)
         if result.verdict is Verdict.AC and not compare_outputs(result.stdout, expected, comparator):
             result.verdict = Verdict.WA
         return result
@@ -105,10 +105,23 @@ class Sandbox:
         return await asyncio.to_thread(self.judge, *a, **kw)
 
     def call_python(self, code: str, function: str, args: list | None = None,
-                    limits: Limits = Limits(), *, stdin: str = "") -> CallResult:
-        files, marker = callpy.prepare(code, function, args)
+                    limits: Limits = Limits(), *, stdin: str = "", seed: int | None = None) -> CallResult:
+        files, marker = callpy.prepare(code, function, args, seed)
         run = self.run(callpy.DRIVER_PROGRAM, stdin, limits, files=files)
         return callpy.interpret(run, marker)
+
+    def call_many(self, calls: Iterable[PyCall]) -> list[CallResult]:
+        """``call_python`` for a batch, spread over every worker slot; results in order."""
+        calls = list(calls)
+        prepared = [callpy.prepare(c.code, c.function, c.args, c.seed) for c in calls]
+        jobs = [Job(program=callpy.DRIVER_PROGRAM, stdin=c.stdin, limits=c.limits, files=files)
+                for c, (files, _) in zip(calls, prepared)]
+        runs = list(self.run_many(jobs))
+        return [callpy.interpret(run, marker) for run, (_, marker) in zip(runs, prepared)]
+
+    async def acall_many(self, calls: Iterable[PyCall]) -> list[CallResult]:
+        calls = list(calls)
+        return await asyncio.to_thread(self.call_many, calls)
 
     # ------------------------------------------------------------------ batches
 
@@ -123,8 +136,9 @@ class Sandbox:
         if self._cancelled.is_set():
             return RunResult(verdict=Verdict.SE, message="cancelled")
         if job.expected is not None:
-            return self.judge(job.program, job.stdin, job.expected, job.limits, job.comparator)
-        return self.run(job.program, job.stdin, job.limits)
+            return self.judge(job.program, job.stdin, job.expected, job.limits, job.comparator,
+                              files=job.files)
+        return self.run(job.program, job.stdin, job.limits, files=job.files)
 
     def cancel(self) -> None:
         """Stop batch work: jobs not started are dropped, run_many stops yielding."""

@@ -74,6 +74,7 @@ class Job(BaseModel):
     limits: Limits = Field(default_factory=Limits)
     expected: str | None = None  # judge against this when given
     comparator: str | None = None  # None/"tokens", "exact", "float:ABS[:REL]"
+    files: dict[str, str] | None = None  # extra files placed in the run directory
     tag: Any = None  # caller's bookkeeping, returned untouched
 
 
@@ -86,3 +87,15 @@ class CallResult(BaseModel):
     # "assertion", "exception", "timeout", "memory", "output", "no_function", "bad_return"
     error_type: str | None = None
     run: RunResult
+
+
+class PyCall(BaseModel):
+    """One call of a function of untrusted Python code, for ``Sandbox.call_many``."""
+
+    code: str
+    function: str
+    args: list[Any] = Field(default_factory=list)
+    limits: Limits = Field(default_factory=Limits)
+    seed: int | None = None  # seeds ``random`` before the call (generators)
+    stdin: str = ""
+    tag: Any = None
