@@ -120,7 +120,7 @@ class Algo(Method):
         for k, (sample, (run,)) in enumerate(zip(task.samples, results), 1):
             if not run.ok:
                 return "oracle_fails_samples", f"sample {k}: {run.verdict.value} {run.stderr[-300:] or run.message}"
-            if not same_output(run.stdout, sample.output):
+            if not same_output(run.stdout, sample.output, task.checker):
                 return "oracle_fails_samples", f"sample {k}: printed {run.stdout[:100]!r}, expected {sample.output[:100]!r}"
         return None
 

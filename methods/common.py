@@ -3,8 +3,8 @@ running model-written generator functions in the sandbox, collecting outputs."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
-import json
 import re
 import zlib
 from dataclasses import dataclass, field
@@ -170,29 +170,6 @@ def dedupe(tests: list[TestCase]) -> list[TestCase]:
 # --------------------------------------------------------------------------- programs in answers
 
 
-def ask_kwargs(ctx, **overrides) -> dict:
-    """LLM parameters for ``ctx.llm.complete``: the method's params, then ``overrides``."""
-    kwargs = ctx._llm_kwargs()
-    kwargs.update({k: v for k, v in overrides.items() if v is not None})
-    return kwargs
-
-
-async def ask_sampled(ctx, suite: TestSuite, template: str, *, n: int, temperature: float | None,
-                      first_sample: int = 0, item: str = "", **variables):
-    """``ctx.ask`` with a temperature of its own (PSEUDO samples its candidate solutions
-    hotter than the rest of the method). Failed calls are recorded on ``suite``."""
-    messages = ctx.prompts.render(template, **variables)
-    out = await ctx.llm.complete(messages, n=n, first_sample=first_sample,
-                                 **ask_kwargs(ctx, temperature=temperature))
-    good = []
-    for c in out:
-        if c.ok:
-            good.append(c)
-        else:
-            suite.fail("llm", c.reason or "provider_error", c.error, item or template)
-    return good
-
-
 def _strings_in(value: Any) -> list[str]:
     if isinstance(value, str):
         return [value]
@@ -284,75 +261,54 @@ def extract_program(text: str) -> Program:
 
 # --------------------------------------------------------------------------- generated functions, run in the sandbox
 
-# The value marker: whatever the generated code prints itself comes before it.
-VALUE_MARKER = "@@tczoo-value@@"
+# Model-written Python runs through the sandbox's one call driver (``Sandbox.call_many``):
+# it seeds ``random`` (so a generator called with distinct seeds gives distinct inputs),
+# runs the code as a module that is not __main__ and returns the JSON-encoded value.
 
-# A fixed driver around model-written Python: it seeds ``random`` (so a generator
-# called with distinct seeds gives distinct inputs), runs the code as a module that is
-# not __main__, calls the function (with the seed when it insists on an argument, or
-# with the request's args) and prints the JSON-encoded return value after the marker.
-_DRIVER = r'''
-import inspect as _inspect, json as _json, random as _random, sys as _sys
-_sys.setrecursionlimit(max(_sys.getrecursionlimit(), 10000))
-_SOURCE = {source}
-_FUNCTION = {function}
-def _main():
-    request = _json.loads(_sys.stdin.read())
-    _random.seed(request["seed"])
-    namespace = {{"__name__": "tczoo_generated", "__builtins__": __builtins__}}
-    exec(compile(_SOURCE, "generated.py", "exec"), namespace)
-    fn = namespace.get(_FUNCTION)
-    if not callable(fn):
-        _sys.stderr.write("tczoo: no function %s\n" % _FUNCTION)
-        _sys.exit(3)
-    args = request.get("args")
-    if args is None:
-        args = []
-        try:
-            required = [p for p in _inspect.signature(fn).parameters.values()
-                        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        except (TypeError, ValueError):
-            required = []
-        if required:
-            args = [request["seed"]] + [None] * (len(required) - 1)
-    value = fn(*args)
-    _sys.stdout.flush()
-    _sys.stdout.write("\n" + {marker} + _json.dumps(value) + "\n")
-    _sys.stdout.flush()
-_main()
-'''
+_REASONS = {
+    "timeout": "timeout", "memory": "memory", "output": "output_too_large",
+    "no_function": "no_function", "bad_return": "bad_return",
+    "exception": "crash", "assertion": "crash",
+}
 
 
-def function_program(code: str, function: str, name: str = "") -> Program:
-    """A stdin/stdout program that calls ``function`` of ``code``; its stdin is a JSON
-    request ``{"seed": int, "args": [...] | null}``. See ``read_value``."""
-    driver = _DRIVER.format(source=repr(code), function=repr(function), marker=repr(VALUE_MARKER))
-    return Program(code=driver, language=Language.PYTHON, name=name or function)
-
-
-def call_request(seed: int, args: list | None = None) -> str:
-    return json.dumps({"seed": seed, "args": args})
-
-
-def read_value(res) -> tuple[bool, Any, str, str]:
-    """(ok, value, reason, detail) of one ``function_program`` run."""
-    from tczoo.sandbox import Verdict
-
-    if res.verdict is not Verdict.AC:
-        reason = {
-            Verdict.TLE: "timeout", Verdict.MLE: "memory", Verdict.OLE: "output_too_large",
-            Verdict.RE: "crash", Verdict.CE: "crash", Verdict.SE: "sandbox_error",
-        }.get(res.verdict, "crash")
-        if res.verdict is Verdict.RE and res.exit_code == 3 and "tczoo: no function" in res.stderr:
-            reason = "no_function"
-        return False, None, reason, (res.stderr[-1500:] or res.message)
-    at = res.stdout.rfind(VALUE_MARKER)
-    if at < 0:
-        return False, None, "no_value", res.stdout[-300:]
+def required_args(code: str, function: str) -> int:
+    """How many positional parameters ``function`` insists on (0 if unknown)."""
     try:
-        return True, json.loads(res.stdout[at + len(VALUE_MARKER):]), "", ""
-    except ValueError as exc:
-        return False, None, "bad_return", str(exc)[:300]
+        tree = ast.parse(code)
+    except SyntaxError:
+        return 0
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
+            positional = node.args.posonlyargs + node.args.args
+            return len(positional) - len(node.args.defaults)
+    return 0
+
+
+def py_call(code: str, function: str, *, seed: int, limits, args: list | None = None, tag: Any = None):
+    """A sandbox call of ``function``; a generator that insists on a parameter gets the seed."""
+    from tczoo.sandbox import PyCall
+
+    if args is None:
+        need = required_args(code, function)
+        args = [seed] + [None] * (need - 1) if need else []
+    return PyCall(code=code, function=function, args=args, seed=seed, limits=limits, tag=tag)
+
+
+def read_call(res) -> tuple[bool, Any, str, str]:
+    """(ok, value, reason, detail) of one ``CallResult``."""
+    if res.ok:
+        return True, res.value, "", ""
+    if res.run.verdict.value == "SE":
+        return False, None, "sandbox_error", res.error
+    return False, None, _REASONS.get(res.error_type or "", "crash"), res.error[-1500:]
+
+
+async def call_all(ctx, calls: list) -> list:
+    """Run sandbox calls off the event loop, results in call order."""
+    if not calls:
+        return []
+    return await ctx.sandbox.acall_many(calls)
 
 
 async def run_jobs(ctx, jobs: list) -> list:
@@ -398,10 +354,7 @@ async def run_generators(ctx, suite: TestSuite, generators: list[Generator], *, 
     prints too much or returns something unusable is retired with a recorded failure;
     the others go on. Each generator is kept in ``suite.artifacts``. Fills and returns
     ``generators`` (their ``tests``)."""
-    from tczoo.sandbox import Job
-
     seen = seen if seen is not None else set()
-    programs = {g.name: function_program(g.code, g.function, g.name) for g in generators}
     for rnd in range(max_rounds):
         jobs = []
         for g in generators:
@@ -412,19 +365,19 @@ async def run_generators(ctx, suite: TestSuite, generators: list[Generator], *, 
                 continue
             calls = 1 if g.multi else need
             for _ in range(calls):
-                jobs.append(Job(program=programs[g.name], stdin=call_request(_seed_for(task_seed, g.name, g.runs)),
-                                limits=limits, tag=g.name))
+                jobs.append(py_call(g.code, g.function, seed=_seed_for(task_seed, g.name, g.runs),
+                                    limits=limits, tag=g.name))
                 g.runs += 1
         if not jobs:
             break
-        results = await run_jobs(ctx, jobs)
+        results = await call_all(ctx, jobs)
         by_name = {g.name: g for g in generators}
         fresh = {g.name: 0 for g in generators}
         for job, res in zip(jobs, results):
             g = by_name[job.tag]
             if g.retired:
                 continue
-            ok, value, reason, detail = read_value(res)
+            ok, value, reason, detail = read_call(res)
             values: list[Any] = []
             if ok:
                 if g.multi:
@@ -505,9 +458,11 @@ async def outputs_of(ctx, programs: list[Program], inputs: list[str], limits) ->
     return [flat[i * k:(i + 1) * k] for i in range(len(inputs))]
 
 
-def same_output(a: str, b: str) -> bool:
-    """Outputs equal up to whitespace (the default comparator; a Task carries no checker)."""
-    return a.split() == b.split()
+def same_output(a: str, b: str, checker: str | None = None) -> bool:
+    """Outputs equal under the problem's comparator (tokens, exact or float tolerance)."""
+    from tczoo.sandbox import compare_outputs
+
+    return compare_outputs(a, b, checker)
 
 
 async def evaluate_literal(ctx, text: str, limits) -> Any:
@@ -525,11 +480,8 @@ async def evaluate_literal(ctx, text: str, limits) -> Any:
             compile(code, "literal.py", "exec")
         except SyntaxError:
             continue
-        from tczoo.sandbox import Job
-
-        res = (await run_jobs(ctx, [Job(program=function_program(code, "value", "literal"),
-                                         stdin=call_request(0), limits=limits)]))[0]
-        ok, value, _, _ = read_value(res)
+        [res] = await call_all(ctx, [py_call(code, "value", seed=0, limits=limits)])
+        ok, value, _, _ = read_call(res)
         if ok:
             return value
     return None

@@ -40,16 +40,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from methods.common import (
     Generator,
-    call_request,
+    call_all,
     dedupe,
-    function_program,
     input_key,
     interleave,
     note_truncation,
     outputs_of,
-    read_value,
+    py_call,
+    read_call,
     run_generators,
-    run_jobs,
     same_output,
 )
 from tczoo.method import Context, Method
@@ -153,13 +152,10 @@ class Ht(Method):
         return None
 
     async def _run_validator(self, ctx: Context, code: str, inputs: list[str], limits) -> list[tuple[bool, str]]:
-        from tczoo.sandbox import Job
-
-        program = function_program(code, VALIDATE, "validator")
-        jobs = [Job(program=program, stdin=call_request(0, [s]), limits=limits) for s in inputs]
+        calls = [py_call(code, VALIDATE, seed=0, args=[s], limits=limits) for s in inputs]
         out = []
-        for res in await run_jobs(ctx, jobs):
-            ok, value, reason, detail = read_value(res)
+        for res in await call_all(ctx, calls):
+            ok, value, reason, detail = read_call(res)
             if not ok:
                 out.append((False, f"validator {reason}: {detail[-200:]}"))
             elif value is True or value == 1:
@@ -301,7 +297,7 @@ class Ht(Method):
                            f"{prog.name or 'correct'}: {run.stderr[-300:] or run.message}", t.origin)
                 continue
             outs = [r.stdout for r in runs]
-            if not all(same_output(o, outs[0]) for o in outs[1:]):
+            if not all(same_output(o, outs[0], task.checker) for o in outs[1:]):
                 suite.fail("oracle", "correct_codes_disagree", f"input {t.input[:80]!r}", t.origin)
                 continue
             answered[id(t)] = t.model_copy(update={"output": outs[0]})

@@ -29,7 +29,6 @@ from collections import Counter
 from pydantic import BaseModel, ConfigDict, Field
 
 from methods.common import (
-    ask_sampled,
     dedupe,
     code_in_json,
     evaluate_literal,
@@ -141,7 +140,7 @@ class Pseudo(Method):
         return tests[: task.budget]
 
     async def _candidates(self, task: Task, ctx: Context, suite: TestSuite):
-        answers = await ask_sampled(ctx, suite, "pseudo/solve", n=self.params.candidates,
+        answers = await ctx.ask(suite, "pseudo/solve", n=self.params.candidates,
                                     temperature=self.params.candidate_temperature, task=task,
                                     item="solve")
         programs = []

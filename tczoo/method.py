@@ -98,18 +98,27 @@ class Context:
         n: int = 1,
         first_sample: int = 0,
         item: str = "",
+        temperature: float | None = None,
+        max_tokens: int | None = None,
         **variables,
     ) -> list[Completion]:
         """Render ``template``, sample ``n`` answers; failed calls are recorded on ``suite``
         and left out, so callers only see answers they can parse. Each answer's
         ``sample`` says which of the n it was. ``first_sample`` offsets the sample
-        indices, so asking the same prompt again yields new answers, not cached ones."""
+        indices, so asking the same prompt again yields new answers, not cached ones.
+        ``temperature``/``max_tokens`` override the method's params for this call (PSEUDO
+        samples its candidate solutions hotter than the rest)."""
         messages = self.prompts.render(template, **variables)
+        kwargs = self._llm_kwargs()
+        if temperature is not None:
+            kwargs["temperature"] = temperature
+        if max_tokens is not None:
+            kwargs["max_tokens"] = max_tokens
         out = await self.llm.complete(
             messages,
             n=n,
             first_sample=self.sample_base * SAMPLE_STRIDE + first_sample,
-            **self._llm_kwargs(),
+            **kwargs,
         )
         good = []
         for c in out:

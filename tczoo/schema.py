@@ -138,6 +138,7 @@ class Task(Model):
     memory_limit_mb: int
     samples: list[Sample] = Field(default_factory=list)
     entry_point: str | None = None
+    checker: str | None = None  # how outputs compare (the problem's comparator)
     setting: Setting
     correct_programs: list[Program] = Field(default_factory=list)
     target: Program | None = None
@@ -176,6 +177,7 @@ class Task(Model):
             memory_limit_mb=problem.memory_limit_mb,
             samples=problem.samples,
             entry_point=problem.entry_point,
+            checker=problem.checker,
             setting=setting,
             correct_programs=(correct if correct is not None else problem.solutions)
             if setting is Setting.SPEC_CORRECT
