@@ -1,0 +1,32 @@
+#include <bits/stdc++.h>
+using namespace std;
+
+// count the segments that are NOT calm and subtract them from all n(n+1)/2 segments
+int main() {
+    int t;
+    scanf("%d", &t);
+    while (t--) {
+        int n;
+        long long k;
+        scanf("%d %lld", &n, &k);
+        vector<long long> a(n);
+        for (auto& x : a) scanf("%lld", &x);
+        deque<int> mx, mn;
+        long long bad = 0;
+        int l = 0;
+        for (int r = 0; r < n; r++) {
+            while (!mx.empty() && a[mx.back()] <= a[r]) mx.pop_back();
+            mx.push_back(r);
+            while (!mn.empty() && a[mn.back()] >= a[r]) mn.pop_back();
+            mn.push_back(r);
+            while (a[mx.front()] - a[mn.front()] > k) {
+                l++;
+                if (mx.front() < l) mx.pop_front();
+                if (mn.front() < l) mn.pop_front();
+            }
+            bad += l;  // starts 0 .. l-1 are too wide for this r
+        }
+        long long total = n * (n + 1) / 2;
+        printf("%lld\n", total - bad);
+    }
+}

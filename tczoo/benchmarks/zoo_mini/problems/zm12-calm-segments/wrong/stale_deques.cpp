@@ -1,0 +1,31 @@
+#include <bits/stdc++.h>
+using namespace std;
+
+long long a[200005];
+deque<int> mx, mn;
+
+int main() {
+    int t;
+    scanf("%d", &t);
+    while (t--) {
+        int n;
+        long long k;
+        scanf("%d %lld", &n, &k);
+        for (int i = 0; i < n; i++) scanf("%lld", &a[i]);
+        long long count = 0;
+        int l = 0;
+        for (int r = 0; r < n; r++) {
+            while (!mx.empty() && a[mx.back()] <= a[r]) mx.pop_back();
+            mx.push_back(r);
+            while (!mn.empty() && a[mn.back()] >= a[r]) mn.pop_back();
+            mn.push_back(r);
+            while (a[mx.front()] - a[mn.front()] > k) {
+                l++;
+                if (mx.front() < l) mx.pop_front();
+                if (mn.front() < l) mn.pop_front();
+            }
+            count += r - l + 1;
+        }
+        printf("%lld\n", count);
+    }
+}
