@@ -55,7 +55,7 @@ def main():
                 if v * p > hi or rng.random() < 0.08:
                     break
                 v *= p
-            a.append(max(v, lo) if v >= lo else lo)
+            a.append(max(v, lo))
     else:
         raise SystemExit('unknown mode ' + mode)
     sys.stdout.write(f'{n}\n' + ' '.join(map(str, a)) + '\n')
