@@ -36,6 +36,7 @@ import hashlib
 import json
 import random
 import statistics
+import threading
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -46,6 +47,10 @@ from tczoo.sandbox import Job, Limits, Verdict
 from tczoo.schema import Language, Problem, Program, ScoreRecord, Setting, Task, TestSuite
 
 SLOTS = ("fast", "slow", "r1", "r2", "r3")
+# Scoring runs in worker threads: methods scored at once on one problem must time the
+# original tests once, not race to compute (and disagree on) the same cache entry.
+_TIMING_LOCKS: dict[str, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
 LANG_TITLES = {"python": "Python", "cpp": "C++", "java": "Java", "c": "C"}
 
 
@@ -151,8 +156,14 @@ class EfficiencyRunner(Runner):
                                          problem.memory_limit_mb, problem.checker, self.params.repeats]).encode()
                              ).hexdigest()[:24]
         path = cache_dir() / "efficiency" / f"{key}.json"
-        if path.is_file():
-            return json.loads(path.read_text())
+        with _LOCKS_GUARD:
+            lock = _TIMING_LOCKS.setdefault(key, threading.Lock())
+        with lock:
+            if path.is_file():
+                return json.loads(path.read_text())
+            return self._time_originals(problem, tests, path)
+
+    def _time_originals(self, problem: Problem, tests: list[tuple[str, str]], path) -> dict[str, Any]:
         timed = self._time(problem.solutions, [t[0] for t in tests], self._limits(problem),
                            expected=[t[1] for t in tests], checker=problem.checker)
         data = {"tests": len(tests), "solutions": [

@@ -55,6 +55,16 @@ def test_layout_of_a_multi_line_statement_is_read_in_sentence_order():
                               "q": 2, "x": [0, 9]}
 
 
+def test_layout_row_phrasings_and_offset_counts():
+    tree = ("## Input\n\nThe first line contains one integer n (1 ≤ n ≤ 10^5).\n\n"
+            "Each of the next n − 1 lines contains two integers u and v (1 ≤ u, v ≤ n).\n\n## Output\n")
+    assert infer_layout(tree).describe() == "n n-1×[u v]"
+    assert read_input("3\n1 2\n2 3\n", infer_layout(tree)).values == {"n": 3, "u": [1, 2], "v": [2, 3]}
+    ith = ("## Input\n\nThe first line contains one integer $n$.\n\n"
+           "The $i$-th of the next $n$ lines contains two integers $t_i$ and $w_i$.\n")
+    assert infer_layout(ith).describe() == "n n×[t w]"
+
+
 def test_multi_test_layout_reads_each_case_and_checks_the_sum_over_tests():
     layout = infer_layout(MULTI)
     assert layout.describe() == "t t×[n k s:str a[n]] (test cases)" and layout.multitest == "t"

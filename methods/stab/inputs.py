@@ -91,7 +91,8 @@ _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "single": 1, "a single": 1, "two": 2
 _LINE_START = re.compile(
     r"\b(?:the\s+)?(?:first|second|third|fourth|fifth|sixth|next|last|following|only)\s+line"
     r"(?:\s+of\s+(?:each|every|the)\s+test(?:\s+case)?)?\s+contains?\b", re.I)
-_ROWS = re.compile(r"\beach\s+of\s+the\s+(?:next|following)\s+(\w+)\s+lines?\s+(?:contains?|describes?|has)\b", re.I)
+_ROWS = re.compile(r"\b(?:each|the\s+[a-z]\s*-?\s*th)\s+of\s+the\s+(?:next|following)\s+"
+                   r"(\w+(?:\s*[−-]\s*\d+)?)\s+lines?\s+(?:contains?|describes?|has)\b", re.I)
 _TESTS = re.compile(r"\b(?:each|every)\s+(?:test\s*case|test|query\s+set|data\s*set)\b"
                     r"|\bthe\s+(?:test\s+cases|descriptions?\s+of\s+(?:the\s+)?test\s+cases)\s+follow", re.I)
 _COUNT_OF_TESTS = re.compile(r"number\s+of\s+(?:test\s*cases|tests|testcases)", re.I)
@@ -122,7 +123,12 @@ def _strip_asides(text: str) -> str:
 
 
 def _count_of(word: str) -> str | int | None:
-    word = word.strip().lower()
+    """A count: a number (word or digits), a variable, or ``var-k`` (``n − 1`` lines)."""
+    word = re.sub(r"\s*[−-]\s*", "-", word.strip())
+    if re.fullmatch(r"[a-z]-\d+", word, re.I):
+        return word
+    if word.lower() in _NUMBER_WORDS:
+        word = word.lower()
     if word in _NUMBER_WORDS:
         return _NUMBER_WORDS[word]
     if word.isdigit():
@@ -249,7 +255,13 @@ def read_input(text: str, layout: InputLayout, *, max_tokens: int = 50_000_000) 
     reading = Reading()
 
     def resolve(count: str | int, scope: dict[str, Any], *, is_length: bool = False) -> int:
+        offset = 0
+        if isinstance(count, str) and "-" in count:
+            count, k = count.split("-")
+            offset = int(k)
         value = count if isinstance(count, int) else scope.get(count, reading.values.get(count))
+        if isinstance(value, int):
+            value -= offset
         if not isinstance(value, int):
             raise LayoutError(f"count {count} is not known when it is needed")
         if value < 0 or not is_length and value > len(tokens):  # a repetition reads ≥ 1 token
