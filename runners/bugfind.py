@@ -463,8 +463,9 @@ class BugfindRunner(Runner):
 
     def _breakdown_table(self, groups) -> Table:
         outcomes = [o.value for o in Outcome]
-        columns = ["model", "method", *outcomes, "TBR sd", "reward", "inputs/resp", "top reasons"]
+        columns = ["model", "method", *outcomes, "TBR sd", "reward", "inputs/resp"]
         rows = []
+        notes = ["TBR sd: population standard deviation of TBR across the n response indices (runs)."]
         for (model, method), recs in sorted(groups.items()):
             counts = Counter(r.detail.get("outcome") for r in recs)
             row: dict[str, Any] = {"model": model, "method": method}
@@ -478,11 +479,12 @@ class BugfindRunner(Runner):
             row["reward"] = self._mean(recs, "reward")
             row["inputs/resp"] = self._mean(recs, "n_inputs")
             reasons = Counter(r.detail.get("reason") for r in recs if r.detail.get("reason"))
-            row["top reasons"] = ", ".join(f"{k} ({v})" for k, v in reasons.most_common(4))
+            if reasons:
+                notes.append(f"{method} ({model}) reasons: "
+                             + ", ".join(f"{k} ({v})" for k, v in reasons.most_common(6)))
             rows.append(row)
         return Table(title="Outcomes per response (%), spread over runs, mean RL reward (Eq. 1)",
-                     columns=columns, rows=rows,
-                     notes=["TBR sd: population standard deviation of TBR across the n response indices (runs)."])
+                     columns=columns, rows=rows, notes=notes)
 
     def _variant_table(self, groups, prefix: str, title: str) -> Table | None:
         keys = sorted({m.split("@")[1] for recs in groups.values() for r in recs for m in r.metrics
