@@ -334,3 +334,14 @@ def test_legend_formulas_are_ignored_when_an_input_section_exists() -> None:
 def test_wrapped_connective_joins_and_is_reported() -> None:
     result = parse_constraints("The number of rhythms is at least 1\nand at most 10 000.")
     assert result.constraints == [] and len(result.unparsed) == 1
+
+
+def test_prose_between_two_variables_is_not_a_range():
+    """zm07's statement: "a road of length $w_i$ between $u_i$ and $v_i$" is no constraint."""
+    text = ("Each of the next $m$ lines contains three integers $u_i$, $v_i$, $w_i$ "
+            "($1 \\le u_i, v_i \\le n$, $1 \\le w_i \\le 10^9$) — a road of length $w_i$ between $u_i$ and $v_i$.")
+    result = parse_constraints(text, sections="all")
+    chains = [c.terms for c in result.constraints if c.kind == "chain"]
+    assert ["u_i", "w_i", "v_i"] not in chains
+    assert [1, "u_i", "n"] in chains and [1, "v_i", "n"] in chains
+    assert parse_constraints("k is between 1 and n inclusive.", sections="all").constraints[0].terms == [1, "k", "n"]

@@ -366,7 +366,10 @@ def _rewrite_words(text: str) -> str:
         r"(?P<x>\|?" + _VAR + r"\|?)\s+(?:(?:is|are|lies|lie)\s+)?(?:between|from)\s+"
         r"(?P<a>" + _BOUND + r")\s+(?:and|to)\s+(?P<b>" + _BOUND + r")"
         r"(?:\s*,?\s*\(?(?:both\s+)?inclusive(?:ly)?\)?)?",
-        lambda m: f"{m['a']} ≤ {m['x']} ≤ {m['b']}", text, flags=_I)
+        # "a road of length w between u and v" is prose, not a range: a range in words
+        # has at least one numeric end ("between 1 and n").
+        lambda m: f"{m['a']} ≤ {m['x']} ≤ {m['b']}" if re.search(r"\d", m["a"] + m["b"]) else m[0],
+        text, flags=_I)
     text = re.sub(
         r"(?P<x>\|?" + _VAR + r"\|?)\s*(?:∈|(?:(?:is|are|lies|lie)\s+)?in\s+the\s+(?:range|interval|segment))"
         r"\s*\[\s*(?P<a>" + _BOUND + r")\s*[,;]\s*(?P<b>" + _BOUND + r")\s*\]",
