@@ -373,10 +373,14 @@ def _call_kind(res) -> str:
 
 
 def call_many(sandbox, calls: list[tuple[str, str, list, Any]]):
-    """``Sandbox.call_python`` for each (code, function, args, limits), in order, the
-    calls spread over the sandbox's worker slots."""
+    """``Sandbox.call_python`` for each (code, function, args, limits), in order, spread
+    over the sandbox's worker slots (its own ``call_many`` batch where it has one)."""
     if not calls:
         return []
+    if hasattr(sandbox, "call_many"):
+        from tczoo.sandbox.types import PyCall
+
+        return sandbox.call_many([PyCall(code=c, function=f, args=a, limits=lim) for c, f, a, lim in calls])
     workers = max(1, min(len(calls), getattr(sandbox, "workers", 1)))
     if workers == 1:
         return [sandbox.call_python(c, f, a, lim) for c, f, a, lim in calls]
