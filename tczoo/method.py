@@ -22,11 +22,9 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict
 
 from tczoo.llm import Completion, Session
+from tczoo.llm.backends import SAMPLE_STRIDE
 from tczoo.prompts import Prompts
 from tczoo.schema import OracleKind, Provenance, Setting, Task, TestSuite
-
-
-SAMPLE_STRIDE = 1000  # sample indices reserved per generation (n per call stays far below)
 
 
 class NoParams(BaseModel):

@@ -134,3 +134,13 @@ def test_replay_answers_from_a_recorded_run(tmp_path):
     assert [c.text for c in replay.complete_sync(MSG, n=2)] == ["one", "two"]
     [missing] = replay.complete_sync([{"role": "user", "content": "never asked"}])
     assert not missing.ok and missing.reason == "not_recorded"
+
+
+def test_scripted_generations_of_a_task_get_different_answers(tmp_path):
+    from tczoo.llm.backends import SAMPLE_STRIDE
+
+    model = _scripted(tmp_path, [{"match": "problem", "responses": ["a", "b"]}])
+    client = LLMClient(model, _settings(tmp_path))
+    first = client.complete_sync(MSG, first_sample=0)[0].text
+    second = client.complete_sync(MSG, first_sample=SAMPLE_STRIDE)[0].text
+    assert (first, second) == ("a", "b")

@@ -20,6 +20,11 @@ from pathlib import Path
 from typing import Any
 
 
+# Sample indices reserved per independent generation of a task (see
+# ``tczoo.method.Context.sample_base``): generation g asks for samples g*STRIDE + i.
+SAMPLE_STRIDE = 1000
+
+
 class ProviderError(Exception):
     """A call failed. ``retryable`` says whether trying again may help."""
 
@@ -63,7 +68,8 @@ class ScriptedBackend(Backend):
 
     ``match`` is searched in the rendered prompt; the first matching rule answers. With
     ``responses`` the sample index picks the answer (cycling), so a rule can script the
-    n different samples a method asks for. An optional ``"delay"`` (seconds) simulates
+    n different samples a method asks for; generation g of a task starts g answers
+    further along the list. An optional ``"delay"`` (seconds) simulates
     a slow provider. No matching rule is a recorded failure.
     """
 
@@ -93,7 +99,8 @@ class ScriptedBackend(Backend):
             if pattern.search(prompt):
                 if delay:
                     await asyncio.sleep(delay)
-                return Answer(text=answers[sample % len(answers)])
+                generation, within = divmod(sample, SAMPLE_STRIDE)
+                return Answer(text=answers[(generation + within) % len(answers)])
         raise ProviderError(
             f"no scripted rule matches the prompt (starts {prompt[:80]!r})", reason="no_rule"
         )
