@@ -1,13 +1,12 @@
 import sys
 import heapq
 
-lines = sys.stdin.read().split("\n")
-n = int(lines[0])
-rows = [line.split() for line in lines[1:n + 1]]
-rows.sort()  # by deadline, then by fee
+data = sys.stdin.buffer.read().split()
+n = int(data[0])
+rows = sorted(zip(data[1:2 * n + 1:2], data[2:2 * n + 1:2]))  # by deadline, then by fee
 kept = []
-for row in rows:
-    dl, fee = int(row[0]), int(row[1])
+for d, p in rows:
+    dl, fee = int(d), int(p)
     if len(kept) < dl:
         heapq.heappush(kept, fee)
     elif kept[0] < fee:
