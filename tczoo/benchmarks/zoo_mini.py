@@ -43,7 +43,7 @@ ROOT = Path(__file__).parent / "zoo_mini" / "problems"
 NAME = "zoo-mini"
 
 
-class ZooMiniError(RuntimeError):
+class ZooMiniError(ValueError):
     pass
 
 
