@@ -265,7 +265,7 @@ def extract_program(text: str) -> Program:
 # it seeds ``random`` (so a generator called with distinct seeds gives distinct inputs),
 # runs the code as a module that is not __main__ and returns the JSON-encoded value.
 
-_REASONS = {
+CALL_FAILURE_REASONS = {  # CallResult.error_type -> the reason a suite records
     "timeout": "timeout", "memory": "memory", "output": "output_too_large",
     "no_function": "no_function", "bad_return": "bad_return",
     "exception": "crash", "assertion": "crash",
@@ -301,7 +301,7 @@ def read_call(res) -> tuple[bool, Any, str, str]:
         return True, res.value, "", ""
     if res.run.verdict.value == "SE":
         return False, None, "sandbox_error", res.error
-    return False, None, _REASONS.get(res.error_type or "", "crash"), res.error[-1500:]
+    return False, None, CALL_FAILURE_REASONS.get(res.error_type or "", "crash"), res.error[-1500:]
 
 
 async def call_all(ctx, calls: list) -> list:

@@ -23,16 +23,13 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from methods.common import extract_function
+from methods.common import CALL_FAILURE_REASONS, extract_function
 from methods.stab.constraints import parse_constraints
 from methods.stab.inputs import InputChecker, checker_for
 from tczoo.method import Context, Method
 from tczoo.parsing import ParseError, as_stdin
 from tczoo.schema import Artifact, Language, OracleKind, Program, Setting, Task, TestCase, TestSuite
 
-_CALL_ERRORS = {"timeout": "timeout", "memory": "memory", "output": "output_too_large",
-                "exception": "crash", "assertion": "crash", "no_function": "no_function",
-                "bad_return": "bad_return"}
 
 
 class EvalPerfParams(BaseModel):
@@ -141,7 +138,7 @@ class EvalPerf(Method):
         for _ in range(p.max_doublings + 1):
             call = await asyncio.to_thread(ctx.sandbox.call_python, code, "perf_input_gen", [scale], gen_limits)
             if not call.ok:
-                steps.append(Step(scale, _CALL_ERRORS.get(call.error_type or "", "crash"),
+                steps.append(Step(scale, CALL_FAILURE_REASONS.get(call.error_type or "", "crash"),
                                   error=(call.error or call.run.message)[-1500:]))
                 break
             try:

@@ -31,7 +31,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from methods.common import extract_function
+from methods.common import CALL_FAILURE_REASONS, extract_function
 from tczoo.method import Context, Method
 from tczoo.parsing import ParseError, as_stdin
 from tczoo.schema import Artifact, Language, OracleKind, Program, Setting, Task, TestCase, TestSuite
@@ -54,9 +54,6 @@ def {_ENTRY}(seed):
     return generate()
 """
 
-_CALL_ERRORS = {"timeout": "timeout", "memory": "memory", "output": "output_too_large",
-                "exception": "crash", "assertion": "crash", "no_function": "no_function",
-                "bad_return": "bad_return"}
 
 
 class StabParams(BaseModel):
@@ -247,7 +244,7 @@ class Stab(Method):
         limits = Limits(time_ms=p.gen_time_ms, memory_mb=p.gen_memory_mb, output_kb=2 * p.max_input_kb + 1024)
         call = await asyncio.to_thread(ctx.sandbox.call_python, code + _WRAPPER, _ENTRY, [seed], limits)
         if not call.ok:
-            reason = _CALL_ERRORS.get(call.error_type or "", "crash")
+            reason = CALL_FAILURE_REASONS.get(call.error_type or "", "crash")
             return _Attempt(False, reason=reason, detail=(call.error or call.run.message)[-1500:])
         try:  # a str as it is; a list/dict becomes lines (tczoo.parsing.as_stdin)
             text = as_stdin(call.value)
