@@ -291,7 +291,8 @@ def _print_report(run_dir: Path, fmt: str) -> None:
     for t in tables:
         table = RichTable(title=t.title)
         for c in t.columns:
-            table.add_column(c, justify="left" if c in ("model", "method", "problem") else "right")
+            left = c in ("model", "method", "problem")
+            table.add_column(c, justify="left" if left else "right", overflow="fold" if left else "ellipsis")
         for row in t.rows:
             table.add_row(*(_cell(row.get(c)) for c in t.columns))
         console.print(table)
