@@ -304,6 +304,7 @@ def _print_report(run_dir: Path, fmt: str) -> None:
 def report(
     run_dirs: list[Path] = typer.Argument(..., help="run directories"),
     fmt: str = typer.Option("table", "--format", "-f", help="table | md | csv | json"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="also draw the scaling curves (HR at k x rank) to this PNG"),
 ) -> None:
     """Print the paper-style result tables of one or more runs."""
     if fmt not in ("table", "md", "csv", "json"):
@@ -311,7 +312,45 @@ def report(
     for d in run_dirs:
         if not (d / "config.json").exists():
             raise CLIError(f"{d} is not a tczoo run directory")
+    for d in run_dirs:
         _print_report(d, fmt)
+    if plot is not None:
+        tables = [t for d in run_dirs for t in _tables(d)[1]]
+        if not plot_scaling(tables, plot):
+            raise CLIError("nothing to plot: score with scales, e.g. --params '{\"runner:hackrate\": {\"scales\": [1,2,3,4,5]}}'")
+        err_console.print(f"plot written to {plot}")
+
+
+def plot_scaling(tables, path: Path) -> bool:
+    """Figure 5 of TC-Bench: HackRate against the test budget (k x rank), a line per
+    model x method. Returns False when no table has scaling columns."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    series = []
+    for t in tables:
+        cols = [c for c in t.columns if c.startswith("HR ") and c.endswith("x")]
+        for row in t.rows:
+            points = [(int(c[3:-1]), row[c]) for c in cols if row.get(c) is not None]
+            if points:
+                series.append((f"{row.get('model', '')} {row.get('method', '')}".strip(), sorted(points)))
+    if not series:
+        return False
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for label, points in series:
+        ax.plot([k for k, _ in points], [v for _, v in points], marker="o", label=label)
+    ax.set_xlabel("test budget (multiples of rank)")
+    ax.set_ylabel("HackRate (%)")
+    ax.set_ylim(0, 100)
+    ax.set_xticks(sorted({k for _, pts in series for k, _ in pts}))
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return True
 
 
 # --------------------------------------------------------------------------- sandbox / doctor
