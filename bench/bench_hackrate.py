@@ -39,7 +39,7 @@ def main() -> None:
             start = time.perf_counter()
             _, executions = runner.hack(p, valid)
             early = time.perf_counter() - start
-            limits = Limits(time_ms=p.time_limit_ms, memory_mb=p.memory_limit_mb)
+            limits = Limits.of(p)
             jobs = [Job(program=w, stdin=i, expected=o, comparator=p.checker, limits=limits)
                     for w in p.wrong_solutions for i, o in valid]
             start = time.perf_counter()

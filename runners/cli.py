@@ -18,7 +18,7 @@ def judge_matrix(problem: Problem, sandbox) -> list[list[str]]:
     """Every wrong code on every golden test (no early exit: WrongSelect needs all of it)."""
     from tczoo.sandbox import Job, Limits
 
-    limits = Limits(time_ms=problem.time_limit_ms, memory_mb=problem.memory_limit_mb)
+    limits = Limits.of(problem)
     tests = problem.golden_tests
     jobs = [
         Job(program=w, stdin=t.input, expected=t.output, comparator=problem.checker, limits=limits)

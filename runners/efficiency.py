@@ -131,7 +131,7 @@ class EfficiencyRunner(Runner):
     # ------------------------------------------------------------------ timings
 
     def _limits(self, problem: Problem) -> Limits:
-        return Limits(time_ms=problem.time_limit_ms, memory_mb=problem.memory_limit_mb)
+        return Limits.of(problem)
 
     def _time(self, programs: list[Program], inputs: list[str], limits: Limits,
               expected: list[str | None] | None = None, checker: str | None = None) -> list[list[tuple[float, str]]]:

@@ -116,7 +116,7 @@ class HackRateRunner(Runner):
 
     @staticmethod
     def _limits(problem: Problem) -> Limits:
-        return Limits(time_ms=problem.time_limit_ms, memory_mb=problem.memory_limit_mb)
+        return Limits.of(problem)
 
     # ------------------------------------------------------------------ scoring
 

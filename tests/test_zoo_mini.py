@@ -42,7 +42,7 @@ def test_shape(problems):
 
 def test_every_accepted_solution_passes_every_golden_test(problems, sandbox):
     for p in problems:
-        limits = Limits(time_ms=p.time_limit_ms, memory_mb=p.memory_limit_mb)
+        limits = Limits.of(p)
         jobs = [Job(program=s, stdin=t.input, expected=t.output, comparator=p.checker, limits=limits, tag=(s.name, t.name))
                 for s in p.solutions for t in p.golden_tests]
         bad = [(job.tag, r.verdict.value) for job, r in zip(jobs, sandbox.run_many(jobs)) if r.verdict is not Verdict.AC]
@@ -52,7 +52,7 @@ def test_every_accepted_solution_passes_every_golden_test(problems, sandbox):
 def test_every_wrong_solution_fails_where_its_signature_says(problems, sandbox):
     """Re-judge each wrong code on the first golden test its stored signature fails."""
     for p in problems:
-        limits = Limits(time_ms=p.time_limit_ms, memory_mb=p.memory_limit_mb)
+        limits = Limits.of(p)
         jobs = []
         for w in p.wrong_solutions:
             first = next(i for i, v in enumerate(w.signature.verdicts) if v != "AC")

@@ -233,7 +233,7 @@ def lock(root: Path = ROOT, problems: list[str] | None = None) -> None:
             problem = materialise(pdir, sandbox, check_lock=False)
             lock_data = {t.name: {"input": sha256(t.input), "output": sha256(t.output)} for t in problem.golden_tests}
             (pdir / "tests.lock.json").write_text(json.dumps(lock_data, indent=1, sort_keys=True) + "\n")
-            limits = Limits(time_ms=problem.time_limit_ms, memory_mb=problem.memory_limit_mb)
+            limits = Limits.of(problem)
             sigs = {}
             for w in problem.wrong_solutions:
                 jobs = [

@@ -35,6 +35,11 @@ class Limits(BaseModel):
     file_kb: int = 16 * 1024  # largest file the program may write
     processes: int = 1  # threads/processes the program may create (1 = no fork)
 
+    @classmethod
+    def of(cls, problem) -> "Limits":
+        """The judge's limits for a problem (anything with time/memory limits: Problem, Task)."""
+        return cls(time_ms=problem.time_limit_ms, memory_mb=problem.memory_limit_mb)
+
     @property
     def wall_guard_ms(self) -> int:
         return self.wall_ms if self.wall_ms is not None else 2 * self.time_ms + 1000
