@@ -50,7 +50,7 @@ def build_units(config: RunConfig, problems: list[Problem], sandbox) -> list[Uni
     return units
 
 
-async def _generate(unit: Unit, client: LLMClient, sandbox, prompts: Prompts, config: RunConfig) -> GenerationRecord:
+async def _generate(unit: Unit, client: LLMClient, sandbox, prompts: Prompts) -> GenerationRecord:
     session = Session(client)
     ctx = Context(
         llm=session,
@@ -126,7 +126,7 @@ async def run(
             async with gate:
                 record = done.get(key)
                 if record is None:
-                    record = await _generate(unit, client, sandbox, prompts, config)
+                    record = await _generate(unit, client, sandbox, prompts)
                     store.add_generation(record)
                 if key not in scored:
                     score = await asyncio.to_thread(score_unit, unit, record.suite, record.model)

@@ -140,10 +140,6 @@ class RunStore:
         return list(self._read("exchanges.jsonl"))
 
 
-def record_key(method: str, problem_id: str, task: str) -> tuple[str, str, str]:
-    return (method, problem_id, task)
-
-
 def _comparable(config: RunConfig) -> dict:
     # The version may change between a crash and the resume; the experiment may not.
     return config.model_dump(exclude={"tczoo_version"})
