@@ -27,7 +27,8 @@ app = typer.Typer(
     help="tczoo: LLM test-case-generation methods for algorithmic problems, scored as their papers do.",
     pretty_exceptions_enable=False,
 )
-console = Console()
+# Piped output (logs, CI) gets wide tables instead of rich's 80-column default.
+console = Console() if sys.stdout.isatty() else Console(width=160)
 err_console = Console(stderr=True)
 
 
