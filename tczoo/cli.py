@@ -245,12 +245,22 @@ def _tables(run_dir: Path):
     store = RunStore.open(run_dir)
     scores = store.scores()
     by_runner: dict[str, list] = {}
+    failed = [s for s in scores if "error" in s.detail]
     for s in scores:
-        by_runner.setdefault(s.runner, []).append(s)
+        if "error" not in s.detail:
+            by_runner.setdefault(s.runner, []).append(s)
     tables = []
     for name, records in by_runner.items():
         # summarising reads records only: no sandbox needed
         tables.extend(get_runner(name)(None).summarize(records))
+    if failed:
+        first = failed[0]
+        note = (f"{len(failed)} generation(s) could not be scored and are left out "
+                f"(first: {first.method} on {first.problem_id}: {first.detail['error'][:200]})")
+        if tables:
+            tables[0].notes.append(note)
+        else:
+            err_console.print(note)
     return store, tables
 
 

@@ -85,7 +85,18 @@ async def _generate(unit: Unit, client: LLMClient, sandbox, prompts: Prompts) ->
 
 
 def score_unit(unit: Unit, suite: TestSuite, model: str) -> ScoreRecord:
-    record = unit.runner.score(unit.problem, unit.spec, suite)
+    """Score one suite; a scoring crash becomes a record with ``detail["error"]`` (the
+    report counts it apart) instead of taking the run down."""
+    try:
+        record = unit.runner.score(unit.problem, unit.spec, suite)
+    except Exception as exc:
+        record = ScoreRecord(
+            runner=unit.runner.name,
+            method=unit.method_name,
+            model=model,
+            problem_id=unit.problem.id,
+            detail={"error": f"{type(exc).__name__}: {exc}"[:2000]},
+        )
     record.method = unit.method_name
     record.model = model
     record.task = unit.spec.key

@@ -69,3 +69,21 @@ def test_replay_rescores_a_recorded_run_offline(tmp_path):
     assert done.returncode == 0, done.stderr
     suites = lambda d: [g["suite"]["tests"] for g in _lines(d / "generations.jsonl")]  # noqa: E731
     assert suites(second) == suites(first)
+
+
+def test_a_scoring_crash_is_recorded_not_fatal(tmp_path):
+    """A tcbench problem without correct code cannot be validated: recorded, run goes on."""
+    bench = tmp_path / "b.jsonl"
+    rec = {"problem_id": "p", "description": "Print n.", "time_limit": 1000, "memory_limit": 64,
+           "sample_input": "1\n", "sample_output": "1\n", "solutions": [],
+           "wrong_solutions": [{"code": "print(0)", "lang": "python", "output_str": "W"}], "rank": 1}
+    bench.write_text(json.dumps(rec) + "\n")
+    rules = tmp_path / "rules.jsonl"
+    _rules(rules, delay=0)
+    out = tmp_path / "run"
+    done = subprocess.run([sys.executable, "-m", "tczoo.cli", "run", "--method", "crux", "--model", f"scripted:{rules}",
+                           "--benchmark", f"tcbench:{bench}", "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    [score] = _lines(out / "scores.jsonl")
+    assert "no correct code" in score["detail"]["error"]
+    assert "could not be scored" in done.stderr + done.stdout
