@@ -1,7 +1,7 @@
 """Efficiency scoring: Algorithmic Slowdown Rate (ASR), STAB paper 002 §4.3.
 
-Per problem and language (C++ and Python by default; Java is not supported by the
-sandbox and is skipped):
+Per problem and language (Python, C++ and Java by default; a language without accepted
+solutions is skipped):
 
 1. *Timings on the original tests*: every accepted solution runs on every golden test
    (the benchmark's own tests; samples when there are none) ``repeats`` times; a
@@ -57,7 +57,7 @@ LANG_TITLES = {"python": "Python", "cpp": "C++", "java": "Java", "c": "C"}
 class EfficiencyParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    languages: list[str] = Field(default_factory=lambda: ["python", "cpp"])
+    languages: list[str] = Field(default_factory=lambda: ["python", "cpp", "java"])
     repeats: int = Field(3, ge=1, description="runs per (solution, test); the runtime is their median")
     tests: int = Field(5, ge=1, description="tests per problem a method is asked for (the paper: 5)")
     random_refs: int = Field(3, ge=0, description="randomly sampled references per language")
@@ -181,8 +181,6 @@ class EfficiencyRunner(Runner):
         out: dict[str, dict[str, Any]] = {}
         for lang in self.params.languages:
             language = Language.parse(lang)
-            if language is Language.JAVA:
-                continue  # the sandbox cannot run Java (docs/sandbox.md)
             idx = [i for i, s in enumerate(data["solutions"]) if s["language"] == language.value]
             failing = [i for i in idx if any(v != "AC" for v in data["solutions"][i]["verdicts"])]
             eligible = [i for i in idx if i not in failing and data["solutions"][i]["runtimes"]]

@@ -162,3 +162,27 @@ def test_real_runs_expose_a_quadratic_solution_on_a_large_n(sandbox, tmp_path, m
     # n = 10^5 is 5·10^9 increments: far past 300 ms; n = 2 is below every original test.
     assert cpp["slots"]["slow"]["outcomes"] == ["tle", "no"]
     assert record.metrics["cpp:slow:tle"] == 1 and record.metrics["cpp:slow:exposed"] == 1
+
+
+QUADRATIC_JAVA = """import java.util.*;
+public class Pairs { public static void main(String[] a) { long n = new Scanner(System.in).nextLong(); long c = 0;
+for (long i = 0; i < n; i++) for (long j = i + 1; j < n; j++) c += (i ^ j) & 1; System.out.println(n * (n - 1) / 2 + 0 * c); } }"""
+LINEAR_JAVA = """import java.util.*;
+public class Fast { public static void main(String[] a) { long n = new Scanner(System.in).nextLong();
+System.out.println(n * (n - 1) / 2); } }"""
+
+
+def test_java_solutions_are_ranked_and_exposed_too(sandbox, tmp_path, monkeypatch):
+    """Java (a JDK is present): real JVM runs in the sandbox, same ASR rules."""
+    monkeypatch.setenv("TCZOO_CACHE", str(tmp_path))
+    quadratic = Program(code=QUADRATIC_JAVA, language=Language.JAVA, name="Pairs.java")
+    linear = Program(code=LINEAR_JAVA, language=Language.JAVA, name="Fast.java")
+    golden = [GoldenTest(input=f"{n}\n", output=f"{n * (n - 1) // 2}\n") for n in (1, 10, 3000)]
+    problem = Problem(id="pairs-java", statement="n", time_limit_ms=1500, solutions=[quadratic, linear],
+                      golden_tests=golden)
+    runner = EfficiencyRunner(sandbox, tests=2, repeats=1)  # default languages include java
+    record = runner.score(problem, TaskSpec(key="", task=None), _suite(["200000\n", "2\n"]))
+    java = record.detail["languages"]["java"]
+    assert java["excluded"] == [] and java["slots"]["slow"]["solution"] == "Pairs.java"
+    assert java["slots"]["slow"]["outcomes"][0] in ("tle", "yes")
+    assert java["slots"]["slow"]["outcomes"][1] == "no"

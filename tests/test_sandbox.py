@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import shutil
 import time
 from pathlib import Path
 
@@ -316,3 +317,30 @@ def test_call_many_batches_seeded_calls_in_order(sandbox):
     assert a.ok and b.ok and c.ok
     assert a.value == c.value != b.value  # same seed, same value: generators are reproducible
     assert not d.ok and d.error_type == "assertion"
+
+
+JAVA_SUM = """import java.io.*; import java.util.*;
+public class Sum { public static void main(String[] a) throws IOException {
+  StringTokenizer st = new StringTokenizer(new BufferedReader(new InputStreamReader(System.in)).readLine());
+  System.out.println(Long.parseLong(st.nextToken()) + Long.parseLong(st.nextToken())); } }"""
+
+
+@pytest.mark.skipif(shutil.which("javac") is None, reason="no JDK on this machine")
+def test_java_verdicts(sandbox):
+    java = lambda code: Program(code=code, language=Language.JAVA)  # noqa: E731
+    ok = sandbox.judge(java(JAVA_SUM), "2 40\n", "42\n", Limits(time_ms=3000, memory_mb=256))
+    assert ok.verdict is Verdict.AC and ok.memory_kb > 10_000
+    assert sandbox.judge(java(JAVA_SUM), "2 40\n", "41\n", Limits(time_ms=3000)).verdict is Verdict.WA
+    ce = sandbox.run(java("public class X { public static void main(String[] a) { int x = ; } }"))
+    assert ce.verdict is Verdict.CE and "error" in ce.message
+    spin = sandbox.run(java("public class S { public static void main(String[] a) { long x = 0; while (true) x++; } }"),
+                       "", Limits(time_ms=1000))
+    assert spin.verdict is Verdict.TLE
+    hog = sandbox.run(java("public class M { public static void main(String[] a) { java.util.List<long[]> l = "
+                           "new java.util.ArrayList<>(); while (true) l.add(new long[1 << 20]); } }"),
+                      "", Limits(time_ms=5000, memory_mb=128))
+    assert hog.verdict in (Verdict.MLE, Verdict.RE)
+    spawn = sandbox.run(java("public class F { public static void main(String[] a) throws Exception { "
+                             "while (true) new ProcessBuilder(\"/bin/sh\", \"-c\", \"sleep 100\").start(); } }"),
+                        "", Limits(time_ms=2000))
+    assert spawn.verdict in (Verdict.RE, Verdict.TLE) and spawn.wall_ms < 10_000

@@ -19,6 +19,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -35,7 +36,26 @@ DEFAULT_FLAGS = {
     Language.CPP: ["-O2", "-std=c++17"],
     Language.C: ["-O2", "-std=gnu17"],
 }
-COMPILERS = {Language.CPP: "g++", Language.C: "gcc"}
+COMPILERS = {Language.CPP: "g++", Language.C: "gcc", Language.JAVA: "javac"}
+# The JVM reserves far more address space than it uses: javac runs with a bounded heap,
+# and (like the programs) is held to memory by the cgroup rather than RLIMIT_AS.
+JAVAC_OPTS = ["-J-Xmx512m", "-J-XX:+UseSerialGC", "-J-XX:TieredStopAtLevel=1", "-J-XX:-UsePerfData",
+              "-encoding", "UTF-8"]
+
+
+def java_tool(name: str) -> str | None:
+    """Real path of a JDK tool (the /usr/bin alternatives symlinks point outside /usr)."""
+    exe = shutil.which(name)
+    return os.path.realpath(exe) if exe else None
+
+
+def java_main_class(code: str) -> str:
+    """The class javac must name the file after: the public one, else the one with main."""
+    m = re.search(r"public\s+(?:final\s+|abstract\s+)*class\s+([A-Za-z_$][\w$]*)", code)
+    if m:
+        return m.group(1)
+    m = re.search(r"class\s+([A-Za-z_$][\w$]*)[^{]*\{(?:(?!\bclass\b).)*?static\s+void\s+main\s*\(", code, re.S)
+    return m.group(1) if m else "Main"
 MESSAGE_CAP = 4000  # characters of compiler output kept in a CE message
 
 
@@ -53,7 +73,8 @@ def compiler_version(lang: Language) -> str:
     exe = shutil.which(COMPILERS.get(lang, "")) if lang in COMPILERS else None
     if not exe:
         return "missing"
-    out = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
+    out = subprocess.run([exe, "--version"], capture_output=True, text=True)
+    out = out.stdout or out.stderr
     return out.splitlines()[0] if out else "unknown"
 
 
@@ -94,7 +115,7 @@ class Compiler:
     def artifact(self, program: Program) -> str:
         """Path of the runnable file relative to the cache root."""
         key = self.key(program)
-        name = "main.py" if program.language is Language.PYTHON else "prog"
+        name = {Language.PYTHON: "main.py", Language.JAVA: "prog.jar"}.get(program.language, "prog")
         return f"{key[:2]}/{key}/{name}"
 
     @staticmethod
@@ -167,36 +188,49 @@ class Compiler:
         if lang not in COMPILERS:
             return CompileResult(ok=False, message=f"language {lang.value} is not supported "
                                  "by the tczoo sandbox"), {}, False
-        flags = program.flags if program.flags is not None else DEFAULT_FLAGS[lang]
+        flags = program.flags if program.flags is not None else DEFAULT_FLAGS.get(lang, [])
         with tempfile.TemporaryDirectory(prefix="tczoo-build-") as tmp:
             work = Path(tmp)
-            src = work / f"main{lang.suffix}"
+            main_class = java_main_class(program.code) if lang is Language.JAVA else ""
+            src = work / (f"{main_class}.java" if lang is Language.JAVA else f"main{lang.suffix}")
             src.write_text(program.code)
             uid = jail.UID_BASE + jail.COMPILE_UID_OFFSET
             if self.level in ("full", "uid"):
                 os.chown(work, uid, uid)
                 os.chown(src, uid, uid)
-            tail = ["-lm"] if lang is Language.C else []
-            argv = [COMPILERS[lang], *flags, "-o", "prog", src.name, *tail]
-            rc, output, timed_out = self._run_compiler(argv, work, uid)
+            if lang is Language.JAVA:
+                javac, jar = java_tool("javac"), java_tool("jar")
+                if not (javac and jar):
+                    return CompileResult(ok=False, message="sandbox error: no JDK (javac, jar)"), {}, False
+                argv = ["/bin/sh", "-c", f"{javac} {' '.join([*JAVAC_OPTS, *flags])} -d classes {src.name} && "
+                        f"{jar} --create --file prog.jar --main-class {main_class} -C classes ."]
+                artifact = "prog.jar"
+            else:
+                tail = ["-lm"] if lang is Language.C else []
+                argv = [COMPILERS[lang], *flags, "-o", "prog", src.name, *tail]
+                artifact = "prog"
+            rc, output, timed_out = self._run_compiler(argv, work, uid, java=lang is Language.JAVA)
             if timed_out:
                 return CompileResult(ok=False, message="compilation time limit exceeded"), {}, False
             if output.startswith(("bwrap:", "setpriv:", "prlimit:")):
                 # Our jail failed, not the program: a sandbox error, never cached.
                 return CompileResult(ok=False, message=f"sandbox error: {output}"), {}, False
-            prog = work / "prog"
+            prog = work / artifact
             if rc != 0 or not prog.exists():
                 msg = truncate(output or f"compiler exited with status {rc}")
                 return CompileResult(ok=False, message=msg), {}, True
-            return CompileResult(ok=True, message=truncate(output)), {"prog": prog.read_bytes()}, True
+            return CompileResult(ok=True, message=truncate(output)), {artifact: prog.read_bytes()}, True
 
-    def _run_compiler(self, argv: list[str], work: Path, uid: int) -> tuple[int, str, bool]:
+    def _run_compiler(self, argv: list[str], work: Path, uid: int, *, java: bool = False) -> tuple[int, str, bool]:
         lim = self.limits
         cpu = max(1, int(lim.time_s + 0.999))
         prefix = []
         if self.caps.prlimit:
+            # javac's heap is capped by -J-Xmx; an address-space limit would stop the JVM
+            # from reserving its (unused) virtual ranges.
+            memory = [] if java else [f"--as={lim.memory_mb << 20}"]
             prefix = [self.caps.prlimit, f"--cpu={cpu}:{cpu + 1}",
-                      f"--as={lim.memory_mb << 20}", f"--fsize={lim.output_mb << 20}",
+                      *memory, f"--fsize={lim.output_mb << 20}",
                       "--core=0", "--"]
         cmd: list[str] = []
         pass_fds: tuple[int, ...] = ()

@@ -91,6 +91,9 @@ def system_mounts() -> list[str]:
     # The dynamic loader's cache and the alternatives links (cc, c++, python...).
     for p in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives"):
         args += ["--ro-bind-try", p, p]
+    # Debian's JDKs keep their configuration (java.security ...) under /etc/java-N-*.
+    for p in sorted(Path("/etc").glob("java-*")):
+        args += ["--ro-bind", str(p), str(p)]
     return args
 
 

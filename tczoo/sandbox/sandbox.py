@@ -16,7 +16,10 @@ from typing import Callable, Iterable, Iterator
 from tczoo.schema import Language, Program
 from tczoo.sandbox import callpy, jail
 from tczoo.sandbox.compare import compare_outputs, parse_comparator
-from tczoo.sandbox.compile import CompileLimits, Compiler
+from tczoo.sandbox.compile import CompileLimits, Compiler, java_tool
+
+JAVA_RUN_OPTS = ["-Xss64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"]
+JAVA_THREADS = 64
 from tczoo.sandbox.executor import LocalExecutor, ordered_stream
 from tczoo.sandbox.slots import HOST_SLACK_S, SlotPool, WorkerDied
 from tczoo.sandbox.types import CallResult, CompileResult, Job, Limits, PyCall, RunResult, Verdict
@@ -181,6 +184,10 @@ class Sandbox:
             path = slot.cache_path(rel)
             if program.language is Language.PYTHON:
                 argv = [self.caps.python, "-I", path]
+            elif program.language is Language.JAVA:
+                argv = [java_tool("java") or "java", *JAVA_RUN_OPTS, f"-Xmx{limits.memory_mb}m", "-jar", path]
+                # The JVM runs a dozen threads of its own; they count against NPROC and pids.
+                limits = limits.model_copy(update={"processes": max(limits.processes, JAVA_THREADS)})
             else:
                 argv = [path]
             argv += list(args or [])
