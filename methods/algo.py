@@ -30,8 +30,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from methods.common import (
     Generator,
-    extract_function,
     extract_program,
+    function_from,
     note_truncation,
     outputs_of,
     run_generators,
@@ -126,12 +126,8 @@ class Algo(Method):
 
     async def _generator(self, task: Task, ctx: Context, suite: TestSuite) -> Generator | None:
         answers = await ctx.ask(suite, "algo/generator", task=task, item="generator")
-        if not answers:
-            return None
-        try:
-            code = extract_function(answers[0].text, GENERATE)
-        except ParseError as exc:
-            suite.fail("parse", exc.reason, exc.detail, "generator")
+        code = function_from(suite, answers, GENERATE, "generator")
+        if code is None:
             return None
         note_truncation(suite, answers[0].text, "generator")
         return Generator(name="generator", code=code, function="generate", origin="algo")

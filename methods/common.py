@@ -202,6 +202,18 @@ def bare_python(text: str, *, max_prose_lines: int = 20) -> str | None:
     return None
 
 
+def function_from(suite: TestSuite, answers: list, functions: tuple[str, ...], item: str) -> str | None:
+    """``extract_function`` on the first answer, a parse failure recorded on ``suite``
+    (None when there is no answer or no usable function)."""
+    if not answers:
+        return None
+    try:
+        return extract_function(answers[0].text, functions)
+    except ParseError as exc:
+        suite.fail("parse", exc.reason, exc.detail, item)
+        return None
+
+
 def extract_function(text: str, functions: tuple[str, ...]) -> str:
     """Python source from an answer that defines one of ``functions``.
 

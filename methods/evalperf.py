@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from methods.common import CALL_FAILURE_REASONS, extract_function
+from methods.common import CALL_FAILURE_REASONS, function_from
 from methods.stab.constraints import parse_constraints
 from methods.stab.inputs import InputChecker, checker_for
 from tczoo.method import Context, Method
@@ -95,7 +95,7 @@ class EvalPerf(Method):
         item = f"g{k}"
         variables = {"task": task, "reference": reference, "index": k + 1, "total": total}
         answers = await ctx.ask(suite, "evalperf/generate", first_sample=k, item=item, **variables)
-        code = self._code(answers, suite, item)
+        code = function_from(suite, answers, ("perf_input_gen",), item)
         repairs = 0
         while True:
             steps, best = await self.double(code, task, reference, checker, ctx) if code else ([], None)
@@ -111,7 +111,7 @@ class EvalPerf(Method):
             where = f"{item}/repair{repairs}"
             answers = await ctx.ask(suite, "evalperf/repair", first_sample=k, item=where,
                                     previous=code or "", error=error[:3000], **variables)
-            code = self._code(answers, suite, where) or code
+            code = function_from(suite, answers, ("perf_input_gen",), where) or code
         if code:
             trace = ", ".join(f"{s.scale}:{s.outcome}" for s in steps)
             suite.artifacts.append(Artifact(
@@ -170,12 +170,3 @@ class EvalPerf(Method):
             scale *= 2
         return steps, best
 
-    @staticmethod
-    def _code(answers, suite: TestSuite, item: str) -> str | None:
-        if not answers:
-            return None
-        try:
-            return extract_function(answers[0].text, ("perf_input_gen",))
-        except ParseError as exc:
-            suite.fail("parse", exc.reason, exc.detail, item)
-            return None

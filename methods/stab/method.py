@@ -31,7 +31,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from methods.common import CALL_FAILURE_REASONS, extract_function
+from methods.common import CALL_FAILURE_REASONS, function_from
 from tczoo.method import Context, Method
 from tczoo.parsing import ParseError, as_stdin
 from tczoo.schema import Artifact, Language, OracleKind, Program, Setting, Task, TestCase, TestSuite
@@ -203,7 +203,7 @@ class Stab(Method):
         variables = spec.variables(k, total)
         target = variables["target"]
         answers = await ctx.ask(suite, "stab/generate", first_sample=k, item=item, **variables)
-        code = self._code(answers, suite, item)
+        code = function_from(suite, answers, ("generate",), item)
         last_code, repairs = code, 0
         while True:
             outcome = await self._execute(code, checker, ctx, seed=k) if code else None
@@ -224,18 +224,9 @@ class Stab(Method):
             where = f"{item}/repair{repairs}"
             answers = await ctx.ask(suite, "stab/repair", first_sample=k, item=where,
                                     previous=last_code or "", error=error[:3000], **variables)
-            code = self._code(answers, suite, where)
+            code = function_from(suite, answers, ("generate",), where)
             last_code = code or last_code
 
-    @staticmethod
-    def _code(answers, suite: TestSuite, item: str) -> str | None:
-        if not answers:
-            return None
-        try:
-            return extract_function(answers[0].text, ("generate",))
-        except ParseError as exc:
-            suite.fail("parse", exc.reason, exc.detail, item)
-            return None
 
     async def _execute(self, code: str, checker: InputChecker | None, ctx: Context, seed: int) -> _Attempt:
         from tczoo.sandbox import Limits
