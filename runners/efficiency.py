@@ -32,25 +32,18 @@ the TLE share of exposures.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import random
 import statistics
-import threading
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tczoo.paths import cache_dir
+from tczoo.paths import cached_json
 from tczoo.runner import Runner, Table, TaskSpec
 from tczoo.sandbox import Job, Limits, Verdict
 from tczoo.schema import Language, Problem, Program, ScoreRecord, Setting, Task, TestSuite
 
 SLOTS = ("fast", "slow", "r1", "r2", "r3")
-# Scoring runs in worker threads: methods scored at once on one problem must time the
-# original tests once, not race to compute (and disagree on) the same cache entry.
-_TIMING_LOCKS: dict[str, threading.Lock] = {}
-_LOCKS_GUARD = threading.Lock()
 LANG_TITLES = {"python": "Python", "cpp": "C++", "java": "Java", "c": "C"}
 
 
@@ -152,28 +145,16 @@ class EfficiencyRunner(Runner):
     def original_timings(self, problem: Problem) -> dict[str, Any]:
         """Per solution: runtimes and verdicts on the original tests (cached)."""
         tests = [(t.input, t.output) for t in problem.golden_tests] or [(s.input, s.output) for s in problem.samples]
-        key = hashlib.sha256(json.dumps([[s.digest for s in problem.solutions], tests, problem.time_limit_ms,
-                                         problem.memory_limit_mb, problem.checker, self.params.repeats]).encode()
-                             ).hexdigest()[:24]
-        path = cache_dir() / "efficiency" / f"{key}.json"
-        with _LOCKS_GUARD:
-            lock = _TIMING_LOCKS.setdefault(key, threading.Lock())
-        with lock:
-            if path.is_file():
-                return json.loads(path.read_text())
-            return self._time_originals(problem, tests, path)
+        key = [[s.digest for s in problem.solutions], tests, problem.time_limit_ms,
+               problem.memory_limit_mb, problem.checker, self.params.repeats]
+        return cached_json("efficiency", key, lambda: self._time_originals(problem, tests))
 
-    def _time_originals(self, problem: Problem, tests: list[tuple[str, str]], path) -> dict[str, Any]:
+    def _time_originals(self, problem: Problem, tests: list[tuple[str, str]]) -> dict[str, Any]:
         timed = self._time(problem.solutions, [t[0] for t in tests], self._limits(problem),
                            expected=[t[1] for t in tests], checker=problem.checker)
-        data = {"tests": len(tests), "solutions": [
+        return {"tests": len(tests), "solutions": [
             {"name": s.name, "language": s.language.value, "runtimes": [r for r, _ in row],
              "verdicts": [v for _, v in row]} for s, row in zip(problem.solutions, timed)]}
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data))
-        tmp.replace(path)
-        return data
 
     def references(self, problem: Problem) -> dict[str, dict[str, Any]]:
         """Per language: the selected slots with τ*, plus what was excluded and why."""

@@ -27,7 +27,6 @@ the reference repository's evaluation script does.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 from collections import Counter
@@ -36,7 +35,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tczoo.paths import cache_dir
+from tczoo.paths import cached_json
 from tczoo.runner import Runner, Table, TaskSpec
 from tczoo.sandbox import Job, Limits, Verdict, compare_outputs
 from tczoo.schema import OracleKind, Problem, Program, ScoreRecord, TestSuite
@@ -97,22 +96,18 @@ class HackRateRunner(Runner):
         inputs = [t.input for t in problem.golden_tests] or [s.input for s in problem.samples]
         if not inputs:
             return [0.0] * len(problem.solutions)
-        key = hashlib.sha256(
-            json.dumps([[s.digest for s in problem.solutions], inputs, problem.time_limit_ms]).encode()
-        ).hexdigest()[:24]
-        path = cache_dir() / "runtimes" / f"{key}.json"
-        if path.is_file():
-            return json.loads(path.read_text())
-        limits = self._limits(problem)
-        jobs = [Job(program=s, stdin=i, limits=limits, tag=k) for k, s in enumerate(problem.solutions) for i in inputs]
-        totals = [0.0] * len(problem.solutions)
-        for job, res in zip(jobs, self.sandbox.run_many(jobs)):
-            # A failing run counts as the full limit: such a code is not a fast validator.
-            totals[job.tag] += res.cpu_ms if res.ok else float(limits.time_ms)
-        runtimes = [t / len(inputs) for t in totals]
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(runtimes))
-        return runtimes
+        def measure() -> list[float]:
+            limits = self._limits(problem)
+            jobs = [Job(program=s, stdin=i, limits=limits, tag=k)
+                    for k, s in enumerate(problem.solutions) for i in inputs]
+            totals = [0.0] * len(problem.solutions)
+            for job, res in zip(jobs, self.sandbox.run_many(jobs)):
+                # A failing run counts as the full limit: such a code is not a fast validator.
+                totals[job.tag] += res.cpu_ms if res.ok else float(limits.time_ms)
+            return [t / len(inputs) for t in totals]
+
+        return cached_json("runtimes", [[s.digest for s in problem.solutions], inputs, problem.time_limit_ms],
+                           measure)
 
     @staticmethod
     def _limits(problem: Problem) -> Limits:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import os
+import hashlib
 import importlib.util
+import json
+import os
+import threading
 from pathlib import Path
+from typing import Any, Callable
 
 
 def cache_dir() -> Path:
@@ -32,3 +36,28 @@ def data_root(package: str) -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise FileNotFoundError(f"tczoo data directory {package!r} is not installed")
     return Path(list(spec.submodule_search_locations)[0])
+
+
+_ONCE_LOCKS: dict[str, threading.Lock] = {}
+_ONCE_GUARD = threading.Lock()
+
+
+def cached_json(namespace: str, key_parts, compute: Callable[[], Any]) -> Any:
+    """``compute()`` once per key, kept as JSON under ``cache_dir()/namespace``.
+
+    Concurrent callers with the same key (several tasks of one problem scored at once)
+    wait for the first instead of repeating its work; the file is written atomically.
+    """
+    key = hashlib.sha256(json.dumps(key_parts, sort_keys=True).encode()).hexdigest()[:24]
+    path = cache_dir() / namespace / f"{key}.json"
+    with _ONCE_GUARD:
+        lock = _ONCE_LOCKS.setdefault(f"{namespace}/{key}", threading.Lock())
+    with lock:
+        if path.is_file():
+            return json.loads(path.read_text())
+        value = compute()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(value))
+        os.replace(tmp, path)
+        return value
