@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import yaml
 
-from tczoo.paths import cache_dir
+from tczoo.paths import cached_json
 from tczoo.schema import (
     FailureSignature,
     GoldenTest,
@@ -150,19 +149,28 @@ def _reference(problem: Problem, meta: dict) -> Program:
 
 
 def materialise(pdir: Path, sandbox=None, *, check_lock: bool = True) -> Problem:
-    """Load one problem with its golden tests (generated and answered once, then cached)."""
+    """Load one problem with its golden tests (generated and answered once, then cached).
+
+    ``check_lock=False`` (maintainers re-locking after an edit) always regenerates: a
+    cache keyed by the old lock would hand back the old tests."""
     problem, meta = _base_problem(pdir)
     lock_path = pdir / "tests.lock.json"
     lock = json.loads(lock_path.read_text()) if lock_path.is_file() else None
-    cache_file = None
-    if lock is not None:
-        digest = sha256(json.dumps(lock, sort_keys=True))[:16]
-        cache_file = cache_dir() / "zoo-mini" / f"{problem.id}-{digest}.json"
-        if cache_file.is_file():
-            cached = json.loads(cache_file.read_text())
-            problem.golden_tests = [GoldenTest(**t) for t in cached]
-            _apply_rank(problem)
-            return problem
+
+    def build() -> list[dict]:
+        tests = _build_golden(problem, meta, pdir, sandbox)
+        if check_lock and lock is not None:
+            _check_against_lock(problem.id, tests, lock)
+        return [t.model_dump() for t in tests]
+
+    cacheable = check_lock and lock is not None
+    data = cached_json("zoo-mini", [problem.id, lock], build) if cacheable else build()
+    problem.golden_tests = [GoldenTest(**t) for t in data]
+    _apply_rank(problem)
+    return problem
+
+
+def _build_golden(problem: Problem, meta: dict, pdir: Path, sandbox) -> list[GoldenTest]:
     named_inputs = _golden_inputs(pdir)
     own_sandbox = sandbox is None
     if own_sandbox:
@@ -174,25 +182,19 @@ def materialise(pdir: Path, sandbox=None, *, check_lock: bool = True) -> Problem
     finally:
         if own_sandbox:
             sandbox.close()
-    tests = [GoldenTest(name=n, input=i, output=o) for (n, i), o in zip(named_inputs, outputs)]
-    if check_lock and lock is not None:
-        for t in tests:
-            want = lock.get(t.name)
-            if want is None or want["input"] != sha256(t.input) or want["output"] != sha256(t.output):
-                raise ZooMiniError(
-                    f"{problem.id}: golden test {t.name} does not match tests.lock.json "
-                    "(generator or reference changed; maintainers: python -m tczoo.benchmarks.zoo_mini lock)"
-                )
-        if set(lock) != {t.name for t in tests}:
-            raise ZooMiniError(f"{problem.id}: tests.lock.json lists other tests than the problem has")
-    problem.golden_tests = tests
-    if cache_file is not None:
-        cache_file.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cache_file.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps([t.model_dump() for t in tests]))
-        os.replace(tmp, cache_file)
-    _apply_rank(problem)
-    return problem
+    return [GoldenTest(name=n, input=i, output=o) for (n, i), o in zip(named_inputs, outputs)]
+
+
+def _check_against_lock(problem_id: str, tests: list[GoldenTest], lock: dict) -> None:
+    for t in tests:
+        want = lock.get(t.name)
+        if want is None or want["input"] != sha256(t.input) or want["output"] != sha256(t.output):
+            raise ZooMiniError(
+                f"{problem_id}: golden test {t.name} does not match tests.lock.json "
+                "(generator or reference changed; maintainers: python -m tczoo.benchmarks.zoo_mini lock)"
+            )
+    if set(lock) != {t.name for t in tests}:
+        raise ZooMiniError(f"{problem_id}: tests.lock.json lists other tests than the problem has")
 
 
 def _apply_rank(problem: Problem) -> None:

@@ -7,7 +7,7 @@ int main() {
     vector<pair<long long, long long>> a(n);  // (fee, deadline)
     for (auto &x : a) scanf("%lld %lld", &x.second, &x.first);
     sort(a.rbegin(), a.rend());
-    vector<char> busy(n + 1, 0);
+    vector<bool> busy(n + 1, false);
     long long total = 0;
     for (auto &x : a) {
         int d = (int)min<long long>(x.second, n);
