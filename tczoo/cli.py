@@ -278,16 +278,16 @@ def render_tables(tables, fmt: str) -> str:
         else:  # markdown
             out.write(f"### {t.title}\n\n| " + " | ".join(t.columns) + " |\n|" + "---|" * len(t.columns) + "\n")
             for row in t.rows:
-                out.write("| " + " | ".join(_cell(row.get(c)) for c in t.columns) + " |\n")
+                out.write("| " + " | ".join(_cell(row.get(c), t.decimals) for c in t.columns) + " |\n")
             for note in t.notes:
                 out.write(f"\n{note}\n")
         out.write("\n")
     return out.getvalue()
 
 
-def _cell(v) -> str:
+def _cell(v, decimals: int = 1) -> str:
     if isinstance(v, float):
-        return f"{v:.1f}"
+        return f"{v:.{decimals}f}"
     return "" if v is None else str(v)
 
 
@@ -305,7 +305,7 @@ def _print_report(run_dir: Path, fmt: str) -> None:
             left = c in ("model", "method", "problem")
             table.add_column(c, justify="left" if left else "right", overflow="fold" if left else "ellipsis")
         for row in t.rows:
-            table.add_row(*(_cell(row.get(c)) for c in t.columns))
+            table.add_row(*(_cell(row.get(c), t.decimals) for c in t.columns))
         console.print(table)
         for note in t.notes:
             console.print(f"[dim]{note}[/dim]")
