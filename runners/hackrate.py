@@ -298,6 +298,8 @@ class HackRateRunner(Runner):
                                      "unit": float(unit)}
         if info["validators_used"] == 0 and judged:
             metrics["no_validator"] = 1.0  # nothing can be said about this problem: reported apart
+        elif judged and n_se == len(judged):
+            metrics["undecided"] = 1.0  # every test met a sandbox error: likewise
         else:
             decided = len(judged) - n_se
             if decided:

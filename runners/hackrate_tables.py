@@ -46,9 +46,14 @@ def scales_of(records: list[ScoreRecord]) -> list[int]:
     return sorted({int(k.split("@")[1][:-1]) for r in records for k in r.metrics if k.startswith("hack_rate@")})
 
 
+def unscorable(m: dict[str, float]) -> bool:
+    """No working validator, or every test met a sandbox error: no rate means anything."""
+    return bool(m.get("no_validator") or m.get("undecided"))
+
+
 def row_values(problems: dict[str, dict[str, float]], suffix: str = "") -> dict[str, Any]:
     """PR, breakdown and HR of one group (``suffix`` "@2x" for a scaled prefix)."""
-    scored = {p: m for p, m in problems.items() if not m.get("no_validator")}
+    scored = {p: m for p, m in problems.items() if not unscorable(m)}
     pr = [m["pass_rate"] for m in scored.values() if "pass_rate" in m]
     with_hr = [m for m in scored.values() if f"hack_rate{suffix}" in m]
     row: dict[str, Any] = {
@@ -84,10 +89,10 @@ def summarize(scores: list[ScoreRecord]) -> list[Table]:
         rows.append(row)
         for k in scales:
             scale_rows.append({"model": model, "method": method.upper(), "k": k, **row_values(problems, f"@{k}x")})
-        lost = sum(1 for m in problems.values() if m.get("no_validator"))
+        lost = sum(1 for m in problems.values() if unscorable(m))
         if lost:
             notes.append(f"{model} {method.upper()}: {lost} problem(s) left out: none of their validators "
-                         "ran cleanly on any test")
+                         "ran cleanly on any test, or every test met a sandbox error")
         if base["short"]:
             notes.append(f"{model} {method.upper()}: {base['short']} of {base['problems']} problem(s) had fewer "
                          f"valid tests than the budget (mean {base['tests used']:.2f} used of "
@@ -136,7 +141,7 @@ def external_result(records: list[ScoreRecord], *, benchmark_problems: int) -> d
     """The flat result of ``tczoo score --tests``: rates, and how many tests were used."""
     problems = per_problem(records)
     row = row_values(problems)
-    hr_sum = sum(m.get("hack_rate", 0.0) for m in problems.values() if not m.get("no_validator"))
+    hr_sum = sum(m.get("hack_rate", 0.0) for m in problems.values() if not unscorable(m))
     result: dict[str, Any] = {
         "pass_rate": row["PR"], "hack_rate": row["HR"],
         "ac": row["AC"], "wa": row["WA"], "re": row["RE"], "tle": row["TLE"],
@@ -148,9 +153,9 @@ def external_result(records: list[ScoreRecord], *, benchmark_problems: int) -> d
         # the reference scores every problem of the benchmark; one without tests counts 0
         "hack_rate_all_problems": hr_sum / benchmark_problems if benchmark_problems else None,
     }
-    lost = sum(1 for m in problems.values() if m.get("no_validator"))
+    lost = sum(1 for m in problems.values() if unscorable(m))
     if lost:
-        result["problems_without_working_validator"] = lost
+        result["problems_unscorable"] = lost
     se_tests = int(sum(m.get("n_test_se", 0) for m in problems.values()))
     se_wrong = int(sum(m.get("n_wrong_se", 0) for m in problems.values()))
     if se_tests or se_wrong:

@@ -26,7 +26,7 @@ from typing import Any, Callable
 
 from tczoo.runner import Table, TaskSpec
 from tczoo.runners.hackrate import HackRateRunner
-from tczoo.runners.hackrate_tables import METHOD_ORDER, per_problem
+from tczoo.runners.hackrate_tables import METHOD_ORDER, per_problem, unscorable
 from tczoo.schema import GenerationRecord, Problem, Program
 
 ANALYSES = ("fig4a", "fig4c", "fig6", "fig7", "fig8", "a5")
@@ -95,7 +95,7 @@ def _score_all(ctx: RunContext, runner: HackRateRunner, *, problem_of: Callable[
 
 
 def _mean_of(problems: dict[str, dict[str, float]], key: str) -> float | None:
-    vals = [m[key] for m in problems.values() if key in m and not m.get("no_validator")]
+    vals = [m[key] for m in problems.values() if key in m and not unscorable(m)]
     return sum(vals) / len(vals) if vals else None
 
 
