@@ -45,12 +45,17 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tczoo.benchmarks.correct_codes import FASTEST_FRACTION, VALIDATORS, reference_limits, select_fastest
+from tczoo.errors import UserError
 from tczoo.execution import Execution, Limits, Verdict, run_programs, same_output
 from tczoo.runner import Runner, Table, TaskSpec
 from tczoo.schema import Problem, Program, ScoreRecord, Setting, Task, TestSuite
 
 BREAKDOWN = ("ac", "wa", "re", "tle")
 PUBLISHED = "published"  # Problem.meta["validators"]: the solutions are the paper's validator set
+
+
+class TestsFileError(UserError, ValueError):
+    """An external tests file that cannot be scored (one line, exit 2)."""
 
 
 class HackRateParams(BaseModel):
@@ -210,10 +215,11 @@ class HackRateRunner(Runner):
                  validators: list[Program] | None = None) -> tuple[list[TestJudgement], dict[str, Any]]:
         """Judge every test of the suite; also says which validators were used or dropped."""
         validators = self.validators(problem) if validators is None else validators
-        info: dict[str, Any] = {"validators": [v.name for v in validators], "validators_dropped": []}
-        if not validators:
-            raise ValueError(f"problem {problem.id} has no correct code to validate tests with")
+        info: dict[str, Any] = {"validators": [v.name for v in validators], "validators_dropped": [],
+                                "validators_used": 0}
         tests = suite.tests
+        if not validators:  # no correct code at all: nothing can be validated (reported apart)
+            return [TestJudgement(i, False, "no_working_validator") for i in range(len(tests))], info
         runs = self._run(validators, [t.input for t in tests], self.validator_limits(problem), problem.entry_point)
         # A correct code that runs cleanly on none of the tests is broken here (a CE, a
         # crash on every input): dropped, as the reference drops one failing every test.
@@ -296,7 +302,7 @@ class HackRateRunner(Runner):
         metrics: dict[str, float] = {"n_tests": float(len(judged)), "n_valid": float(len(valid)),
                                      "n_test_se": float(n_se), "n_wrong": float(len(outcomes)),
                                      "unit": float(unit)}
-        if info["validators_used"] == 0 and judged:
+        if info["validators_used"] == 0 and (judged or not info["validators"]):
             metrics["no_validator"] = 1.0  # nothing can be said about this problem: reported apart
         elif judged and n_se == len(judged):
             metrics["undecided"] = 1.0  # every test met a sandbox error: likewise
@@ -361,7 +367,7 @@ class HackRateRunner(Runner):
                     if not isinstance(inp, str) or not (out is None or isinstance(out, str)):
                         raise TypeError("input and output must be strings")
                 except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
-                    raise ValueError(f"{tests_path}:{n}: need a JSON object with problem_id and input ({exc})") from exc
+                    raise TestsFileError(f"{tests_path}:{n}: need a JSON object with problem_id and input ({exc})") from exc
                 by_problem.setdefault(str(pid), []).append(TestCase(input=inp, output=out, origin="external"))
         own = sandbox is None
         sandbox = sandbox or Sandbox()
@@ -369,7 +375,7 @@ class HackRateRunner(Runner):
             problems = {p.id: p for p in load_benchmark(benchmark, sandbox=sandbox)}
             unknown = sorted(set(by_problem) - set(problems))
             if unknown:
-                raise ValueError(f"tests name problems not in {benchmark}: {', '.join(unknown[:5])}")
+                raise TestsFileError(f"tests name problems not in {benchmark}: {', '.join(unknown[:5])}")
             runner = cls(sandbox, **{**(params or {}), "scale": scale})
             records = []
             for pid, tests in by_problem.items():

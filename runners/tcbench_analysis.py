@@ -12,7 +12,7 @@
 - ``fig8``: wrong codes per problem before and after WrongSelect (same benchmark).
 - ``a5``: the failure statistics of Appendix A.5 from a run's recorded failure reasons.
 
-Each returns ``Table`` objects; ``tczoo analyze KIND TARGET`` prints them. Re-scoring
+Each returns ``Table`` objects; ``tczoo tcbench analyze KIND TARGET`` prints them. Re-scoring
 analyses execute through one memo, so a (program, input) pair runs once per analysis.
 """
 
@@ -24,12 +24,17 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
+from tczoo.errors import UserError
 from tczoo.runner import Table, TaskSpec
 from tczoo.runners.hackrate import HackRateRunner
 from tczoo.runners.hackrate_tables import METHOD_ORDER, per_problem, unscorable
 from tczoo.schema import GenerationRecord, Problem, Program
 
 ANALYSES = ("fig4a", "fig4c", "fig6", "fig7", "fig8", "a5")
+
+
+class AnalysisError(UserError, ValueError):
+    """An analysis asked of a target that cannot give it (one line, exit 2)."""
 
 
 # --------------------------------------------------------------------------- run plumbing
@@ -121,7 +126,7 @@ def fig4a(run_dir: Path, sandbox, *, restarts: int = 1000, seed: int = 0) -> lis
         basis[pid] = problem.model_copy(update={"wrong_solutions": [w for w in problem.wrong_solutions
                                                                     if w.name in names]})
     if not basis:
-        raise ValueError("fig4a needs problems with golden tests and a wrong-code pool WrongSelect qualifies "
+        raise AnalysisError("fig4a needs problems with golden tests and a wrong-code pool WrongSelect qualifies "
                          "(a TC-Bench file holds only the basis)")
     keep = set(basis)
     ctx.generations = [g for g in ctx.generations if g.problem_id in keep]
@@ -236,7 +241,7 @@ def _constructions(spec: str) -> list[tuple[str, dict]]:
 
     found = [(p.id, p.meta["construction"]) for p in load_benchmark(spec) if "construction" in p.meta]
     if not found:
-        raise ValueError(f"{spec}: no construction record (build it with tczoo build-benchmark)")
+        raise AnalysisError(f"{spec}: no construction record (build it with tczoo build-benchmark)")
     return found
 
 
@@ -375,10 +380,10 @@ def analyze(kind: str, target: str, sandbox=None, **options: Any) -> list[Table]
     if kind in BENCHMARK_ANALYSES:
         return BENCHMARK_ANALYSES[kind](target, sandbox, **options)
     if kind not in RUN_ANALYSES:
-        raise ValueError(f"unknown analysis {kind!r} (known: {', '.join(ANALYSES)})")
+        raise AnalysisError(f"unknown analysis {kind!r} (known: {', '.join(ANALYSES)})")
     run_dir = Path(target)
     if not (run_dir / "config.json").is_file():
-        raise ValueError(f"{target} is not a tczoo run directory")
+        raise AnalysisError(f"{target} is not a tczoo run directory (no config.json)")
     if kind == "a5":
         return a5(run_dir)
     own = sandbox is None

@@ -227,9 +227,9 @@ def test_tables_follow_the_paper_order_two_decimals_and_scale_columns():
     assert (row["HR"], row["HR 2x"], row["problems"]) == (25.0, 35.0, 2)
     two = [r for r in scaling.rows if r["method"] == "CRUX" and r["k"] == 2][0]
     assert (two["HR"], two["tests used"], two["tests wanted"], two["short"]) == (35.0, 3.0, 4.0, 2)
-    from tczoo.cli import render_tables
+    from tczoo.report import render
 
-    assert "| m | CRUX | 2 | 50.00 |" in render_tables([main], "md")
+    assert "| m | CRUX | 2 | 50.00 |" in render([main], "md")
 
 
 def test_score_external_mixed_file_judges_each_test_by_its_own_oracle(sandbox, tmp_path):
@@ -272,7 +272,7 @@ def test_score_cli_reports_tests_used_and_rejects_bad_lines(tmp_path):
     tests = tmp_path / "tests.jsonl"
     tests.write_text('{"problem_id": "square", "input": "-3\\n", "output": "9\\n"}\n')
     cmd = [sys.executable, "-m", "tczoo.cli", "score", "--benchmark", f"tcbench:{bench}", "--tests", str(tests)]
-    proc = subprocess.run(cmd + ["--json"], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(cmd + ["-f", "json"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert (out["tests_used"], out["hack_rate"]) == (1, 25.0)

@@ -143,11 +143,11 @@ def test_a5_failure_statistics_from_recorded_reasons(tmp_path):
 
 def test_analyze_command_prints_tables_and_refuses_bad_input(tmp_path):
     spec = _built(tmp_path)
-    ok = subprocess.run([sys.executable, "-m", "tczoo.cli", "analyze", "fig8", spec], capture_output=True, text=True,
-                        timeout=120)
+    ok = subprocess.run([sys.executable, "-m", "tczoo.cli", "tcbench", "analyze", "fig8", spec, "-f", "md"],
+                        capture_output=True, text=True, timeout=120)
     assert ok.returncode == 0, ok.stderr
     assert "### Wrong codes per problem before and after WrongSelect (Figure 8)" in ok.stdout
     for args in (["fig9", spec], ["fig4a", str(tmp_path)], ["fig7", "tcbench:" + str(tmp_path / "missing.jsonl")]):
-        bad = subprocess.run([sys.executable, "-m", "tczoo.cli", "analyze", *args], capture_output=True, text=True,
-                             timeout=120)
+        bad = subprocess.run([sys.executable, "-m", "tczoo.cli", "tcbench", "analyze", *args], capture_output=True,
+                             text=True, timeout=120)
         assert bad.returncode == 2 and bad.stderr.startswith("error:") and "Traceback" not in bad.stderr, args
