@@ -54,8 +54,8 @@ BREAKDOWN = ("ac", "wa", "re", "tle")
 PUBLISHED = "published"  # Problem.meta["validators"]: the solutions are the paper's validator set
 
 
-class TestsFileError(UserError, ValueError):
-    """An external tests file that cannot be scored (one line, exit 2)."""
+class UnscorableInput(UserError, ValueError):
+    """Tests or a benchmark that cannot be scored (one line, exit 2; a run records it)."""
 
 
 class HackRateParams(BaseModel):
@@ -218,8 +218,8 @@ class HackRateRunner(Runner):
         info: dict[str, Any] = {"validators": [v.name for v in validators], "validators_dropped": [],
                                 "validators_used": 0}
         tests = suite.tests
-        if not validators:  # no correct code at all: nothing can be validated (reported apart)
-            return [TestJudgement(i, False, "no_working_validator") for i in range(len(tests))], info
+        if not validators:  # the benchmark is broken for this problem: a run records it as unscorable
+            raise UnscorableInput(f"problem {problem.id} has no correct code to validate tests with")
         runs = self._run(validators, [t.input for t in tests], self.validator_limits(problem), problem.entry_point)
         # A correct code that runs cleanly on none of the tests is broken here (a CE, a
         # crash on every input): dropped, as the reference drops one failing every test.
@@ -302,7 +302,7 @@ class HackRateRunner(Runner):
         metrics: dict[str, float] = {"n_tests": float(len(judged)), "n_valid": float(len(valid)),
                                      "n_test_se": float(n_se), "n_wrong": float(len(outcomes)),
                                      "unit": float(unit)}
-        if info["validators_used"] == 0 and (judged or not info["validators"]):
+        if info["validators_used"] == 0 and judged:
             metrics["no_validator"] = 1.0  # nothing can be said about this problem: reported apart
         elif judged and n_se == len(judged):
             metrics["undecided"] = 1.0  # every test met a sandbox error: likewise
@@ -367,7 +367,7 @@ class HackRateRunner(Runner):
                     if not isinstance(inp, str) or not (out is None or isinstance(out, str)):
                         raise TypeError("input and output must be strings")
                 except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
-                    raise TestsFileError(f"{tests_path}:{n}: need a JSON object with problem_id and input ({exc})") from exc
+                    raise UnscorableInput(f"{tests_path}:{n}: need a JSON object with problem_id and input ({exc})") from exc
                 by_problem.setdefault(str(pid), []).append(TestCase(input=inp, output=out, origin="external"))
         own = sandbox is None
         sandbox = sandbox or Sandbox()
@@ -375,7 +375,7 @@ class HackRateRunner(Runner):
             problems = {p.id: p for p in load_benchmark(benchmark, sandbox=sandbox)}
             unknown = sorted(set(by_problem) - set(problems))
             if unknown:
-                raise TestsFileError(f"tests name problems not in {benchmark}: {', '.join(unknown[:5])}")
+                raise UnscorableInput(f"tests name problems not in {benchmark}: {', '.join(unknown[:5])}")
             runner = cls(sandbox, **{**(params or {}), "scale": scale})
             records = []
             for pid, tests in by_problem.items():
