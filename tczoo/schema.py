@@ -105,6 +105,9 @@ class Problem(Model):
     statement: str
     time_limit_ms: int = 2000
     memory_limit_mb: int = 256
+    # False: the data state no limits, and the two above are the loader's stand-ins
+    # (never shown to a model as the problem's limits; runners report them)
+    limits_given: bool = True
     samples: list[Sample] = Field(default_factory=list)
     solutions: list[Program] = Field(default_factory=list)  # accepted
     wrong_solutions: list[WrongProgram] = Field(default_factory=list)
@@ -136,6 +139,7 @@ class Task(Model):
     statement: str
     time_limit_ms: int
     memory_limit_mb: int
+    limits_given: bool = True  # see Problem.limits_given
     samples: list[Sample] = Field(default_factory=list)
     entry_point: str | None = None
     checker: str | None = None  # how outputs compare (the problem's comparator)
@@ -175,6 +179,7 @@ class Task(Model):
             statement=problem.statement,
             time_limit_ms=problem.time_limit_ms,
             memory_limit_mb=problem.memory_limit_mb,
+            limits_given=problem.limits_given,
             samples=problem.samples,
             entry_point=problem.entry_point,
             checker=problem.checker,
