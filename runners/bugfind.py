@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, defaultdict
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -104,8 +104,10 @@ class BugfindParams(BaseModel):
 
     responses: int | None = Field(None, ge=1, description="responses per triplet (None: samples if >1, else 8)")
     first_k: int | None = Field(None, ge=1, description="tests evaluated per response (None: method default)")
-    ks: list[int] = Field(default_factory=list, description="also evaluate the first k tests (Tables 6/7)")
-    repeats: list[int] = Field(default_factory=list, description="R values of the scaling (Figure 4 / Table 10)")
+    ks: list[Annotated[int, Field(ge=1)]] = Field(default_factory=list,
+                                                  description="also evaluate the first k tests (Tables 6/7)")
+    repeats: list[Annotated[int, Field(ge=1, le=1000)]] = Field(
+        default_factory=list, description="R values of the scaling (Figure 4 / Table 10)")
     repeat_by: Literal["auto", "generators", "responses", "tests"] = Field(
         "auto", description="how R scales the tests: re-run generators, more responses, more tests of one response")
     ground_truth: str | None = Field(None, description="accepted solution used as g, by name")

@@ -221,6 +221,15 @@ def test_data_without_limits_run_under_the_authors_20_seconds(tmp_path, sandbox)
     assert any("1 of 2 problems state none" in n and "20 s CPU / 1024 MB" in n for n in notes)
 
 
+@pytest.mark.parametrize("params", [{"repeats": [0]}, {"repeats": [5, 10**6]}, {"ks": [-1]},
+                                    {"repeat_by": "rounds"}])
+def test_nonsense_scaling_options_are_refused(params):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        BugfindRunner(None, **params)
+
+
 def test_ground_truth_runtime_error_is_an_invalid_test(tmp_path, sandbox):
     [(_, rec)] = score_answers(Harness, zm01(), [harness(EMPTY, SEPARATING)], tmp_path, sandbox,
                                ground_truth="accepted/fast.py")

@@ -7,8 +7,11 @@ that asserts on a program's output. The suite's oracle is a CHECKER_PROGRAM hold
 harness code; its tests are the generated inputs (no expected outputs).
 
 Execution (``tczoo.execution``): the generators run in the sandbox, each call with
-``random`` seeded from the task's seed; each generator's first ``per_generator`` inputs are kept,
-the pool is deduplicated in generator order and capped at ``max_tests`` (the paper's 20).
+``random`` seeded from the task's seed and under the authors' 20 s; each generator's
+first ``per_generator`` inputs are kept, the pool is deduplicated in generator order and
+capped at ``max_tests`` (the paper's 20). Sampling is §4.1's (``HarnessLLMSampling``).
+Appendix C.3's controlled setting asks for one generator (``max_generators: 1``) of one
+input (``per_generator: 1``), which the prompt then says.
 A generator that crashes, hangs or returns something else than a list of inputs gives
 nothing and is recorded. An answer without a usable harness (no code block, syntax
 error, no generator, no ``check_output``, a checker that never asserts) or whose
