@@ -17,8 +17,14 @@ def benchmark_names() -> dict[str, str]:
 
     names = dict(BUNDLED)
     for name, info in HUB_BENCHMARKS.items():
-        names[name] = info if isinstance(info, str) else getattr(info, "description", str(info))
+        names[name] = info if isinstance(info, str) else _describe_hub(info)
     return names
+
+
+def _describe_hub(source) -> str:
+    """One line for a hub source: where it comes from and what to know about it."""
+    text = f"Hugging Face hub: {source.repo} (split {source.split}; needs the hf extra)"
+    return f"{text}; {source.note}" if getattr(source, "note", "") else text
 
 
 def load_benchmark(spec: str, problems: list[str] | None = None, *, sandbox=None) -> list[Problem]:
@@ -31,8 +37,11 @@ def load_benchmark(spec: str, problems: list[str] | None = None, *, sandbox=None
 
     loaded = load_benchmark_spec(spec)
     if problems:
-        keep = [p for p in loaded if any(p.id == q or p.id.startswith(q) for q in problems)]
-        if not keep:
-            raise ValueError(f"benchmark {spec!r} has none of the problems {problems}")
-        loaded = keep
+        unknown = [q for q in problems if not any(p.id == q or p.id.startswith(q) for p in loaded)]
+        if unknown:
+            from tczoo.benchmarks.loaders import BenchmarkLoadError
+
+            known = ", ".join(p.id for p in loaded[:8]) + (", ..." if len(loaded) > 8 else "")
+            raise BenchmarkLoadError(f"benchmark {spec!r} has no problem {unknown[0]!r} (known: {known})")
+        loaded = [p for p in loaded if any(p.id == q or p.id.startswith(q) for q in problems)]
     return loaded
