@@ -171,7 +171,7 @@ def test_table10_io_protocol_groups_one_test_responses(tmp_path, sandbox):
     2 no JSON format_error, 3 SEPARATING->5 true_bug, 4 SAMPLE->70 no_separation, 5 format_error.
     R=1 (responses 0, 1): GI 50, ITR 50, TBR 0, 1 test each.
     R=3: (0,1,2) -> good_input_invalid, (3,4,5) -> true_bug: GI 100, ITR 50, TBR 50, 2 tests each."""
-    from tczoo.cli import _tables
+    from tczoo.report import run_tables
     from tczoo.run import run
 
     answers = [io_answer((SAMPLE, "70")), io_answer((SEPARATING, "4")), "no tests today",
@@ -185,7 +185,7 @@ def test_table10_io_protocol_groups_one_test_responses(tmp_path, sandbox):
                                                     "true_bug", "no_separation", "format_error"]
     assert [s.detail["extra"] for s in scores] == [False, False, True, True, True, True]
     assert all("exactly one test case" in e["messages"][-1]["content"] for e in store.exchanges())
-    _, tables = _tables(store.root)
+    _, tables = run_tables(store.root)
     main = next(t for t in tables if t.title.startswith("HarnessLLM bug finding")).rows[0]
     assert (main["zoo-mini GI"], main["zoo-mini ITR"], main["zoo-mini TBR"], main["responses"]) == (50, 50, 0, 2)
     row = next(t for t in tables if t.title.startswith("scaling")).rows[0]
@@ -198,7 +198,7 @@ def test_data_without_limits_run_under_the_authors_20_seconds(tmp_path, sandbox)
     answer: under the data's missing limits (the authors' 20 s) it is not a bug; the same
     triplet with a stated 2 s limit is a true bug by TLE. The model is never told the
     stand-in limit, and the table says what the programs ran under."""
-    from tczoo.cli import _tables
+    from tczoo.report import run_tables
 
     slow = ("import time\nt = time.process_time()\nwhile time.process_time() - t < 2.5:\n    pass\n"
             "s = input().strip()\nprint(s[0])\n")
@@ -216,7 +216,7 @@ def test_data_without_limits_run_under_the_authors_20_seconds(tmp_path, sandbox)
     }
     prompts = [e["messages"][-1]["content"] for e in store.exchanges()]
     assert sum("Time limit:" in p for p in prompts) == 1 and "Time limit: 2000 ms" in "".join(prompts)
-    _, tables = _tables(store.root)
+    _, tables = run_tables(store.root)
     notes = next(t for t in tables if t.title.startswith("HarnessLLM bug finding")).notes
     assert any("1 of 2 problems state none" in n and "20 s CPU / 1024 MB" in n for n in notes)
 
