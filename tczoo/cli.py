@@ -117,9 +117,19 @@ def methods(as_json: bool = typer.Option(False, "--json", help="print JSON")) ->
 
 
 @app.command()
-def benchmarks(as_json: bool = typer.Option(False, "--json")) -> None:
+def benchmarks(
+    as_json: bool = typer.Option(False, "--json"),
+    check: Optional[str] = typer.Option(
+        None, "--check", help="kattis:PATH: judge every submission of the packages on every test"),
+    problems: Optional[str] = typer.Option(None, "--problems", "-p", help="with --check: only these ids"),
+) -> None:
     """List the benchmark names --benchmark accepts (plus SCHEMA:PATH for local files)."""
     from tczoo.benchmarks import benchmark_names
+
+    if check is not None:
+        from tczoo.benchmarks.kattis.cli import check_command
+
+        raise typer.Exit(check_command(check, _split(problems), as_json, console))
 
     names = benchmark_names()
     if as_json:

@@ -213,7 +213,8 @@ class Sandbox:
             deadline = time.monotonic() + limits.wall_guard_ms / 1000.0 + HOST_SLACK_S
             try:
                 header, out, err = slot.execute(
-                    request, stdin.encode(), limits.memory_mb << 20, limits.processes, deadline)
+                    request, stdin.encode("utf-8", "surrogatepass"), limits.memory_mb << 20,
+                    limits.processes, deadline)
             except WorkerDied as e:
                 log.error("sandbox worker slot %d failed: %s", slot.index, e)
                 return RunResult(verdict=Verdict.SE, message=f"worker failed: {e}"[:2000])

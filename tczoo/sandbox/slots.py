@@ -68,7 +68,8 @@ def pack_request(request: dict, stdin: bytes) -> bytes:
     files = request.get("files") or {}
     parts.append(struct.pack("<I", len(files)))
     for name, content in files.items():
-        n, c = name.encode(), content.encode()
+        # A lone surrogate (from JSON, an LLM) must reach the program as bytes, not crash us.
+        n, c = name.encode(), content.encode("utf-8", "surrogatepass")
         parts += [struct.pack("<I", len(n)), n, struct.pack("<Q", len(c)), c]
     parts += [struct.pack("<Q", len(stdin)), stdin]
     return b"".join(parts)

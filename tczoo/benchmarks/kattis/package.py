@@ -542,6 +542,7 @@ def _read(pdir: Path, root: Path) -> Problem:
             "statement": statement_meta,
             "test_groups": sample.groups + secret.groups,
             "sample_tests": len(sample.cases),
+            "sample_names": [name for name, _, _ in sample.cases],
             "secret_tests": len(secret.cases),
             "submission_folders": subs.folders,
         },

@@ -72,6 +72,39 @@ def _read(path: Path) -> str | Unreadable:
         return Unreadable(f"cannot read {path.name}: {exc.strerror}")
 
 
+PYTHON2_ONLY = {"raw_input", "xrange", "unichr", "basestring", "unicode", "long", "execfile", "cmp",
+                "reduce", "file"}
+
+
+def python2_evidence(code: str) -> str:
+    """Why a ``.py`` file is Python 2, or "" when it reads as Python 3.
+
+    The format decides by the shebang line; packages exported from DOMjudge often
+    have none, so the code itself is asked: Python 3 cannot parse it, or it calls a
+    builtin only Python 2 has (``raw_input``, ``xrange`` ...) without defining it.
+    """
+    first = code.split("\n", 1)[0]
+    if re.match(r"#!.*python2", first):
+        return "by its shebang line"
+    if re.match(r"#!.*python3", first):
+        return ""
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        return f"Python 3 cannot parse it: {exc.msg} at line {exc.lineno}"
+    except (ValueError, RecursionError, MemoryError):
+        return ""
+    defined = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    defined |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    defined |= {a.asname or a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                for a in n.names}
+    used = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+                  & PYTHON2_ONLY - defined)
+    return f"it calls {', '.join(used)}" if used else ""
+
+
 def inline_local_headers(code: str, directory: Path, seen: set[Path] | None = None, depth: int = 0) -> str:
     """Replace ``#include "x"`` of files in ``directory`` by their text, each file once."""
     seen = set() if seen is None else seen
@@ -108,8 +141,10 @@ def read_program(path: Path, name: str) -> Program | Unreadable:
     code = _read(path)
     if isinstance(code, Unreadable):
         return code
-    if language is Language.PYTHON and _ending(path) == ".py" and re.match(r"#!.*python2", code):
-        return Unreadable("Python 2 (by its shebang line) is not a language the sandbox runs", "Python 2")
+    if language is Language.PYTHON and _ending(path) == ".py":
+        why = python2_evidence(code)
+        if why:
+            return Unreadable(f"Python 2 ({why}) is not a language the sandbox runs", "Python 2")
     if language in (Language.C, Language.CPP):
         code = inline_local_headers(code, path.parent)
     return Program(code=code, language=language, name=name, meta={"language": lang_name})

@@ -21,7 +21,9 @@ PROBE_LIMIT_MS = 60_000  # CPU an accepted run may take while the limit is unkno
 
 def all_tests(problem: Problem) -> list[tuple[str, str, str]]:
     """(name, input, answer) of every test a submission is judged on: samples, then secret."""
-    samples = [(f"sample/{i + 1}", s.input, s.output) for i, s in enumerate(problem.samples)]
+    names = problem.meta.get("kattis", {}).get("sample_names") or []
+    samples = [(names[i] if i < len(names) else f"sample/{i + 1}", s.input, s.output)
+               for i, s in enumerate(problem.samples)]
     return samples + [(t.name, t.input, t.output) for t in problem.golden_tests]
 
 
