@@ -171,3 +171,20 @@ def test_a_crashing_input_validator_does_not_confirm_the_input(sandbox):
     p = Problem(id="p", statement="s", input_validators=[Validator(program=py("1/0", "crash.py"))])
     ok, why = input_valid(p, "1\n", sandbox)
     assert not ok and "could not confirm" in why and "ZeroDivisionError" in why
+
+
+def test_workers_outlive_the_thread_that_started_them(sandbox):
+    """bwrap's --die-with-parent follows the spawning *thread*: a worker started from a
+    short-lived thread must not die with it (the next run on that slot was SE)."""
+    import threading
+
+    quick, slow = py("print(1)"), py("import time; time.sleep(0.2); print(1)")
+    for _ in range(3):
+        for slot in sandbox._pool.slots:  # make the next runs start fresh workers
+            slot.stop()
+        threads = [threading.Thread(target=sandbox.run, args=(quick,)) for _ in sandbox._pool.slots]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert all(r.verdict is Verdict.AC for r in sandbox.run_many([Job(program=slow)] * len(threads)))
