@@ -15,9 +15,11 @@ likeliest explanation.
 from __future__ import annotations
 
 import math
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from tczoo.benchmarks.kattis import load_scan
 from tczoo.benchmarks.kattis.timing import all_tests
@@ -141,14 +143,23 @@ def check_problem(problem: Problem, sandbox) -> PackageCheck:
     return report
 
 
-def check_path(path: str | Path, sandbox, problems: list[str] | None = None) -> list[PackageCheck]:
+def check_path(path: str | Path, sandbox, problems: list[str] | None = None,
+               progress: Callable[[str], None] | None = None) -> list[PackageCheck]:
+    """Check every package at or below ``path``; ``progress`` hears one line per package."""
+    say = progress or (lambda line: None)
+    say(f"reading {path}")
     scan = load_scan(path, sandbox=sandbox)
     reports = [PackageCheck(problem=s.package.rsplit("/", 1)[-1], package=s.package, loaded=False,
                             reason=s.reason) for s in scan.skipped]
     for problem in scan.problems:
         if problems and not any(problem.id == q or problem.id.startswith(q) for q in problems):
             continue
+        say(f"checking {problem.id}: {len(problem.solutions) + len(problem.wrong_solutions)} submissions, "
+            f"{len(all_tests(problem))} tests, time limit {problem.time_limit_ms / 1000:g} s")
+        started = time.monotonic()
         reports.append(check_problem(problem, sandbox))
+        say(f"checked {problem.id} in {time.monotonic() - started:.0f} s: "
+            f"{reports[-1].mismatches} mismatch(es)")
     root = Path(path).expanduser().resolve()
     for report in reports:  # one way to name a package in the report: its path below PATH
         try:

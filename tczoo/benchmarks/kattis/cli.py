@@ -15,8 +15,10 @@ def check_command(spec: str, problems: list[str] | None, as_json: bool, console)
     schema, _, path = spec.partition(":")
     if schema.strip().lower() != "kattis" or not path:
         raise ValueError(f"--check takes kattis:PATH (a package or a folder of packages), not {spec!r}")
+    import sys
+
     with Sandbox() as sandbox:
-        reports = check_path(path, sandbox, problems)
+        reports = check_path(path, sandbox, problems, progress=lambda line: print(line, file=sys.stderr, flush=True))
     if as_json:
         print(json.dumps(to_json(reports), indent=2))
     else:
