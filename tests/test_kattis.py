@@ -355,3 +355,49 @@ def test_build_benchmark_from_packages_round_trips_with_the_validator(tmp_path):
     [problem] = load_benchmark(f"tcbench:{out}")
     assert problem.output_validator is not None and problem.checker == "program"
     assert len(problem.input_validators) == 1 and problem.rank == 6
+
+
+# --------------------------------------------------------------------------- LaTeX edge cases
+
+
+def test_latex_conversion_details():
+    from tczoo.benchmarks.kattis.latex import latex_to_text
+
+    st = latex_to_text(r"""\problemname{Caf\'e \"Ubung}
+\def\n{N}
+\newcommand{\opt}[2][x]{#1+#2}
+Price 100\,\% -- \emph{not} 5\$; na\"ive \ss{} ``quoted''.\\
+$\opt{y}$ and $\opt[z]{y}$ and $$ \n \le 10^5 $$
+\begin{enumerate}\item first \item[b)] second\end{enumerate}
+\begin{tabular}{|c|c|}\hline a & b \\ 1 & 2 \\\hline\end{tabular}
+\begin{verbatim}
+  keep   this
+\end{verbatim}
+\begin{tikzpicture}\draw (0,0) -- (1,1);\end{tikzpicture}
+\href{https://x.org}{site} \url{https://y.org}
+""")
+    assert st.title == "Café Übung"
+    text = st.text
+    assert "100 % – not 5$; naïve ß \"quoted\"." in text
+    assert "$x+y$ and $z+y$" in text and "$$N \\le 10^5$$" in text
+    assert "1. first" in text and "2. b) second" in text
+    assert "a | b" in text and "1 | 2" in text
+    assert "keep   this" in text and "[picture]" in text and "draw" not in text
+    assert "site (https://x.org) https://y.org" in text
+
+
+@pytest.mark.parametrize("source", [
+    "{" * 5000 + "deep" + "}" * 5000,  # nesting past the converter's depth
+    r"\newcommand{\a}{\a\a}\a",  # a macro bomb
+    r"\newcommand{\a}{x\a}\a",  # endless recursion
+    r"\begin{itemize}\item never closed",
+    r"$unclosed math \frac{1}{",
+    "\\" * 10001,
+    "\x00\udc80 binary \\ \\begin{",
+    r"\newcommand{\b}[3]{#1#2#3}\b{1}",  # too few arguments
+])
+def test_hostile_latex_never_crashes_and_stays_bounded(source):
+    from tczoo.benchmarks.kattis.latex import MAX_SOURCE, latex_to_text
+
+    st = latex_to_text(source)
+    assert isinstance(st.text, str) and len(st.text) <= MAX_SOURCE + 100

@@ -535,8 +535,17 @@ class _Converter:
 
 
 def _tidy(text: str) -> str:
-    lines = [line.strip() if not line.startswith(("  ", "- ")) else line.rstrip() for line in text.split("\n")]
-    lines = [re.sub(r"(?<=\S)[ \t]{2,}", " ", line) for line in lines]
+    lines, verbatim = [], False
+    for line in text.split("\n"):
+        if line.strip() == "```":
+            verbatim = not verbatim
+            lines.append("```")
+            continue
+        if verbatim:
+            lines.append(line.rstrip())
+            continue
+        line = line.strip() if not line.startswith(("  ", "- ")) else line.rstrip()
+        lines.append(re.sub(r"(?<=\S)[ \t]{2,}", " ", line))
     text = "\n".join(lines)
     text = re.sub(r"\n{3,}", "\n\n", text)
     return text.strip() + "\n"
