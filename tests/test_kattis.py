@@ -401,3 +401,24 @@ def test_hostile_latex_never_crashes_and_stays_bounded(source):
 
     st = latex_to_text(source)
     assert isinstance(st.text, str) and len(st.text) <= MAX_SOURCE + 100
+
+
+OVERFLOW_C = r"""#include <stdio.h>
+#include <string.h>
+int main(void) { char s[8]; char big[64]; scanf("%63s", big); strcpy(s, big); printf("%d\n", (int)strlen(s)); return 0; }
+"""
+
+
+def test_c_programs_are_built_as_judges_build_them(tmp_path, sandbox):
+    """A stack-buffer overflow crashes on the judges' (Ubuntu) gcc, which protects the
+    stack by default; Debian's does not, so the loader asks for it."""
+    make_package(tmp_path, tests={"sample/1": ("ab 1\n", "2\n"), "secret/1": ("abcdefghijklmnopqrstuvwxyz 1\n", "26\n")},
+                 submissions={"accepted/len.py": "print(len(input().split()[0]))\n",
+                              "run_time_error/overflow.c": OVERFLOW_C},
+                 files={"input_validators/validate.ctd": "STRING(s) SPACE INT(1, 1) NEWLINE\nEOF\n"})
+    [p] = load(tmp_path)
+    [wrong] = p.wrong_solutions
+    assert "-fstack-protector-strong" in wrong.flags and wrong.meta["expected_verdicts"] == ["RE", "MLE"]
+    [report] = check_path(tmp_path, sandbox)
+    status = {s.name: (s.verdict, s.status) for s in report.submissions}
+    assert status["run_time_error/overflow.c"] == ("RE", OK)

@@ -351,6 +351,8 @@ def read_submissions(pdir: Path) -> Submissions:
                     subs.skipped_languages[program.language] = subs.skipped_languages.get(program.language, 0) + 1
                 continue
             expected = expected_from_marker(program.code) or VERDICT_FOLDERS.get(folder.name)
+            if expected and "RE" in expected and "MLE" not in expected:
+                expected = (*expected, "MLE")  # the format and DOMjudge: out of memory is a crash
             if expected is None:
                 subs.skipped.append({
                     "path": rel,

@@ -35,6 +35,14 @@ ENDINGS: dict[str, tuple[str, Language | None]] = {
     ".m": ("Objective-C", None), ".cob": ("COBOL", None), ".ada": ("Ada", None), ".adb": ("Ada", None),
     ".rkt": ("Racket", None), ".ex": ("Elixir", None), ".erl": ("Erlang", None),
 }
+# Judges build C and C++ on Ubuntu (problemtools, DOMjudge, Kattis), whose gcc turns on
+# stack protection and source fortification by default; Debian's does not. Without them
+# a jury's run_time_error submission that overflows a stack buffer runs "fine" here.
+JUDGE_HARDENING = ["-fstack-protector-strong", "-D_FORTIFY_SOURCE=2"]
+FLAGS = {
+    Language.C: ["-O2", "-std=gnu17", *JUDGE_HARDENING],
+    Language.CPP: ["-O2", "-std=gnu++17", *JUDGE_HARDENING],
+}
 HEADER_ENDINGS = (".h", ".hpp", ".hh", ".hxx", ".h++", ".inc", ".ipp", ".tcc")
 _LOCAL_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"[^\n]*$', re.M)
 
@@ -147,7 +155,8 @@ def read_program(path: Path, name: str) -> Program | Unreadable:
             return Unreadable(f"Python 2 ({why}) is not a language the sandbox runs", "Python 2")
     if language in (Language.C, Language.CPP):
         code = inline_local_headers(code, path.parent)
-    return Program(code=code, language=language, name=name, meta={"language": lang_name})
+    return Program(code=code, language=language, name=name, flags=FLAGS.get(language),
+                   meta={"language": lang_name})
 
 
 def _read_directory(path: Path, name: str) -> Program | Unreadable:
