@@ -134,7 +134,7 @@ def test_the_statement_keeps_every_formula_and_names_its_images(tmp_path):
 
 
 def test_stab_reads_the_constraints_of_a_converted_statement(tmp_path):
-    from methods.stab.constraints import parse_constraints
+    from tczoo.methods.stab.constraints import parse_constraints
 
     make_package(tmp_path)
     [p] = load(tmp_path)
