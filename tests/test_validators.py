@@ -111,7 +111,7 @@ def test_judge_with_an_output_validator(sandbox):
     ("raise SystemExit(0)", "exited 0"),
     ("raise SystemExit(1)", "exit code 1"),
     ("raise ValueError('boom')", "boom"),
-    ("while True: pass", "time"),
+    ("while True: pass", "failed ("),  # CPU limit, or the wall guard on a loaded machine
     ("def broken(:", "exit code 1"),
 ])
 def test_a_failing_validator_is_a_judge_error_not_a_wrong_answer(sandbox, code, why):

@@ -147,7 +147,6 @@ def check_path(path: str | Path, sandbox, problems: list[str] | None = None,
                progress: Callable[[str], None] | None = None) -> list[PackageCheck]:
     """Check every package at or below ``path``; ``progress`` hears one line per package."""
     say = progress or (lambda line: None)
-    say(f"reading {path}")
     scan = load_scan(path, sandbox=sandbox)
     reports = [PackageCheck(problem=s.package.rsplit("/", 1)[-1], package=s.package, loaded=False,
                             reason=s.reason) for s in scan.skipped]
