@@ -29,7 +29,7 @@ def test_selection_by_pooled_tests_through_the_run_loop(tmp_path, sandbox):
     """Harness tests (SEPARATING and SAMPLE, brute-force checker): greedy_by_deadline fails
     SEPARATING, fast.cpp and int_total.cpp pass both -> a tie, the earlier (fast.cpp,
     correct) wins. The io tests expect 4 on SEPARATING: only the buggy candidate agrees."""
-    from tczoo.cli import _tables
+    from tczoo.report import run_tables
     from tczoo.run import run
 
     model = script(tmp_path / "m.jsonl", [("\\*\\*test harness\\*\\*", harness(SEPARATING, SAMPLE)),
@@ -42,7 +42,7 @@ def test_selection_by_pooled_tests_through_the_run_loop(tmp_path, sandbox):
     h = next(s for s in scores if s.method == "harness")
     assert h.detail["golden"] == [False, True, False] and h.detail["passed"] == [1, 2, 2]
     assert next(s for s in scores if s.method == "io").detail["passed"] == [1, 0, 0]
-    _, tables = _tables(store.root)
+    _, tables = run_tables(store.root)
     table = next(t for t in tables if t.title.startswith("Best-of-N"))
     assert table.columns == ["selector", "pool-a"]
     rows = {r["selector"].split(" (")[0]: r["pool-a"] for r in table.rows}

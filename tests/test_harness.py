@@ -57,9 +57,9 @@ def test_both_methods_end_to_end_through_the_run_loop(tmp_path, sandbox):
         ("harness", "s0"): "true_bug", ("harness", "s1"): "no_separation", ("harness", "s2"): "invalid",
         ("io", "s0"): "true_bug", ("io", "s1"): "good_input_invalid", ("io", "s2"): "format_error",
     }
-    from tczoo.cli import _tables
+    from tczoo.report import run_tables
 
-    _, tables = _tables(store.root)
+    _, tables = run_tables(store.root)
     main = next(t for t in tables if t.title.startswith("HarnessLLM bug finding"))
     rows = {r["method"]: r for r in main.rows}
     third = 100 / 3

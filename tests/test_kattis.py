@@ -313,7 +313,7 @@ def test_check_command_exit_codes_and_json(tmp_path):
     make_package(tmp_path, "good", submissions={"accepted/add.py": ADD_PY, "wrong_answer/w.py": WRONG_PY})
     make_package(tmp_path, "chatty", yaml="name: C\nvalidation: custom interactive\n")
     proc = subprocess.run([sys.executable, "-m", "tczoo.cli", "benchmarks", "--check", f"kattis:{tmp_path}",
-                           "--json"], capture_output=True, text=True, timeout=300)
+                           "--format", "json"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     reports = {r["package"]: r for r in json.loads(proc.stdout)}
     assert reports["chatty"]["loaded"] is False and reports["chatty"]["reason"].startswith("interactive")

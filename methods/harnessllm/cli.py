@@ -7,12 +7,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Optional
 
 import typer
+
+from tczoo.cli.kit import CLIError, check_model, echo, require_run_dir, split
 
 
 # --------------------------------------------------------------------------- candidates
@@ -23,6 +24,8 @@ async def sample_candidates(model: str, problems, n: int, *, temperature: float 
     """``n`` sampled solutions per problem (template harness/solve) as candidate records
     ``{"problem_id", "name", "language", "code", "generator"}``; unusable answers are
     reported as records with ``"error"`` instead of ``"code"``."""
+    import asyncio
+
     from tczoo.llm import LLMClient, LLMSettings
     from tczoo.parsing import ParseError, extract_program
     from tczoo.templates import Prompts
@@ -73,12 +76,14 @@ def register(app: typer.Typer) -> None:
         out: Path = typer.Option(..., "--out", "-o", help="JSONL to write"),
     ) -> None:
         """Sample N candidate programs per problem from a model (input for --runner bestofn)."""
+        import asyncio
+
         from tczoo.benchmarks import load_benchmark
-        from tczoo.cli import check_model
 
         check_model(model)
-        ids = [p.strip() for p in problems.split(",") if p.strip()] if problems else None
-        loaded = load_benchmark(benchmark, ids)
+        if out.exists() and not out.is_file():
+            raise CLIError(f"--out {out} exists and is not a file")
+        loaded = load_benchmark(benchmark, split(problems))
         records = asyncio.run(sample_candidates(model, loaded, n, temperature=temperature, max_tokens=max_tokens))
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("w") as fh:
@@ -86,8 +91,8 @@ def register(app: typer.Typer) -> None:
                 if "code" in rec:
                     fh.write(json.dumps(rec) + "\n")
         bad = [r for r in records if "code" not in r]
-        typer.echo(f"{len(records) - len(bad)} candidates for {len(loaded)} problems written to {out}"
-                   + (f"; {len(bad)} answers unusable" if bad else ""), err=True)
+        echo(f"{len(records) - len(bad)} candidates for {len(loaded)} problems written to {out}"
+             + (f"; {len(bad)} answers unusable" if bad else ""), err=True)
 
     @harness.command("sft")
     def harness_sft(
@@ -96,15 +101,22 @@ def register(app: typer.Typer) -> None:
         outcome: str = typer.Option("true_bug", "--outcome", help="outcomes to keep, comma-separated"),
     ) -> None:
         """Export (prompt, response) pairs of responses that exposed the bug, for SFT."""
-        if not (run_dir / "config.json").exists():
-            raise ValueError(f"{run_dir} is not a tczoo run directory")
+        from tczoo.execution import Outcome
         from tczoo.methods.harnessllm.sft import sft_records
 
-        keep = tuple(o.strip() for o in outcome.split(",") if o.strip())
+        require_run_dir(run_dir)
+        keep = tuple(split(outcome) or ())
+        known = {o.value for o in Outcome}
+        unknown = [o for o in keep if o not in known]
+        if unknown or not keep:
+            raise CLIError(f"--outcome: {', '.join(unknown) or 'nothing'} is not an outcome "
+                           f"(known: {', '.join(sorted(known))})")
+        if out.exists() and not out.is_file():
+            raise CLIError(f"--out {out} exists and is not a file")
         n = 0
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("w") as fh:
             for rec in sft_records(run_dir, keep):
                 fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
                 n += 1
-        typer.echo(f"{n} SFT examples written to {out}", err=True)
+        echo(f"{n} SFT examples written to {out}", err=True)

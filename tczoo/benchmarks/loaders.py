@@ -26,9 +26,10 @@ from typing import Any, Callable, Iterable
 
 from tczoo.benchmarks.hub import RecordError, codecontests, harnessllm, livecodebench, tcbench
 from tczoo.schema import Problem
+from tczoo.errors import UserError
 
 
-class BenchmarkLoadError(ValueError):
+class BenchmarkLoadError(UserError, ValueError):
     """A benchmark could not be loaded; the message says which and why, in one line."""
 
 

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from tczoo.errors import UserError
 
 
 # Sample indices reserved per independent generation of a task (see
@@ -34,7 +35,7 @@ class ProviderError(Exception):
         self.reason = reason
 
 
-class ModelSpecError(ValueError):
+class ModelSpecError(UserError, ValueError):
     """The model string names nothing usable (bad path, unknown local model ...)."""
 
 

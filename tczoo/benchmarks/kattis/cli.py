@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import json
 
+from tczoo.errors import UserError
+
 
 def check_command(spec: str, problems: list[str] | None, as_json: bool, console) -> int:
     """0 when every loaded submission's verdict matches its folder, 1 on a mismatch;
-    a spec that is not ``kattis:PATH`` is a user error (ValueError: exit 2)."""
+    a spec that is not ``kattis:PATH`` is a user error (exit 2)."""
     from tczoo.benchmarks.kattis.check import as_json as to_json
     from tczoo.benchmarks.kattis.check import check_path, render
     from tczoo.sandbox import Sandbox
 
     schema, _, path = spec.partition(":")
     if schema.strip().lower() != "kattis" or not path:
-        raise ValueError(f"--check takes kattis:PATH (a package or a folder of packages), not {spec!r}")
+        raise UserError(f"--check takes kattis:PATH (a package or a folder of packages), not {spec!r}")
     import sys
 
     with Sandbox() as sandbox:

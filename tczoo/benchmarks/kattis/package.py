@@ -34,6 +34,7 @@ import yaml
 
 from tczoo.benchmarks.kattis import programs
 from tczoo.benchmarks.kattis.latex import latex_to_text
+from tczoo.errors import UserError
 from tczoo.sandbox.compare import kattis_comparator
 from tczoo.schema import GoldenTest, Language, Problem, Program, Sample, Validator, WrongProgram
 
@@ -70,7 +71,7 @@ DOMJUDGE_RESULTS = {
 }
 
 
-class PackageError(ValueError):
+class PackageError(UserError, ValueError):
     """The package cannot be read (one line: the file and what is wrong)."""
 
 
