@@ -47,6 +47,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tczoo.benchmarks.correct_codes import FASTEST_FRACTION, VALIDATORS, reference_limits, select_fastest
 from tczoo.errors import UserError
 from tczoo.execution import Execution, Limits, Verdict, run_programs, same_output
+from tczoo.sandbox.types import Job
 from tczoo.runner import Runner, Table, TaskSpec
 from tczoo.schema import Problem, Program, ScoreRecord, Setting, Task, TestSuite
 
@@ -87,31 +88,43 @@ def category(verdict: Verdict) -> str:
     return "re"  # RE, MLE, OLE, CE
 
 
+UNDECIDED = ("sandbox_error", "judge_error")  # infrastructure, not the test: left out of PassRate
+
+
 @dataclass
 class TestJudgement:
     index: int
     valid: bool
-    reason: str  # given_output_ok, from_validators, consensus, wrong_output, validator_failed, outputs_disagree, sandbox_error
+    # given_output_ok, from_validators, consensus | wrong_output, validator_failed, outputs_disagree |
+    # sandbox_error, judge_error (the problem's output validator failed) | no_working_validator
+    reason: str
     expected: str | None = None
 
 
-def judge_test(index: int, given: str | None, runs: list[Execution], *, comparator: str | None,
-               functional: bool, consensus: bool) -> TestJudgement:
-    """Validity of one test from its validators' runs, by the test's own oracle."""
+def judge_test(index: int, given: str | None, runs: list[Execution], accepted: list[Verdict],
+               agreed: list[Verdict] | None = None, *, consensus: bool = False) -> TestJudgement:
+    """Validity of one test from its validators' runs, by the test's own oracle.
+
+    ``accepted[j]``: the given output judged with run j's output as the reference answer,
+    or, for a test without one, run j's output judged with run 0's as the answer (AC, WA,
+    or SE when the problem's output validator failed); empty when some run was not clean. ``agreed[j]``: run j's output against run
+    0's, needed only for ``consensus`` on a test with a given output."""
     if any(r.verdict is Verdict.SE for r in runs):
         return TestJudgement(index, False, "sandbox_error")
-    clean = bool(runs) and all(r.ok for r in runs)
-    outs = [r.output for r in runs]
-    agree = clean and all(same_output(o, outs[0], comparator=comparator, functional=functional) for o in outs[1:])
+    if not runs or not all(r.ok for r in runs):
+        return TestJudgement(index, False, "validator_failed")
+    if any(v is Verdict.SE for v in accepted):
+        return TestJudgement(index, False, "judge_error")
+    ok = all(v is Verdict.AC for v in accepted)
     if given is not None:
-        if clean and all(same_output(o, given, comparator=comparator, functional=functional) for o in outs):
+        if ok:
             return TestJudgement(index, True, "given_output_ok", given)
-        if consensus and agree:
-            return TestJudgement(index, True, "consensus", outs[0])
-        return TestJudgement(index, False, "wrong_output" if clean else "validator_failed")
-    if agree:
-        return TestJudgement(index, True, "from_validators", outs[0])
-    return TestJudgement(index, False, "outputs_disagree" if clean else "validator_failed")
+        if consensus and agreed is not None and all(v is Verdict.AC for v in agreed):
+            return TestJudgement(index, True, "consensus", runs[0].output)
+        return TestJudgement(index, False, "wrong_output")
+    if ok:
+        return TestJudgement(index, True, "from_validators", runs[0].output)
+    return TestJudgement(index, False, "outputs_disagree")
 
 
 @dataclass
@@ -211,6 +224,25 @@ class HackRateRunner(Runner):
                     self.memo[(p.digest, i, lim, entry_point)] = ex
         return [[self.memo[k] for k in row] for row in keys]
 
+    def check_outputs(self, problem: Problem, triples: list[tuple[str, str, str]]) -> list[Verdict]:
+        """(input, output, answer) -> AC when the output is right for that answer, else WA;
+        SE when the problem's output validator itself failed. A problem with an output
+        validator (Kattis ``validation: custom``) asks it, in one sandbox batch; the
+        others compare with the problem's comparator."""
+        validator = problem.output_validator
+        if validator is None:
+            functional = problem.entry_point is not None
+            return [Verdict.AC if same_output(o, a, comparator=problem.checker, functional=functional) else Verdict.WA
+                    for _, o, a in triples]
+        from tczoo.sandbox import validators as kattis
+
+        memo = self.memo if self.memo is not None else {}
+        todo = list(dict.fromkeys(t for t in triples if ("check",) + t not in memo))
+        jobs = [kattis.output_validator_job(validator, i, a, o) for i, o, a in todo]
+        for t, run in zip(todo, self.sandbox.run_many(jobs) if jobs else []):
+            memo[("check",) + t] = kattis.output_judgement(run, validator.program.name).verdict
+        return [memo[("check",) + t] for t in triples]
+
     def validate(self, problem: Problem, suite: TestSuite,
                  validators: list[Program] | None = None) -> tuple[list[TestJudgement], dict[str, Any]]:
         """Judge every test of the suite; also says which validators were used or dropped."""
@@ -233,10 +265,27 @@ class HackRateRunner(Runner):
         info["validators_used"] = len(keep)
         if not keep:
             return [TestJudgement(i, False, "no_working_validator") for i in range(len(tests))], info
-        functional = problem.entry_point is not None
-        judged = [judge_test(i, t.output, [row[j] for j in keep], comparator=problem.checker,
-                             functional=functional, consensus=self.params.consensus_outputs)
-                  for i, (t, row) in enumerate(zip(tests, runs))]
+        kept = [[row[j] for j in keep] for row in runs]
+        clean = [i for i, row in enumerate(kept) if all(r.ok for r in row)]
+        # A given output is judged with each validator's output as the reference answer (an
+        # output validator may accept several answers); without one, each validator's
+        # output is judged with the first validator's as the answer (they must agree).
+        def pair(i: int, r: Execution) -> tuple[str, str, str]:
+            given = tests[i].output
+            return (tests[i].input, given, r.output) if given is not None else (tests[i].input, r.output,
+                                                                               kept[i][0].output)
+        flat = iter(self.check_outputs(problem, [pair(i, r) for i in clean for r in kept[i]]))
+        accepted = {i: [next(flat) for _ in kept[i]] for i in clean}
+        agreed: dict[int, list[Verdict]] = {}
+        if self.params.consensus_outputs:
+            rejected = [i for i in clean if tests[i].output is not None
+                        and not all(v is Verdict.AC for v in accepted[i])]
+            flat = iter(self.check_outputs(problem, [(tests[i].input, r.output, kept[i][0].output)
+                                                     for i in rejected for r in kept[i]]))
+            agreed = {i: [next(flat) for _ in kept[i]] for i in rejected}
+        judged = [judge_test(i, t.output, kept[i], accepted.get(i, []), agreed.get(i),
+                             consensus=self.params.consensus_outputs)
+                  for i, t in enumerate(tests)]
         return judged, info
 
     def shuffled(self, problem: Problem, key: str, valid: list[TestJudgement]) -> list[TestJudgement]:
@@ -253,26 +302,40 @@ class HackRateRunner(Runner):
         wrongs = problem.wrong_solutions
         outcome = [WrongOutcome(None, "ac") for _ in wrongs]
         alive = list(range(len(wrongs)))
-        limits = self.wrong_code_limits(problem)
-        functional = problem.entry_point is not None
         executions = 0
         for pos, (inp, expected) in enumerate(tests):
             if not alive:
                 break
-            [row] = self._run([wrongs[w] for w in alive], [inp], limits, problem.entry_point)
+            verdicts = self._judge(problem, [wrongs[w] for w in alive], inp, expected)
             executions += len(alive)
             still = []
-            for w, ex in zip(alive, row):
-                verdict = ex.verdict
-                if verdict is Verdict.AC and not same_output(ex.output, expected, comparator=problem.checker,
-                                                             functional=functional):
-                    verdict = Verdict.WA
+            for w, verdict in zip(alive, verdicts):
                 if verdict is Verdict.AC:
                     still.append(w)
                 else:
                     outcome[w] = WrongOutcome(pos, category(verdict))
             alive = still
         return outcome, executions
+
+    def _judge(self, problem: Problem, programs: list[Program], inp: str, expected: str) -> list[Verdict]:
+        """Each program's verdict on one test: the sandbox's judge (comparator or the
+        problem's output validator) for stdin problems; run and compare for functional ones."""
+        limits = self.wrong_code_limits(problem)
+        if problem.entry_point is not None:
+            [row] = self._run(programs, [inp], limits, problem.entry_point)
+            verdicts = [ex.verdict for ex in row]
+            outs = [ex.output for ex, v in zip(row, verdicts) if v is Verdict.AC]
+            checks = iter(self.check_outputs(problem, [(inp, o, expected) for o in outs]))
+            return [next(checks) if v is Verdict.AC else v for v in verdicts]
+        memo = self.memo if self.memo is not None else {}
+        lim = tuple(limits.model_dump().values())
+        keys = [("judge", p.digest, inp, expected, lim) for p in programs]
+        todo = [(k, p) for k, p in zip(keys, programs) if k not in memo]
+        jobs = [Job(program=p, stdin=inp, expected=expected, comparator=problem.checker,
+                    output_validator=problem.output_validator, limits=limits) for _, p in todo]
+        for (k, _), res in zip(todo, self.sandbox.run_many(jobs) if jobs else []):
+            memo[k] = res.verdict
+        return [memo[k] for k in keys]
 
     # ------------------------------------------------------------------ scoring
 
@@ -291,7 +354,7 @@ class HackRateRunner(Runner):
               validators: list[Program] | None = None) -> ScoreRecord:
         judged, info = self.validate(problem, suite, validators)
         valid = [j for j in judged if j.valid]
-        n_se = sum(j.reason == "sandbox_error" for j in judged)
+        n_se = sum(j.reason in UNDECIDED for j in judged)
         unit = self.unit(problem)
         order = self.shuffled(problem, spec.key, valid)
         main_n = self.params.scale * unit if self.params.scale else len(order)

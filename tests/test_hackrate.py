@@ -179,7 +179,9 @@ def test_sandbox_errors_are_not_wrong_code_failures():
     wrong code's SE leaves it out of the rates from that test on — never an RE."""
     se = Execution(verdict=Verdict.SE, detail="worker failed")
     ok = Execution(verdict=Verdict.AC, output="4\n")
-    assert judge_test(0, "4\n", [ok, se], comparator=None, functional=False, consensus=False).reason == "sandbox_error"
+    assert judge_test(0, "4\n", [ok, se], []).reason == "sandbox_error"
+    # the problem's own output validator failing is a judge error: undecided as well
+    assert judge_test(0, "4\n", [ok, ok], [Verdict.AC, Verdict.SE]).reason == "judge_error"
     outcomes = [WrongOutcome(0, "wa"), WrongOutcome(None, "ac"), WrongOutcome(1, "se"), WrongOutcome(3, "re")]
     rates = HackRateRunner._rates
     assert rates(outcomes, 1) == {"n_wrong_se": 0.0, "hack_rate": 25.0, "ac": 75.0, "wa": 25.0, "re": 0.0, "tle": 0.0}
@@ -291,3 +293,40 @@ def test_spec_correct_methods_get_one_correct_code_outside_the_validators(sandbo
     validators = {p.name for p in runner.validators(problem)}
     assert len(spec.task.correct_programs) == 1 and spec.task.correct_programs[0].name not in validators
     assert spec.task.budget == 10
+
+
+# Print any divisor d of n with 1 < d (n >= 2): several right answers, judged by the
+# problem's output validator (Kattis protocol: input answer feedback_dir < output; 42 / 43).
+DIVISOR_VALIDATOR = """
+import sys
+n = int(open(sys.argv[1]).read())
+try:
+    d = int(sys.stdin.read())
+except ValueError:
+    sys.exit(43)
+sys.exit(42 if 1 < d and n % d == 0 else 43)
+"""
+
+
+def test_a_problem_with_its_own_output_validator_judges_by_it(sandbox):
+    """Validators that print different right answers agree through the output validator;
+    a given wrong answer is rejected; a wrong code is judged by the validator too."""
+    from tczoo.schema import Validator
+
+    smallest = Program(code="n = int(input())\nprint(next(d for d in range(2, n + 1) if n % d == 0))\n",
+                       language=PY, name="smallest.py")
+    itself = Program(code="print(int(input()))\n", language=PY, name="itself.py")
+    prints_one = WrongProgram(code="input()\nprint(1)\n", language=PY, name="one")
+    # right for even n only (always prints 2)
+    two = WrongProgram(code="input()\nprint(2)\n", language=PY, name="two")
+    problem = Problem(id="divisor", statement="Print a divisor d of n with 1 < d.", time_limit_ms=1000,
+                      memory_limit_mb=64, solutions=[smallest, itself], wrong_solutions=[prints_one, two],
+                      checker="program",
+                      output_validator=Validator(program=Program(code=DIVISOR_VALIDATOR, language=PY, name="v.py")))
+    suite = _suite([("9\n", None), ("8\n", "4\n"), ("7\n", "1\n")])
+    rec = HackRateRunner(sandbox, validator_pool="published").score(problem, SPEC, suite)
+    # "9": 3 and 9 are both right, so the test is valid (expected 3); "8 -> 4" is right;
+    # "7 -> 1" is not. "one" fails everywhere; "two" fails on 9 only.
+    assert [t["reason"] for t in rec.detail["tests"]] == ["from_validators", "given_output_ok", "wrong_output"]
+    assert rec.metrics["pass_rate"] == pytest.approx(200 / 3)
+    assert rec.detail["wrong"] == {"one": "wa", "two": "wa"} and rec.metrics["hack_rate"] == 100.0
