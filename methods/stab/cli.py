@@ -2,13 +2,14 @@
 
 * ``tczoo stab boundary FILE [--json]`` - parsed constraints, unparsed sentences,
   resolved boundary and options (:func:`methods.stab.boundary.boundary_command`);
-* ``tczoo stab scenarios FILE [--mode union|keyword|knn] [--top-k 2] [--json]`` -
-  the catalog scenarios retrieved for a statement, and how;
+* ``tczoo stab scenarios FILE [--mode keyword_first|union|keyword|knn] [--top-k 2] [--json]``
+  - the catalog scenarios retrieved for a statement, and how;
 * ``tczoo stab layout FILE [--json]`` - the input layout read from the Input section,
   the one used to check generated inputs (verified against samples given with
   ``--sample FILE``, repeatable);
-* ``tczoo stab spec FILE [--variant stab|stab-base|stab-no-m1|stab-no-m2]`` - the
-  structured generation specification prompt exactly as a model would receive it.
+* ``tczoo stab spec FILE [--variant stab|stab-base|stab-no-m1|stab-no-m2] [--per-test --index K]``
+  - the structured generation specification prompt exactly as a model would receive
+  it (the one batch call by default, generator K's own call with ``--per-test``).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ import typer
 
 
 def _read(file: Path) -> str:
-    try:
-        return Path(file).read_text(encoding="utf-8")
+    try:  # undecodable bytes become U+FFFD: a statement is text, whatever else it holds
+        return Path(file).read_text(encoding="utf-8", errors="replace")
     except OSError as error:
         typer.echo(f"cannot read {file}: {error}", err=True)
         raise typer.Exit(1)
@@ -33,17 +34,22 @@ def register(app: typer.Typer) -> None:
                        no_args_is_help=True)
 
     @stab.command("boundary")
-    def boundary(file: Path = typer.Argument(..., help="a problem statement (text/markdown)"),
+    def boundary(file: Path = typer.Argument(..., help="a problem statement (text/markdown/LaTeX)"),
+                 objective: str = typer.Option("leximin", "--objective", help="leximin | weighted (the authors')"),
                  as_json: bool = typer.Option(False, "--json", help="print JSON")) -> None:
         """Parsed constraints, unparsed sentences, the resolved boundary and its options."""
         from tczoo.methods.stab.boundary import boundary_command
 
-        code = boundary_command(Path(file), as_json)
+        if objective not in ("leximin", "weighted"):
+            typer.echo(f"error: --objective must be leximin or weighted, not {objective!r}", err=True)
+            raise typer.Exit(2)
+        code = boundary_command(Path(file), as_json, objective=objective)
         raise typer.Exit(code)
 
     @stab.command("scenarios")
     def scenarios(file: Path = typer.Argument(..., help="a problem statement"),
-                  mode: str = typer.Option("union", "--mode", help="union | keyword | knn"),
+                  mode: str = typer.Option("keyword_first", "--mode",
+                                           help="keyword_first (the authors': KNN only without keyword hits) | union | keyword | knn"),
                   top_k: int = typer.Option(2, "--top-k", help="scenarios KNN keeps"),
                   model: Optional[str] = typer.Option(None, "--model", help="embedding model (KNN)"),
                   as_json: bool = typer.Option(False, "--json", help="print JSON")) -> None:
@@ -99,24 +105,34 @@ def register(app: typer.Typer) -> None:
     @stab.command("spec")
     def spec(file: Path = typer.Argument(..., help="a problem statement"),
              variant: str = typer.Option("stab", "--variant", help="stab | stab-base | stab-no-m1 | stab-no-m2"),
-             mode: str = typer.Option("keyword", "--mode", help="scenario retrieval: union | keyword | knn"),
-             index: int = typer.Option(1, "--index", help="which generator's prompt (1-based)")) -> None:
-        """Print the structured generation specification prompt for one generator."""
+             mode: str = typer.Option("keyword", "--mode", help="scenario retrieval: keyword_first | union | keyword | knn"),
+             per_test: bool = typer.Option(False, "--per-test", help="generator K's own prompt (generation=per_test)"),
+             index: int = typer.Option(1, "--index", help="with --per-test: which generator's prompt (1-based)")) -> None:
+        """Print the structured generation specification prompt (the batch call by default)."""
         from tczoo.methods.stab.method import VARIANTS, build_spec
+        from tczoo.methods.stab.scenarios import RETRIEVAL_MODES
         from tczoo.templates import Prompts
         from tczoo.schema import Setting, Task
 
         if variant not in VARIANTS:
             typer.echo(f"unknown variant {variant!r} ({', '.join(VARIANTS)})", err=True)
             raise typer.Exit(2)
+        if mode not in RETRIEVAL_MODES:
+            typer.echo(f"unknown mode {mode!r} ({', '.join(RETRIEVAL_MODES)})", err=True)
+            raise typer.Exit(2)
         cls = VARIANTS[variant]
         method = cls(retrieval=mode)
+        total = method.params.generators
+        if per_test and not 1 <= index <= total:
+            typer.echo(f"--index must be between 1 and {total}", err=True)
+            raise typer.Exit(2)
         task = Task(problem_id=Path(file).stem, statement=_read(file), time_limit_ms=2000, memory_limit_mb=256,
                     setting=Setting.SPEC)
         spec_, notes = build_spec(method, task)
         for note in notes:
             typer.echo(f"# note: {note}", err=True)
-        for message in Prompts().render("stab/generate", **spec_.variables(index - 1, method.params.generators)):
+        template = "stab/generate" if per_test else "stab/generate_batch"
+        for message in Prompts().render(template, **spec_.variables(index - 1 if per_test else 0, total)):
             typer.echo(f"===== {message['role']} =====\n{message['content']}\n")
 
     app.add_typer(stab, name="stab")

@@ -15,7 +15,7 @@ from typing import Literal
 
 import networkx as nx
 
-from .constraints import (
+from .records import (
     Constraint,
     IndexedRange,
     ScalarRange,

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence, Union
 
 from .constraints import Constraint, split_sections
-from .saturator import check_multitest, check_values
+from .check import check_multitest, check_values
 
 # --------------------------------------------------------------------------- layout
 
@@ -114,12 +114,24 @@ def _plain(text: str) -> str:
 def _strip_asides(text: str) -> str:
     """Parentheticals and dash/colon explanations hold constraints and prose, not fields
     — except that ``one rhythm s: a non-empty string`` names the kind after the colon."""
-    while True:
-        new = re.sub(r"\([^()]*\)", " ", text)
-        if new == text:
-            break
-        text = new
-    return re.split(r"\s[—–-]\s|\s--\s|,\s+(?:the|which|where|describing|denoting)\b", text)[0]
+    return re.split(r"\s[—–-]\s|\s--\s|,\s+(?:the|which|where|describing|denoting)\b", _drop_parentheses(text))[0]
+
+
+def _drop_parentheses(text: str) -> str:
+    """Remove balanced ``( … )`` groups, nested ones included, in one pass (an
+    unbalanced ``(`` stays, as the old innermost-first rewriting left it)."""
+    out: list[str] = []
+    opened: list[int] = []  # positions in ``out`` where an unclosed "(" was written
+    for char in text:
+        if char == "(":
+            opened.append(len(out))
+            out.append(char)
+        elif char == ")" and opened:
+            del out[opened.pop():]
+            out.append(" ")
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def _count_of(word: str) -> str | int | None:
