@@ -1,4 +1,4 @@
-"""EvalPerf baseline (Liu et al., 2024; as used by STAB, paper 002 §4.2 / §5.4).
+"""EvalPerf baseline (Liu et al., 2024; as used by STAB, arXiv:2605.27981, §4.2 / §5.4).
 
 Setting: specification + a reference implementation. The LLM writes a scalable input
 generator ``def perf_input_gen(scale: int) -> str`` ("synthesizing a synthesizer");
@@ -9,7 +9,7 @@ the generator fails (crash, timeout, memory, output cap), the input exceeds
 ``max_input_kb``, the reference fails on it (a crash means the input is not one it
 accepts), or ``max_doublings`` is reached. Our option ``check_inputs`` (off by
 default: EvalPerf has no such check) also stops at an input that violates the
-statement's parsed constraints (read back with :mod:`methods.stab.inputs`); its repair
+statement's parsed constraints (read back with :mod:`tczoo.methods.stab.inputs`); its repair
 prompt then says only that the input broke the statement, never which parsed bound,
 since EvalPerf has no constraint saturator.
 
@@ -64,7 +64,7 @@ class Step:
 
 class EvalPerf(Method):
     name = "evalperf"
-    paper = "EvalPerf (Liu et al., 2024), baseline in STAB (paper 002) §4.2"
+    paper = "EvalPerf (Liu et al., 2024), baseline in STAB (arXiv:2605.27981) §4.2"
     summary = "LLM writes perf_input_gen(scale); scale doubles until the reference exceeds the time limit"
     setting = Setting.SPEC_CORRECT
     produces = OracleKind.INPUTS_ONLY

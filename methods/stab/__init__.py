@@ -1,4 +1,5 @@
-"""STAB (Specification-driven Testing for Algorithmic Bottlenecks), seed paper 002.
+"""STAB (Specification-driven Testing for Algorithmic Bottlenecks; Lim, Hahn, Jin and Han, 2026,
+arXiv:2605.27981).
 
 Constraint saturator (M1): :mod:`.constraints` (the parser: sections, sentences,
 ``parse_constraints``), :mod:`.normalize` (LaTeX, Unicode and words to one text),

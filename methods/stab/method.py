@@ -1,4 +1,4 @@
-"""STAB generator synthesis and its variants (paper 002, sections 3.3 and 5.3).
+"""STAB generator synthesis and its variants (STAB, arXiv:2605.27981, sections 3.3 and 5.3).
 
 Pipeline for one problem (see docs/stab.md):
 
@@ -18,7 +18,7 @@ Pipeline for one problem (see docs/stab.md):
    code: the same prompt, up to ``retries`` more calls) or repaired with the error in
    the prompt (``retry="repair"``);
 5. **validity**: every input is read back with the layout of the Input section and
-   checked against the parsed constraints (:mod:`methods.stab.inputs`). With
+   checked against the parsed constraints (:mod:`tczoo.methods.stab.inputs`). With
    ``validity="record"`` (default) violations are recorded on the test
    (``meta["violations"]``) and on the suite, and the input is kept, as the authors
    do (their generation only runs the generator; compliance is measured afterwards).
@@ -51,7 +51,7 @@ from .inputs import InputChecker, checker_for
 from .saturator import saturate
 from .scenarios import ScenarioHit, ScenarioRetriever, load_catalog
 
-PAPER = "STAB (paper 002), §3"
+PAPER = "STAB (Lim et al., 2026, arXiv:2605.27981) §3"
 
 # The call wrapper appended to a generator: seeds ``random`` so a run is reproducible,
 # then calls the model's function. Appended (not prepended) to keep its line numbers.

@@ -41,9 +41,7 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
-from typing import Any, Literal
-
-from ortools.sat.python import cp_model
+from typing import TYPE_CHECKING, Any, Literal
 
 from tczoo.schema import Model
 
@@ -62,6 +60,17 @@ from .records import (
     is_length,
 )
 from .graph import build_graph, components, is_independent, records_of, role
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
+
+
+def _cp_model():
+    # OR-Tools takes most of a second to import: only a solve pays for it (listing the
+    # methods, ``tczoo --help`` and the rule path do not).
+    from ortools.sat.python import cp_model
+
+    return cp_model
 
 __all__ = ["BoundaryOption", "ComponentReport", "Objective", "Saturation", "check_multitest", "check_values",
            "saturate", "validate"]
@@ -271,7 +280,7 @@ class _CpModel:
                 raise _Fallback("overflow")
 
     def build(self, floors: Mapping[str, int]) -> tuple[cp_model.CpModel, dict[str, cp_model.IntVar]]:
-        model = cp_model.CpModel()
+        model = _cp_model().CpModel()
         x = {v: model.NewIntVar(max(lo, floors.get(v, lo)), hi, v.replace("|", "len_"))
              for v, (lo, hi) in self.dom.items()}
 
@@ -341,6 +350,7 @@ class _CpModel:
         return model, x
 
     def solve(self, model: cp_model.CpModel) -> tuple[int, cp_model.CpSolver]:
+        cp_model = _cp_model()
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise _Fallback("timeout")
@@ -356,6 +366,7 @@ class _CpModel:
 
 def _leximin(cp: _CpModel, tier: Sequence[str], floors: dict[str, int]) -> bool:
     """Raise *tier* leximin-style, recording the levels in *floors*. False if infeasible."""
+    cp_model = _cp_model()
     free = list(tier)
     while free:
         model, x = cp.build(floors)
@@ -390,10 +401,12 @@ def _leximin(cp: _CpModel, tier: Sequence[str], floors: dict[str, int]) -> bool:
 
 def _finish(cp: _CpModel, comp: Sequence[str], floors: Mapping[str, int],
             weights: Mapping[str, int]) -> tuple[dict[str, int], str]:
+    cp_model = _cp_model()
     model, x = cp.build(floors)
-    if any(abs(w) * max(abs(cp.dom[v][0]), abs(cp.dom[v][1])) * len(comp) > _INT_LIMIT for v, w in weights.items()):
-        raise _Fallback("overflow")
-    model.Maximize(sum(weights[v] * x[v] for v in comp))
+    # As the authors' solver does, weights are capped so the objective fits in int64.
+    largest = max([max(abs(cp.dom[v][0]), abs(cp.dom[v][1])) for v in comp] + [1])
+    cap = max(1, _INT_LIMIT // (largest * max(1, len(comp)) * 2))
+    model.Maximize(sum(min(weights[v], cap) * x[v] for v in comp))
     status, solver = cp.solve(model)
     if status == cp_model.INFEASIBLE:
         return {}, "infeasible"
