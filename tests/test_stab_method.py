@@ -103,6 +103,32 @@ def test_constraints_contradicted_by_a_sample_are_dropped_and_an_unverified_layo
         infer_layout("## Input\n\nThe first line contains the description of the maze.\n")
 
 
+KATTIS_STYLE = r"""## Input
+
+The input consists of:
+
+- One line with two integers $n$ and $\ell$ ($1 \le n \le 1000$, $1 \le \ell \le 10$), the number of towers
+  and their height.
+- One line with $n$ integers $h_1, \ldots, h_n$ ($1 \le h_i \le \ell$).
+- $n$ lines, each with a string $s$ (one of "`red`" or "`blue`") and an integer $a$ ($1 \le a < n$).
+
+## Output
+
+Output one integer.
+"""
+
+
+def test_kattis_style_line_phrasings_are_read():
+    """BAPC/Kattis statements say "One line with ..." and "n lines, each with ..."."""
+    layout = infer_layout(KATTIS_STYLE)
+    assert layout.describe() == "n ℓ h[n] n×[s:str a]"
+    checker = checker_for(KATTIS_STYLE, parse_constraints(KATTIS_STYLE).constraints, ["2 3\n1 3\nred 1\nblue 1\n"])
+    assert checker.active and checker.dropped == []
+    assert checker.check("3 5\n5 1 2\nred 1\nred 2\nblue 2\n") == []
+    assert checker.check("3 5\n5 6 2\nred 1\nred 3\nblue 2\n") == [
+        "1 ≤ h_i ≤ ℓ: h_i = 6 > ℓ = 5", "1 ≤ a < n: a = 3 ≥ n = 3"]
+
+
 def test_zoo_mini_layouts_accept_every_golden_test(sandbox):
     for short in ("zm01", "zm05", "zm09"):
         p = zoo_problem(sandbox, short)
