@@ -64,6 +64,8 @@ CASES: list[tuple[str, str, list[str], int]] = [
     ("Greek letters", "1 ≤ " + "\\alpha, " * 2000 + "\\beta ≤ 5", ["1 ≤ α ≤ 5", "1 ≤ β ≤ 5"], 0),
     ("section headers", "Input\nOutput\n" * 5000, [], 0),
     ("LaTeX commands", "\\le\\cdot\\, " * 5000, [], 1),
+    ("macro definitions", "".join(f"\\newcommand{{\\m{chr(97 + k % 26) * (1 + k // 26)}}}{{{k}}}\n" for k in range(3000))
+     + "$1 \\le n \\le \\ma$", ["1 ≤ n ≤ 0"], 0),
 ]
 
 

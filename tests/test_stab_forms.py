@@ -164,3 +164,10 @@ def test_section_star_input_header_and_end_of_itemize() -> None:
     text = ("\\section*{Input}\n\\begin{itemize}\n\\item One line with $n$ ($1 \\le n \\le 50$).\n"
             "\\end{itemize}\nAll values $a_i$ satisfy $1 \\le a_i \\le n$.\n\\section*{Output}\nOutput $0 \\le r \\le 9$.\n")
     assert [r.render() for r in parse_constraints(text).constraints] == ["1 ≤ n ≤ 50", "1 ≤ a_i ≤ n"]
+
+
+def test_a_statements_own_macros_are_expanded() -> None:
+    text = ("\\newcommand{\\maxn}{500}\n\\newcommand{\\pair}[2]{(#1, #2)}\n\\begin{Input}\n"
+            "One line with $n$ ($3 \\leq n \\leq \\maxn$) and $k$ ($1 \\le k \\le \\maxn{}$).\n\\end{Input}\n")
+    assert [r.render() for r in parse_constraints(text).constraints] == ["3 ≤ n ≤ 500", "1 ≤ k ≤ 500"]
+

@@ -55,7 +55,7 @@ from .normalize import normalize
 __all__ = [
     "Bound", "Chain", "Constraint", "IndexedRange", "Monomial", "NotEqual", "ParseResult", "Poly",
     "ProductBound", "Relation", "ScalarRange", "Skipped", "StringLength", "SumBound", "SumOver",
-    "base_name", "input_part", "is_indexed", "is_length", "normalize", "parse_constraints",
+    "base_name", "expand_macros", "input_part", "is_indexed", "is_length", "normalize", "parse_constraints",
     "parse_sentence", "split_sections", "split_sentences",
 ]
 
@@ -139,6 +139,23 @@ def split_sections(text: str) -> tuple[str, str]:
     return "\n".join(parts["input"]), "\n".join(parts["legend"])
 
 
+_NEWCOMMAND = re.compile(r"\\(?:re)?newcommand\s?\{?\\([A-Za-z]{1,30})\}?\s?\{([^{}\n]{0,200})\}")
+_MAX_MACROS = 50
+
+
+def expand_macros(text: str) -> str:
+    """Expand a LaTeX statement's own argument-free macros (``\\newcommand{\\maxn}{500}``),
+    one pass, at most 50 of them (each a linear substitution), so that ``n \\le \\maxn``
+    reads as the bound it is. Macros with arguments are left alone."""
+    if "newcommand" not in text:
+        return text
+    macros = {name: body for name, body in _NEWCOMMAND.findall(text)[:_MAX_MACROS]}
+    text = _NEWCOMMAND.sub("", text)
+    for name, body in macros.items():
+        text = re.sub(r"\\" + name + r"(?![A-Za-z])(?:\{\})?", lambda _m, body=body: body, text)
+    return text
+
+
 def input_part(text: str) -> str:
     """The text :func:`parse_constraints` reads by default (see :func:`split_sections`)."""
     return split_sections(text)[0]
@@ -202,7 +219,7 @@ def parse_constraints(text: str, *, sections: Literal["input", "all"] = "input")
     Examples and Notes sections are never read.
     """
     result = ParseResult()
-    input_text, legend = split_sections(text)
+    input_text, legend = split_sections(expand_macros(text))
     if sections == "input":
         text = input_text
         for sentence in split_sentences(legend):

@@ -35,7 +35,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence, Union
 
-from .constraints import Constraint, split_sections
+from .constraints import Constraint, expand_macros, split_sections
 from .check import check_multitest, check_values
 
 # --------------------------------------------------------------------------- layout
@@ -220,7 +220,7 @@ def _fields(desc: str) -> list[Field]:
 def infer_layout(statement: str) -> InputLayout:
     """The layout of the statement's Input section; raises :class:`LayoutError` when a
     line description cannot be turned into fields (the caller then checks nothing)."""
-    section, _ = split_sections(statement)
+    section, _ = split_sections(expand_macros(statement))
     text = _plain(section)
     # Sentences; list items (- the first line ...) become sentences of their own.
     text = re.sub(r"(?m)^\s*[-*•]\s+", ". ", text)
