@@ -162,14 +162,16 @@ class EfficiencyRunner(Runner):
         return Limits.of(problem)
 
     def _time(self, programs: list[Program], inputs: list[str], limits: Limits,
-              expected: list[str | None] | None = None, checker: str | None = None) -> list[list[tuple[float, str]]]:
+              expected: list[str | None] | None = None, checker: str | None = None,
+              output_validator=None) -> list[list[tuple[float, str]]]:
         """(median CPU ms, verdict) of every program on every input: ``out[p][i]``.
         A TLE is not repeated (it is exposed whatever the other runs say)."""
         out: list[list[list[Any]]] = [[[] for _ in inputs] for _ in programs]
         pending = [(p, i) for p in range(len(programs)) for i in range(len(inputs))]
         for _ in range(self.params.repeats):
             jobs = [Job(program=programs[p], stdin=inputs[i], limits=limits, tag=(p, i),
-                        expected=expected[i] if expected else None, comparator=checker)
+                        expected=expected[i] if expected else None, comparator=checker,
+                        output_validator=output_validator if expected else None)
                     for p, i in pending]
             for job, res in zip(jobs, self.sandbox.run_many(jobs)):
                 p, i = job.tag
@@ -181,12 +183,14 @@ class EfficiencyRunner(Runner):
         """Per solution: runtimes and verdicts on the original tests (cached)."""
         tests = [(t.input, t.output) for t in problem.golden_tests] or [(s.input, s.output) for s in problem.samples]
         key = [[s.digest for s in problem.solutions], tests, problem.time_limit_ms,
-               problem.memory_limit_mb, problem.checker, self.params.repeats]
+               problem.memory_limit_mb, problem.checker, self.params.repeats,
+               problem.output_validator.program.digest if problem.output_validator else None]
         return cached_json("efficiency", key, lambda: self._time_originals(problem, tests))
 
     def _time_originals(self, problem: Problem, tests: list[tuple[str, str]]) -> dict[str, Any]:
         timed = self._time(problem.solutions, [t[0] for t in tests], self._limits(problem),
-                           expected=[t[1] for t in tests], checker=problem.checker)
+                           expected=[t[1] for t in tests], checker=problem.checker,
+                           output_validator=problem.output_validator)
         return {"tests": len(tests), "solutions": [
             {"name": s.name, "language": s.language.value, "runtimes": [r for r, _ in row],
              "verdicts": [v for _, v in row]} for s, row in zip(problem.solutions, timed)]}
