@@ -44,7 +44,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tczoo.execution import Limits, can_check, check_outputs, run_program, run_programs, same_output
+from tczoo.execution import Limits, can_check, check_outputs, outputs_match, run_program, run_programs
 from tczoo.runner import Runner, Table, TaskSpec
 from tczoo.runners.bugfind import limits_note
 from tczoo.schema import Language, Problem, Program, ScoreRecord, Setting, Task, TestSuite
@@ -170,8 +170,10 @@ class BestOfNRunner(Runner):
                 chunk = tests[at:at + step]
                 runs = run_program(self.sandbox, cand, [t[0] for t in chunk], limits=Limits.of(problem),
                                    entry_point=problem.entry_point)
-                if not all(r.ok and same_output(r.output, exp, functional=functional, comparator=problem.checker)
-                           for r, (_, exp) in zip(runs, chunk)):
+                match = outputs_match(self.sandbox, [(t[0], r.output, t[1]) for r, t in zip(runs, chunk) if r.ok],
+                                      comparator=problem.checker, validator=problem.output_validator,
+                                      functional=functional)
+                if not all(r.ok for r in runs) or not all(m is True for m in match):
                     ok = False
                     break
             verdicts.append(ok)
@@ -211,7 +213,7 @@ class BestOfNRunner(Runner):
         checks = check_outputs(self.sandbox, suite.oracle,
                                [(inputs[i], tests[i].output, runs[i][c].output) for c, i in cells],
                                limits=limits, comparator=problem.checker, entry_point=problem.entry_point,
-                               checker_time_ms=self.params.checker_time_ms)
+                               validator=problem.output_validator, checker_time_ms=self.params.checker_time_ms)
         passed = [0] * len(cands)
         for (c, _), check in zip(cells, checks):
             passed[c] += check.ok

@@ -253,6 +253,7 @@ class BugfindRunner(Runner):
         """Run f and g on the probes, check their outputs, classify every test set."""
         ev = gather_evidence(self.sandbox, f, g, suite.oracle, probes, limits=Limits.of(problem),
                              comparator=problem.checker, entry_point=problem.entry_point,
+                               validator=problem.output_validator,
                              checker_time_ms=self.params.checker_time_ms)
         return {name: classify(ev, idx) for name, idx in sets.items()}, ev
 

@@ -333,3 +333,31 @@ def test_model_code_starting_with_a_future_import_still_gets_the_prelude(sandbox
     g = Generator(name="g", code=code, function="generate")
     run_generators(sandbox, [g], seed=0, per_generator=1, rounds=1)
     assert inputs([g]) == ["1\n"] and not g.failures
+
+
+# --------------------------------------------------------------------------- problem output validators
+
+
+TOLERANT_VALIDATOR = """
+import sys
+answer = int(open(sys.argv[2]).read())
+if open(sys.argv[1]).read().strip() == "crash":
+    raise SystemExit(1)          # neither 42 nor 43: the validator failed itself
+got = sys.stdin.read().split()
+sys.exit(42 if len(got) == 1 and abs(int(got[0]) - answer) <= 1 else 43)
+"""
+
+
+def test_outputs_are_matched_by_the_problems_output_validator(sandbox):
+    from tczoo.execution import outputs_match
+    from tczoo.schema import Validator
+
+    v = Validator(program=Program(code=TOLERANT_VALIDATOR, language=Language.PYTHON, name="tolerant.py"))
+    cases = [("1\n", "5\n", "5\n"), ("2\n", "6\n", "5\n"), ("3\n", "7\n", "5\n"), ("crash", "5\n", "5\n")]
+    assert outputs_match(sandbox, cases, comparator="program", validator=v) == [True, True, False, None]
+    # the same cases through the oracle check: an expected output judged by the validator
+    checks = check_outputs(sandbox, Oracle(kind=OracleKind.EXPECTED_OUTPUT), [(i, e, o) for i, o, e in cases],
+                           limits=LIMITS, comparator="program", validator=v)
+    assert [c.kind for c in checks] == ["pass", "pass", "mismatch", "validator_failed"]
+    with pytest.raises(ValueError):
+        outputs_match(None, cases, comparator="program", validator=v)
