@@ -40,3 +40,10 @@ def test_build_benchmark_on_a_zoo_mini_problem_keeps_the_papers_filters(tmp_path
     assert problem.meta["construction"]["wrong_pool"] == 10
     rows = np.array([w.signature.bits for w in problem.wrong_solutions], dtype=float)
     assert np.linalg.matrix_rank(rows) == len(rows)  # the kept wrong codes are a basis
+
+
+def test_build_benchmark_refuses_an_unknown_language(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "tczoo.cli", "build-benchmark", "--problems", "zm09",
+                           "--languages", "cobol", "--out", str(tmp_path / "x.jsonl")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: --languages") and "Traceback" not in proc.stderr

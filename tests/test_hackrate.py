@@ -321,7 +321,7 @@ def test_a_problem_with_its_own_output_validator_judges_by_it(sandbox):
     two = WrongProgram(code="input()\nprint(2)\n", language=PY, name="two")
     problem = Problem(id="divisor", statement="Print a divisor d of n with 1 < d.", time_limit_ms=1000,
                       memory_limit_mb=64, solutions=[smallest, itself], wrong_solutions=[prints_one, two],
-                      checker="program",
+                      checker="program", golden_tests=[GoldenTest(input="12\n", output="2\n")],
                       output_validator=Validator(program=Program(code=DIVISOR_VALIDATOR, language=PY, name="v.py")))
     suite = _suite([("9\n", None), ("8\n", "4\n"), ("7\n", "1\n")])
     rec = HackRateRunner(sandbox, validator_pool="published").score(problem, SPEC, suite)
@@ -330,3 +330,8 @@ def test_a_problem_with_its_own_output_validator_judges_by_it(sandbox):
     assert [t["reason"] for t in rec.detail["tests"]] == ["from_validators", "given_output_ok", "wrong_output"]
     assert rec.metrics["pass_rate"] == pytest.approx(200 / 3)
     assert rec.detail["wrong"] == {"one": "wa", "two": "wa"} and rec.metrics["hack_rate"] == 100.0
+    # timing the correct codes on the golden test judges them by the validator too (12 is right for 12)
+    from tczoo.benchmarks.correct_codes import select_fastest
+
+    selection = select_fastest(problem, sandbox)
+    assert selection.failed == {} and sorted(selection.runtimes) == ["itself.py", "smallest.py"]

@@ -60,7 +60,8 @@ def measure(problem: Problem, sandbox: "Sandbox", limits: Limits) -> tuple[list[
         return [0.0] * len(problem.solutions), timed_on
 
     def compute() -> list[float | None]:
-        jobs = [Job(program=s, stdin=i, expected=o, comparator=problem.checker, limits=limits, tag=k)
+        jobs = [Job(program=s, stdin=i, expected=o, comparator=problem.checker,
+                    output_validator=problem.output_validator, limits=limits, tag=k)
                 for k, s in enumerate(problem.solutions) for i, o in tests]
         totals: list[float | None] = [0.0] * len(problem.solutions)
         for job, res in zip(jobs, sandbox.run_many(jobs)):
@@ -69,7 +70,8 @@ def measure(problem: Problem, sandbox: "Sandbox", limits: Limits) -> tuple[list[
             totals[job.tag] = None if not res.ok else totals[job.tag] + res.cpu_ms
         return [None if t is None else t / len(tests) for t in totals]
 
-    key = [[s.digest for s in problem.solutions], tests, problem.checker, limits.model_dump()]
+    validator = problem.output_validator.program.digest if problem.output_validator else None
+    key = [[s.digest for s in problem.solutions], tests, problem.checker, validator, limits.model_dump()]
     return cached_json("correct-runtimes", key, compute), timed_on
 
 
