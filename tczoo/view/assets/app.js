@@ -232,7 +232,11 @@
   function reportTable(tb) {
     var box = el("div", { class: "report" });
     box.appendChild(el("h3", null, txt(tb.title)));
-    box.appendChild(table(tb.columns.map(txt), tb.rows.map(function (row) { return row.map(txt); }), "grid report-table"));
+    // text columns left, numbers right (as tczoo report aligns them)
+    var left = { model: 1, method: 1, problem: 1, selector: 1, language: 1, note: 1 };
+    box.appendChild(table(tb.columns.map(txt), tb.rows.map(function (row) {
+      return el("tr", null, row.map(function (c, j) { return el("td", { class: left[txt(tb.columns[j])] ? "left" : "" }, txt(c)); }));
+    }), "grid report-table"));
     (tb.notes || []).forEach(function (n) { box.appendChild(el("p", { class: "note" }, txt(n))); });
     return box;
   }
@@ -476,7 +480,7 @@
           return el("tr", { id: "test-" + k },
             el("td", null, "t" + k), el("td", null, txt(t.origin)), el("td", null, longText(t.input, { lines: 6, chars: 600, keepEmpty: true })),
             el("td", null, t.output === null ? el("span", { class: "note" }, "(from the oracle)") : longText(t.output, { lines: 6, chars: 600, keepEmpty: true })),
-            el("td", null, v ? cellBadge(v[0], v[1]) : ""));
+            el("td", null, v ? [cellBadge(v[0], v[1]), v[0] === "valid" ? "" : el("div", { class: "note" }, txt(v[1]))] : ""));
         }), "grid tests"));
       } else s.appendChild(el("p", { class: "error" }, "this unit produced no tests"));
       root.appendChild(s);
