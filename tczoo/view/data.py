@@ -23,6 +23,7 @@ markup).
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,15 +34,20 @@ from tczoo.textio import printable
 MAX_CHARS = 100_000  # per text field in the site's data; the page shows less until expanded
 
 
+# what ``printable`` would change: C0/C1 controls but newline and tab, DEL, lone surrogates
+_NEEDS_ESCAPE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
 def safe(value: Any, limit: int = MAX_CHARS) -> Any:
     """``value`` with every string made printable and clipped (see the module doc)."""
     if isinstance(value, str):
-        text = printable(value)
+        # most strings need nothing: one regex scan instead of printable's translate + encode
+        text = printable(value) if _NEEDS_ESCAPE.search(value) else value
         if len(text) > limit:
             return {"clip": text[:limit], "of": len(text)}
         return text
     if isinstance(value, dict):
-        return {printable(str(k), newlines=False): safe(v, limit) for k, v in value.items()}
+        return {_key(k): safe(v, limit) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [safe(v, limit) for v in value]
     if isinstance(value, float):
@@ -49,6 +55,13 @@ def safe(value: Any, limit: int = MAX_CHARS) -> Any:
     if value is None or isinstance(value, (bool, int)):
         return value
     return safe(str(value), limit)
+
+
+def _key(key: Any) -> str:
+    key = key if isinstance(key, str) else str(key)
+    if _NEEDS_ESCAPE.search(key) or "\n" in key or "\t" in key:
+        return printable(key, newlines=False)
+    return key
 
 
 def fmt_metric(value: Any) -> str:

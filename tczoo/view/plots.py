@@ -53,6 +53,10 @@ def plot_asr(tables: list[Any], path: Path) -> bool:
 def draw_plots(tables: list[Any], folder: Path, prefix: str) -> list[dict[str, str]]:
     """Every figure the tables allow, as ``folder/PREFIX-NAME.svg``; [{title, file}] or
     {title, error} when drawing failed (a figure is never worth a failed site)."""
+    scaling = any(c.startswith("HR ") and c.endswith("x") for t in tables for c in t.columns)
+    asr = any(all(c in t.columns for c in STRATEGIES) for t in tables)
+    if not (scaling or asr):
+        return []  # matplotlib takes a second or two to import: only when there is a figure
     import matplotlib
 
     from tczoo.report import plot_scaling

@@ -434,7 +434,7 @@
       root.appendChild(el("nav", { class: "toc" },
         jump("metrics", "metrics"), " · ",
         jump("exchanges", "LLM exchanges (" + xs.length + ")"), " · ", jump("failures", "failures (" + fs.length + ")"), " · ",
-        jump("tests", "tests (" + tests.length + ")"), " · ", jump("verdicts", "verdicts"), " · ",
+        jump("verdicts", "verdicts"), " · ", jump("tests", "tests (" + tests.length + ")"), " · ",
         jump("artifacts", "artifacts (" + arts.length + ")")));
       root.appendChild(el("p", { class: "meta" }, "model " + txt(l.model) + " · " + num(unit.seconds, 2) + " s · " +
         l.exchanges + " LLM calls · " + l.tokens + " tokens · " + money(l.cost)));
@@ -443,7 +443,8 @@
       var s = section("Metrics", "metrics");
       (unit.scores || []).forEach(function (sc) {
         s.appendChild(el("h3", null, "runner " + txt(sc.runner)));
-        s.appendChild(kv(sc.metrics));
+        var names = Object.keys(sc.metrics || {});
+        s.appendChild(el("div", { class: "scroll" }, table(names, [names.map(function (k) { return txt(sc.metrics[k]); })], "grid metrics")));
         if (sc.note) s.appendChild(el("p", { class: "note" }, txt(sc.note)));
         var d = el("details", null, el("summary", null, "score detail"), kv(sc.detail));
         s.appendChild(d);
@@ -470,6 +471,14 @@
       else s.appendChild(el("p", { class: "note" }, "none recorded"));
       root.appendChild(s);
 
+      s = section("Verdicts per test", "verdicts");
+      var any = false;
+      (unit.scores || []).forEach(function (sc) {
+        (sc.matrices || []).forEach(function (m) { if (m.tests.length) { any = true; s.appendChild(matrix(m)); } });
+      });
+      if (!any) s.appendChild(el("p", { class: "note" }, "the runner recorded no per-test verdicts for this unit"));
+      root.appendChild(s);
+
       s = section("Generated tests", "tests");
       if (unit.oracle) s.appendChild(el("p", { class: "meta" }, "oracle: " + txt(unit.oracle.kind)));
       if (unit.oracle && unit.oracle.program) s.appendChild(program(unit.oracle.program, "oracle program"));
@@ -483,14 +492,6 @@
             el("td", null, v ? [cellBadge(v[0], v[1]), v[0] === "valid" ? "" : el("div", { class: "note" }, txt(v[1]))] : ""));
         }), "grid tests"));
       } else s.appendChild(el("p", { class: "error" }, "this unit produced no tests"));
-      root.appendChild(s);
-
-      s = section("Verdicts per test", "verdicts");
-      var any = false;
-      (unit.scores || []).forEach(function (sc) {
-        (sc.matrices || []).forEach(function (m) { any = true; s.appendChild(matrix(m)); });
-      });
-      if (!any) s.appendChild(el("p", { class: "note" }, "the runner recorded no per-test verdicts for this unit"));
       root.appendChild(s);
 
       s = section("Artifacts (programs the method wrote)", "artifacts");
