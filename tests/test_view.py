@@ -258,3 +258,31 @@ def test_the_cli_loads_no_builder_at_startup():
 def test_the_wheel_ships_the_assets(installed_tczoo):
     for name in ("index.html", "app.js", "style.css"):
         assert (installed_tczoo / "tczoo" / "view" / "assets" / name).is_file(), name
+
+
+def test_old_records_and_unknown_runners_still_show(run_dir, tmp_path):
+    """A HackRate record from before first failures were recorded shows '?' cells; a
+    score from a runner not installed here costs its per-test view and the tables, not
+    the site."""
+    import shutil
+
+    old = tmp_path / "old"
+    shutil.copytree(run_dir, old, ignore=shutil.ignore_patterns("view"))
+    scores = [json.loads(x) for x in (old / "scores.jsonl").read_text().splitlines()]
+    for s in scores:
+        s["detail"].pop("first_failure", None)
+    foreign = dict(scores[0], runner="nosuch")
+    (old / "scores.jsonl").write_text("".join(json.dumps(s) + "\n" for s in [*scores, foreign]))
+    from tczoo.view.data import RunData
+
+    data = RunData(old)
+    assert data.tables == [] and "nosuch" in data.table_error
+    unit = next(u for u in data.all_units() if u.problem.startswith("zm04"))
+    detail = data.unit_detail(unit)
+    hackrate = next(s for s in detail["scores"] if s["runner"] == "hackrate")
+    codes = {c[0] for row in hackrate["matrices"][0]["rows"][1:] for c in row["cells"]}
+    assert "?" in codes and "WA" not in codes
+    proc = tczoo("view", old, "--out", tmp_path / "site")
+    assert proc.returncode == 0, proc.stderr
+    shown = tczoo("show", old)
+    assert shown.returncode == 0 and "could not be made" in shown.stdout

@@ -100,10 +100,17 @@ class RunData:
 
     def __init__(self, root: Path, *, max_chars: int = MAX_CHARS):
         from tczoo.report import run_tables
+        from tczoo.store import RunStore
 
         self.root = Path(root)
         self.max_chars = max_chars
-        store, self.tables = run_tables(self.root)
+        store = RunStore.open(self.root)  # not a run directory: the user's error, raised
+        self.table_error = ""
+        try:
+            _, self.tables = run_tables(self.root)
+        except Exception as exc:  # e.g. scores of a runner not installed here: show the rest
+            self.tables = []
+            self.table_error = f"the report's tables could not be made: {type(exc).__name__}: {exc}"
         self.config = json.loads((self.root / "config.json").read_text())
         self.generations = store.generations()
         self.scores = store.scores()
@@ -250,6 +257,7 @@ class RunData:
             "config": self.config,
             "provenance": self.provenance(),
             "tables": self.table_dicts(),
+            "table_error": self.table_error,
             "totals": self.totals(),
             "failures": self.failure_counts(),
         }, self.max_chars)

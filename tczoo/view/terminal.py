@@ -85,6 +85,8 @@ def run_view(data: RunData, *, limit: int = 40) -> Iterator[RenderableType]:
                     [[f["stage"], f["reason"], f["count"], f["units"]] for f in s["failures"]])
     else:
         yield Text("no failures recorded", style="green")
+    if s["table_error"]:
+        yield t(s["table_error"], "red")
     for tb in s["tables"]:
         rt = table(tb["title"], tb["columns"], tb["rows"])
         yield rt

@@ -224,7 +224,8 @@
       card.appendChild(f);
     } else card.appendChild(el("div", { class: "failures ok" }, "no failures recorded"));
     (r.tables || []).forEach(function (tb) { card.appendChild(reportTable(tb)); });
-    if (!(r.tables || []).length) card.appendChild(el("p", { class: "note" }, "no scores in this run yet"));
+    if (r.table_error) card.appendChild(el("p", { class: "error" }, txt(r.table_error)));
+    else if (!(r.tables || []).length) card.appendChild(el("p", { class: "note" }, "no scores in this run yet"));
     if ((r.plots || []).length) card.appendChild(plots(r.plots));
     return card;
   }
