@@ -37,7 +37,8 @@ def view(
         emit_json(result)
     else:
         err_console.print(f"site written to {result['site']} ({result['problems']} problems, {result['units']} units, "
-                          f"{result['seconds']} s); open {Path(result['index']).resolve().as_uri()}", markup=False)
+                          f"{result['seconds']} s); open {Path(result['index']).resolve().as_uri()}", markup=False,
+                          soft_wrap=True)
     if serve:
         from tczoo.view.serve import serve_site
 
