@@ -48,7 +48,7 @@ from tczoo.benchmarks.correct_codes import FASTEST_FRACTION, VALIDATORS, referen
 from tczoo.errors import UserError
 from tczoo.execution import Execution, Limits, Verdict, run_programs, same_output
 from tczoo.sandbox.types import Job
-from tczoo.runner import Runner, Table, TaskSpec
+from tczoo.runner import Matrix, Runner, Table, TaskSpec
 from tczoo.schema import Problem, Program, ScoreRecord, Setting, Task, TestSuite
 
 BREAKDOWN = ("ac", "wa", "re", "tle")
@@ -131,6 +131,7 @@ def judge_test(index: int, given: str | None, runs: list[Execution], accepted: l
 class WrongOutcome:
     position: int | None  # index in the shuffled valid tests of the first non-AC verdict
     category: str  # its category; "ac" when none within the tests run
+    verdict: str = ""  # the verdict itself (WA, TLE, MLE, SE ...)
 
     def at(self, n: int) -> str:
         """The outcome on the first ``n`` shuffled valid tests: ac, wa, re, tle, or se
@@ -142,6 +143,7 @@ class HackRateRunner(Runner):
     name = "hackrate"
     paper = "TC-Bench (How Many Code and Test Cases Are Enough?)"
     summary = "PassRate / HackRate with AC-WA-RE-TLE breakdown at k x rank, macro-averaged over problems"
+    headline = "hack_rate"
     Params = HackRateParams
 
     def __init__(self, sandbox: Any, **params: Any):
@@ -313,7 +315,7 @@ class HackRateRunner(Runner):
                 if verdict is Verdict.AC:
                     still.append(w)
                 else:
-                    outcome[w] = WrongOutcome(pos, category(verdict))
+                    outcome[w] = WrongOutcome(pos, category(verdict), verdict.value)
             alive = still
         return outcome, executions
 
@@ -384,9 +386,12 @@ class HackRateRunner(Runner):
         names = [w.name or f"wrong-{i}" for i, w in enumerate(problem.wrong_solutions)]
         detail = {
             "wrong": {name: o.at(main_n) for name, o in zip(names, outcomes)},
-            "first_failure": {name: o.position for name, o in zip(names, outcomes) if o.position is not None},
+            # per wrong code that failed: [position in "order", verdict] (the run browser's matrix)
+            "first_failure": {name: [o.position, o.verdict] for name, o in zip(names, outcomes)
+                              if o.position is not None},
             "tests": [{"test": j.index, "valid": j.valid, "reason": j.reason} for j in judged],
             "order": [j.index for j in order],
+            "tests_run": run_n,
             "executions": executions,
             "executions_full": len(outcomes) * run_n,
             "scale": self.params.scale,
@@ -403,6 +408,49 @@ class HackRateRunner(Runner):
         from tczoo.runners.hackrate_tables import summarize
 
         return summarize(scores)
+
+    # ------------------------------------------------------------------ browser
+
+    def matrices(self, record: ScoreRecord, suite: TestSuite) -> list[Matrix]:
+        """Validity per test, then each wrong code's verdicts in the order it ran them:
+        the valid tests in the scorer's shuffled order (k x rank is a prefix of it), up to
+        its first failure (later tests never ran on it), then the invalid tests."""
+        tests = record.detail.get("tests")
+        if not isinstance(tests, list):
+            return []
+        by_index = {int(t["test"]): t for t in tests}
+        valid = [i for i, t in by_index.items() if t.get("valid")]
+        order = record.detail.get("order")
+        order = [int(i) for i in order] if isinstance(order, list) else valid  # older records: index order
+        columns = order + [i for i, t in by_index.items() if not t.get("valid")]
+        ran = int(record.detail.get("tests_run", len(order)))
+        rows = [("validity", [["valid" if by_index[c].get("valid") else "invalid", by_index[c].get("reason", "")]
+                              for c in columns])]
+        first = record.detail.get("first_failure")
+        for name, outcome in record.detail.get("wrong", {}).items():
+            cells = [["-", "invalid test: not run"] for _ in columns]
+            if first is None and outcome != "ac":
+                cells = [["?", f"first failure {outcome.upper()}; which test was not recorded"] for _ in columns]
+            else:
+                stop = first.get(name) if first else None
+                for p in range(len(order)):
+                    if p >= ran:
+                        cells[p] = ["-", "beyond the largest k x rank prefix: not run"]
+                    elif stop is not None and p > stop[0]:
+                        cells[p] = ["-", "not run: an earlier test already failed it"]
+                    elif stop is not None and p == stop[0]:
+                        cells[p] = [stop[1], "sandbox error: left out of HackRate" if stop[1] == "SE"
+                                    else "first failure: the wrong code is excluded here"]
+                    else:
+                        cells[p] = ["AC", "passed"]
+            rows.append((name, cells))
+        scale = record.detail.get("scale")
+        unit = int(record.metrics.get("unit", 0))
+        budget = f"the first {scale * unit} valid columns are the main columns' budget ({scale} x rank)" if scale \
+            else "every valid test is in the main columns' budget"
+        return [Matrix(title="validity and wrong codes (HackRate)", tests=columns, rows=rows,
+                       notes=["columns: the valid tests in the scorer's shuffled order, then the invalid ones; "
+                              "a wrong code stops at its first failing valid test (TC-Bench's early exit)", budget])]
 
     # ------------------------------------------------------------------ external tests
 

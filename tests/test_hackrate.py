@@ -62,12 +62,20 @@ def test_pass_rate_and_hack_rate_by_hand(sandbox):
     assert rec.detail["order"] == [1, 0, 3]
     # abs fails on -2 (WA); crash never sees n >= 100; spin7 hangs on 7 (TLE); zero: 0 was invalid
     assert rec.detail["wrong"] == {"abs": "wa", "crash": "ac", "spin7": "tle", "zero": "ac"}
-    assert rec.detail["first_failure"] == {"abs": 1, "spin7": 2}
+    assert rec.detail["first_failure"] == {"abs": [1, "WA"], "spin7": [2, "TLE"]}
     assert m["hack_rate"] == pytest.approx(50.0)
     assert (m["ac"], m["wa"], m["re"], m["tle"]) == (50.0, 25.0, 0.0, 25.0)
     assert (m["n_tests"], m["n_valid"], m["n_used"], m["n_wanted"]) == (5, 3, 3, 10)
     # Early exit: 4 codes on "5", 4 on "-2" (abs out), 3 on "7" (spin7 out).
     assert rec.detail["executions"] == 4 + 4 + 3 and rec.detail["executions_full"] == 12
+    # the run browser's matrix: the valid tests in the order they ran (5, -2, 7), then the invalid ones
+    [matrix] = runner.matrices(rec, suite)
+    rows = {label: [c[0] for c in cells] for label, cells in matrix.rows}
+    assert matrix.tests == [1, 0, 3, 2, 4]
+    assert rows["validity"] == ["valid", "valid", "valid", "invalid", "invalid"]
+    assert rows["abs"] == ["AC", "WA", "-", "-", "-"]
+    assert rows["spin7"] == ["AC", "AC", "TLE", "-", "-"]
+    assert rows["zero"] == ["AC", "AC", "AC", "-", "-"]
 
 
 def test_k_times_rank_is_nested_prefixes_of_one_shuffle_of_the_valid_tests(sandbox):
@@ -90,7 +98,7 @@ def test_k_times_rank_is_nested_prefixes_of_one_shuffle_of_the_valid_tests(sandb
     assert m["hack_rate@3x"] == 75.0 and (m["n_used@3x"], m["n_wanted@3x"]) == (5, 6)
     assert (m["n_used@1x"], m["n_used@2x"]) == (2, 4)
     assert m["hack_rate"] == m["hack_rate@1x"]  # main columns are 1 x rank
-    assert rec.detail["first_failure"] == {"abs": 1, "crash": 3, "zero": 0}
+    assert rec.detail["first_failure"] == {"abs": [1, "WA"], "crash": [3, "RE"], "zero": [0, "WA"]}
     assert rec.detail["executions"] == 4 + 3 + 2 + 2 + 1 and rec.detail["executions_full"] == 4 * 5
     # Another seed, another order; the rates at the largest prefix (all valid tests) do not change.
     other = HackRateRunner(sandbox, scales=[1, 2, 3], seed=1).score(problem, SPEC, suite)

@@ -21,7 +21,7 @@ import sys
 
 import typer
 
-from tczoo.cli import listing, runs, tools
+from tczoo.cli import browse, listing, runs, tools
 from tczoo.cli.kit import err_console, warn
 from tczoo.errors import UserError
 
@@ -32,7 +32,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _module in (listing, runs, tools):
+for _module in (listing, runs, tools, browse):
     _module.register(app)
 _KERNEL_COMMANDS = {c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands}
 

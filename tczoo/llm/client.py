@@ -182,6 +182,7 @@ class LLMClient:
         call_params = dict(sent, timeout=self.settings.timeout_s)
         attempt = 0
         async with self._semaphore():
+            started = time.monotonic()  # latency counts the provider (and retries), not the queue
             while True:
                 try:
                     answer = await asyncio.wait_for(
@@ -204,7 +205,7 @@ class LLMClient:
                         text="", ok=False, error=str(err), reason=err.reason, key=key, sample=sample
                     )
                     self._account(failed)
-                    self._log(messages, params, failed, sent, notes)
+                    self._log(messages, params, failed, sent, notes, time.monotonic() - started)
                     return failed
                 except Exception as exc:  # a backend bug must not take the run down either
                     failed = Completion(
@@ -216,7 +217,7 @@ class LLMClient:
                         sample=sample,
                     )
                     self._account(failed)
-                    self._log(messages, params, failed, sent, notes)
+                    self._log(messages, params, failed, sent, notes, time.monotonic() - started)
                     return failed
 
         done = Completion(
@@ -237,7 +238,7 @@ class LLMClient:
                 answer.cost_usd,
             )
         self._account(done)
-        self._log(messages, params, done, sent, notes)
+        self._log(messages, params, done, sent, notes, time.monotonic() - started)
         return done
 
     def _account(self, c: Completion) -> None:
@@ -245,7 +246,7 @@ class LLMClient:
             self.usage = self.usage.add(usage_of(c))
 
     def _log(self, messages: list[dict], params: dict[str, Any], c: Completion,
-             sent: dict[str, Any], notes: list[str]) -> None:
+             sent: dict[str, Any], notes: list[str], seconds: float = 0.0) -> None:
         if self.on_exchange is None:
             return
         extra: dict[str, Any] = {"sent": sent, "notes": notes} if notes else {}
@@ -264,6 +265,7 @@ class LLMClient:
                 "usage": {"prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens},
                 "cost_usd": c.cost_usd,
                 "time": time.time(),
+                "seconds": round(seconds, 3),
                 **extra,
             }
         )
