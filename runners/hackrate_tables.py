@@ -105,7 +105,7 @@ def summarize(scores: list[ScoreRecord]) -> list[Table]:
                  "PR averages problems with generated tests, 'PR incl. empty' counts the others as 0; "
                  "HR counts a problem without valid tests as 0"]
     notes += _option_notes(scores)
-    tables = [Table(title="TC-Bench PassRate / HackRate (Table 1 layout; %, macro over problems)",
+    tables = [Table(title="TC-Bench HackRate and PassRate (Table 1 layout; %, macro over problems)",
                     columns=columns, rows=rows, notes=notes, decimals=2)]
     if scale_rows:
         tables.append(Table(
