@@ -4,6 +4,10 @@ A runner declares ``name``, ``paper`` and ``summary``; ``tasks`` says what each 
 given (respecting the method's setting: a spec-only method never receives code),
 ``score`` scores one TestSuite, ``summarize`` aggregates score records into the rows of
 its paper's table. Register one with an entry point in the ``tczoo.runners`` group.
+
+A runner that decides which tests are valid reports how many in ``metrics["n_valid"]``;
+the report counts problems with zero valid tests from it (from the suite's test count
+when a runner does not say).
 """
 
 from __future__ import annotations
@@ -43,6 +47,9 @@ class Runner:
     paper: ClassVar[str] = ""
     summary: ClassVar[str] = ""
     Params: ClassVar[type[BaseModel]] = NoParams
+    # Whether a suite without tests is a result to score (HarnessLLM counts a response
+    # without a usable test as a format error) or a failed generation (the default).
+    scores_empty_suites: ClassVar[bool] = False
 
     def __init__(self, sandbox: Any, **params: Any):
         self.sandbox = sandbox
@@ -74,4 +81,12 @@ class Runner:
         raise NotImplementedError
 
     def summarize(self, scores: list[ScoreRecord]) -> list[Table]:
+        """The paper's tables over the scored generations. Failed generations never
+        reach it: the report adds their counts (and rows for cells where nothing
+        succeeded) to every table with ``model`` and ``method`` columns, matching rows by
+        ``label(method)``."""
         raise NotImplementedError
+
+    def label(self, method: str) -> str:
+        """How a method is named in this runner's tables."""
+        return method.upper()

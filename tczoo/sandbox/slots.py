@@ -18,6 +18,7 @@ import threading
 import time
 from pathlib import Path
 
+from tczoo.textio import to_bytes
 from tczoo.sandbox import jail
 from tczoo.sandbox.cgroups import CgroupTree, SlotGroups
 
@@ -68,7 +69,7 @@ def pack_request(request: dict, stdin: bytes) -> bytes:
     files = request.get("files") or {}
     parts.append(struct.pack("<I", len(files)))
     for name, content in files.items():
-        n, c = name.encode(), content.encode()
+        n, c = name.encode(), to_bytes(content)
         parts += [struct.pack("<I", len(n)), n, struct.pack("<Q", len(c)), c]
     parts += [struct.pack("<Q", len(stdin)), stdin]
     return b"".join(parts)
