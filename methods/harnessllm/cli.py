@@ -20,11 +20,14 @@ from tczoo.textio import dumps
 # --------------------------------------------------------------------------- candidates
 
 
-async def sample_candidates(model: str, problems, n: int, *, temperature: float = 0.8,
-                            max_tokens: int | None = None, cache: bool = True) -> list[dict]:
+async def sample_candidates(model: str, problems, n: int, *, temperature: float = 0.6, top_p: float | None = 0.95,
+                            presence_penalty: float | None = 1.5, max_tokens: int | None = 32_000,
+                            cache: bool = True) -> list[dict]:
     """``n`` sampled solutions per problem (template harness/solve) as candidate records
     ``{"problem_id", "name", "language", "code", "generator"}``; unusable answers are
-    reported as records with ``"error"`` instead of ``"code"``."""
+    reported as records with ``"error"`` instead of ``"code"``. Sampled as the authors
+    sample code for Table 3 (their generation script: temperature 0.6, top-p 0.95,
+    presence penalty 1.5, up to 32,000 tokens)."""
     import asyncio
 
     from tczoo.llm import LLMClient, LLMSettings
@@ -42,7 +45,7 @@ async def sample_candidates(model: str, problems, n: int, *, temperature: float 
         task = Task.from_problem(problem, Setting.SPEC)
         messages = prompts.render("harness/solve", task=task, language_name="Python 3")
         out = []
-        for c in await client.complete(messages, n=n):
+        for c in await client.complete(messages, n=n, top_p=top_p, presence_penalty=presence_penalty):
             rec = {"problem_id": problem.id, "name": f"sample-{c.sample}", "generator": model}
             if not c.ok:
                 out.append({**rec, "error": f"{c.reason}: {c.error}"[:300]})
@@ -72,8 +75,10 @@ def register(app: typer.Typer) -> None:
         benchmark: str = typer.Option("zoo-mini", "--benchmark", "-b"),
         problems: Optional[str] = typer.Option(None, "--problems", "-p", help="ids or id prefixes, comma-separated"),
         n: int = typer.Option(8, "-n", min=1, help="candidates per problem"),
-        temperature: float = typer.Option(0.8, "--temperature"),
-        max_tokens: Optional[int] = typer.Option(None, "--max-tokens"),
+        temperature: float = typer.Option(0.6, "--temperature", min=0),
+        top_p: float = typer.Option(0.95, "--top-p", min=0, max=1),
+        presence_penalty: float = typer.Option(1.5, "--presence-penalty"),
+        max_tokens: int = typer.Option(32_000, "--max-tokens", min=1),
         out: Path = typer.Option(..., "--out", "-o", help="JSONL to write"),
     ) -> None:
         """Sample N candidate programs per problem from a model (input for --runner bestofn)."""
@@ -85,7 +90,8 @@ def register(app: typer.Typer) -> None:
         if out.exists() and not out.is_file():
             raise CLIError(f"--out {out} exists and is not a file")
         loaded = load_benchmark(benchmark, split(problems))
-        records = asyncio.run(sample_candidates(model, loaded, n, temperature=temperature, max_tokens=max_tokens))
+        records = asyncio.run(sample_candidates(model, loaded, n, temperature=temperature, top_p=top_p,
+                                                presence_penalty=presence_penalty, max_tokens=max_tokens))
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("w") as fh:
             for rec in records:

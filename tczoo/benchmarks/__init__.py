@@ -16,6 +16,8 @@ def benchmark_names() -> dict[str, str]:
     from tczoo.benchmarks.loaders import HUB_BENCHMARKS
 
     names = dict(BUNDLED)
+    names["kattis:PATH"] = ("ICPC/Kattis problem packages: one package or a folder of them "
+                            "(check them with tczoo benchmarks --check kattis:PATH)")
     for name, info in HUB_BENCHMARKS.items():
         names[name] = info if isinstance(info, str) else _describe_hub(info)
     return names
@@ -35,7 +37,8 @@ def load_benchmark(spec: str, problems: list[str] | None = None, *, sandbox=None
         return zoo_mini.load(problems, sandbox=sandbox)
     from tczoo.benchmarks.loaders import load_benchmark_spec
 
-    loaded = load_benchmark_spec(spec)
+    options = {"sandbox": sandbox} if spec.strip().lower().startswith("kattis:") else {}
+    loaded = load_benchmark_spec(spec, **options)
     if problems:
         unknown = [q for q in problems if not any(p.id == q or p.id.startswith(q) for p in loaded)]
         if unknown:

@@ -19,9 +19,20 @@ def methods(fmt: str = format_option("table", "json")) -> None:
     console.print(rich_table("methods", columns, ([i[c] for c in columns] for i in infos), left=columns))
 
 
-def benchmarks(fmt: str = format_option("table", "json")) -> None:
+def benchmarks(
+    fmt: str = format_option("table", "json"),
+    check: str = typer.Option(None, "--check",
+                              help="kattis:PATH: judge every submission of the packages on every test"),
+    problems: str = typer.Option(None, "--problems", "-p", help="with --check: only these ids (comma-separated)"),
+) -> None:
     """List the benchmark names --benchmark accepts (plus SCHEMA:PATH for local files)."""
     from tczoo.benchmarks import benchmark_names
+
+    if check is not None:
+        from tczoo.benchmarks.kattis.cli import check_command
+
+        ids = [p.strip() for p in problems.split(",") if p.strip()] if problems else None
+        raise typer.Exit(check_command(check, ids, fmt == "json", console))
 
     names = benchmark_names()
     if fmt == "json":

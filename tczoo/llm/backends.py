@@ -59,6 +59,7 @@ def render_prompt(messages: list[dict]) -> str:
 class Backend:
     cacheable = True  # answers worth keeping in the exchange cache
     max_concurrency: int | None = None  # backend's own cap (an in-process model: 1)
+    context_window: int | None = None  # tokens the model holds, prompt + answer (None: not ours to know)
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -73,6 +74,11 @@ class Backend:
 
     async def answer(self, messages: list[dict], params: dict[str, Any], sample: int) -> Answer:
         raise NotImplementedError
+
+    def unsupported(self, names: list[str]) -> list[str]:
+        """Which of these sampling parameters the model does not take (dropped from the
+        call with a logged note, never an error)."""
+        return []
 
 
 # --------------------------------------------------------------------------- scripted
@@ -192,6 +198,18 @@ class LiteLLMBackend(Backend):
         self.model = model
         self.api_base = api_base
         self.api_key = api_key
+        self._supported: set[str] | None = None  # what LiteLLM says the model takes (empty: unknown)
+
+    def unsupported(self, names: list[str]) -> list[str]:
+        if self._supported is None:
+            litellm = _litellm()
+            try:
+                model, provider, _, _ = litellm.get_llm_provider(self.model, api_base=self.api_base)
+                self._supported = set(litellm.get_supported_openai_params(model=model, custom_llm_provider=provider)
+                                      or ())
+            except Exception:  # a provider LiteLLM cannot describe: send everything, drop_params decides
+                self._supported = set()
+        return [n for n in names if self._supported and n not in self._supported]
 
     @property
     def provider(self) -> str:

@@ -17,12 +17,17 @@
   included via ``spent_before``) is spent, later calls fail with reason ``cost_limit``;
 - failures come back as ``Completion(ok=False, error=...)``: a provider error never
   crashes a run;
-- usage (calls, tokens, cost) accumulates on the client and on each ``Session``.
+- usage (calls, tokens, cost) accumulates on the client and on each ``Session``;
+- the parameters are fitted to the model (``fit_params``): a sampling parameter the
+  provider does not take is left out, a ``max_tokens`` beyond the model's context window
+  is cut to it; each change is logged once and noted on the exchange record
+  (``notes``, ``sent``), so the run directory says what the model was really asked.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import threading
 import time
@@ -36,6 +41,21 @@ from tczoo.paths import cache_dir
 from tczoo.schema import Usage
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
+SAMPLING_PARAMS = ("temperature", "top_p", "presence_penalty", "seed", "stop")
+log = logging.getLogger("tczoo.llm")
+
+
+def fit_params(backend: Backend, model: str, params: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The parameters ``backend`` is sent for ``params``, and a note for each change."""
+    sent, notes = dict(params), []
+    for name in backend.unsupported([p for p in SAMPLING_PARAMS if p in sent]):
+        notes.append(f"{name}={sent.pop(name)!r} dropped: {model} does not take it")
+    window = backend.context_window
+    if window and sent.get("max_tokens", 0) > window:
+        notes.append(f"max_tokens {sent['max_tokens']} capped to {window}, the context window of {model}")
+        sent["max_tokens"] = window
+    return sent, notes
+
 
 
 @dataclass
@@ -106,6 +126,7 @@ class LLMClient:
         self.halted: ProviderError | None = None  # set by the circuit breaker or the cost limit
         self._consecutive = 0
         self.spent = self.settings.spent_before  # USD, new (uncached) calls only
+        self._noted: set[str] = set()
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -171,17 +192,28 @@ class LLMClient:
         if self.halted is None:
             self.halted = error
 
-    def _failed(self, messages, params, key: str, sample: int, error: str, reason: str) -> Completion:
+    def _failed(self, messages, params, key: str, sample: int, error: str, reason: str,
+                sent: dict[str, Any], notes: list[str]) -> Completion:
         failed = Completion(text="", ok=False, error=error, reason=reason, key=key, sample=sample)
         self._account(failed)
-        self._log(messages, params, failed)
+        self._log(messages, params, failed, sent, notes)
         return failed
 
     def _over_budget(self) -> bool:
         return self.settings.max_cost is not None and self.spent >= self.settings.max_cost
 
+    def _fit(self, params: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        sent, notes = fit_params(self.backend, self.model, params)
+        for note in notes:
+            if note not in self._noted:
+                self._noted.add(note)
+                log.warning(note)
+        return sent, notes
+
     async def _one(self, messages: list[dict], params: dict[str, Any], sample: int) -> Completion:
-        key = exchange_key(self.identity, messages, params, sample)
+        # ``params`` as asked (what replay matches), ``sent`` as the model gets them (the cache key)
+        sent, notes = self._fit(params)
+        key = exchange_key(self.identity, messages, sent, sample)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -196,15 +228,15 @@ class LLMClient:
                     cost_usd=hit["cost"],
                 )
                 self._account(done)
-                self._log(messages, params, done)
+                self._log(messages, params, done, sent, notes)
                 return done
 
-        call_params = dict(params, timeout=self.settings.timeout_s)
+        call_params = dict(sent, timeout=self.settings.timeout_s)
         attempt = 0
         async with self._semaphore():
             while True:
                 if self.halted is not None:
-                    return self._failed(messages, params, key, sample, str(self.halted), self.halted.reason)
+                    return self._failed(messages, params, key, sample, str(self.halted), self.halted.reason, sent, notes)
                 if self._over_budget():
                     self._halt(ProviderError(f"the cost limit of ${self.settings.max_cost:g} is reached "
                                              f"(${self.spent:.4f} spent)", reason="cost_limit"))
@@ -229,11 +261,11 @@ class LLMClient:
                         await asyncio.sleep(min(delay, self.settings.max_wait_s))
                         continue
                     self._provider_failed(err)
-                    return self._failed(messages, params, key, sample, str(err), err.reason)
+                    return self._failed(messages, params, key, sample, str(err), err.reason, sent, notes)
                 except Exception as exc:  # a backend bug must not take the run down either
                     err = ProviderError(f"{type(exc).__name__}: {exc}"[:500], reason="backend_crash")
                     self._provider_failed(err)
-                    return self._failed(messages, params, key, sample, str(err), err.reason)
+                    return self._failed(messages, params, key, sample, str(err), err.reason, sent, notes)
         self._consecutive = 0
 
         done = Completion(
@@ -249,7 +281,7 @@ class LLMClient:
                 key,
                 self.model,
                 self.identity,
-                {"messages": messages, "params": params, "sample": sample},
+                {"messages": messages, "params": sent, "sample": sample},
                 answer.text,
                 {"prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens},
                 answer.cost_usd,
@@ -257,7 +289,7 @@ class LLMClient:
         with self._usage_lock:
             self.spent += answer.cost_usd
         self._account(done)
-        self._log(messages, params, done)
+        self._log(messages, params, done, sent, notes)
         return done
 
     def _provider_failed(self, err: ProviderError) -> None:
@@ -275,9 +307,11 @@ class LLMClient:
         with self._usage_lock:
             self.usage = self.usage.add(usage_of(c))
 
-    def _log(self, messages: list[dict], params: dict[str, Any], c: Completion) -> None:
+    def _log(self, messages: list[dict], params: dict[str, Any], c: Completion,
+             sent: dict[str, Any], notes: list[str]) -> None:
         if self.on_exchange is None:
             return
+        extra: dict[str, Any] = {"sent": sent, "notes": notes} if notes else {}
         self.on_exchange(
             {
                 "key": c.key,
@@ -294,6 +328,7 @@ class LLMClient:
                 "usage": {"prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens},
                 "cost_usd": c.cost_usd,
                 "time": time.time(),
+                **extra,
             }
         )
 
