@@ -243,6 +243,7 @@ def test_a_typo_writes_nothing_and_the_corrected_command_runs(tmp_path):
     (["run", "-m", "crux", "--out", "{file}"], "exists and is not a directory"),
     (["score", "--benchmark", "zoo-mini", "--tests", "{empty}"], "no test in"),
     (["score", "{run}", "--scale", "2", "--detail", "d.json"], "score external tests"),
+    (["score", "--benchmark", "zoo-mini", "--tests", "{stranger}"], "tests name problems not in zoo-mini: zz1"),
     (["run", "-m", "crux", "--model", "scripted:{model}", "--benchmark", "tcbench:{empty}", "--out", "{new}"],
      "has no problems"),
     (["run", "-m", "crux", "--model", "scripted:{model}", "--max-cost", "-1"], "Invalid value for '--max-cost'"),
@@ -253,11 +254,12 @@ def test_bad_values_and_files_are_one_line_exit_2(args, needle, tmp_path):
     (tmp_path / "file").write_text("x")
     (tmp_path / "empty.jsonl").write_text("")
     (tmp_path / "model.jsonl").write_text("")
+    (tmp_path / "stranger.jsonl").write_text(json.dumps({"problem_id": "zz1", "input": "1\n"}) + "\n")
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "config.json").write_text(json.dumps({"methods": ["crux"], "model": "m",
                                                               "benchmark": "zoo-mini"}))
     fill = {"file": tmp_path / "file", "empty": tmp_path / "empty.jsonl", "run": tmp_path / "run",
-            "model": tmp_path / "model.jsonl", "new": tmp_path / "new"}
+            "model": tmp_path / "model.jsonl", "new": tmp_path / "new", "stranger": tmp_path / "stranger.jsonl"}
     proc = tczoo(*[a.format(**fill) for a in args], cwd=tmp_path, env={"TCZOO_CACHE": str(tmp_path / "cache")})
     assert needle in one_line_error(proc, 2)
 
