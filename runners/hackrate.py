@@ -144,6 +144,9 @@ class HackRateRunner(Runner):
     paper = "TC-Bench (How Many Code and Test Cases Are Enough?)"
     summary = "PassRate / HackRate with AC-WA-RE-TLE breakdown at k x rank, macro-averaged over problems"
     headline = "hack_rate"
+    # A method that produced no test for a problem is a result: the reference scores every
+    # problem of the benchmark (HackRate 0) and leaves it out of PassRate's average.
+    scores_empty_suites = True
     Params = HackRateParams
 
     def __init__(self, sandbox: Any, **params: Any):

@@ -216,6 +216,7 @@ def test_problems_without_generated_tests_are_averaged_as_the_reference_does(san
     [table] = runner.summarize([empty, other])
     [row] = table.rows
     assert (row["PR"], row["PR incl. empty"], row["HR"], row["no tests"], row["no valid"]) == (50.0, 25.0, 12.5, 1, 1)
+    assert HackRateRunner.scores_empty_suites  # an empty suite is scored (HR 0), not a failed generation
 
 
 def _rec(method, problem, pr, hr, **more):
