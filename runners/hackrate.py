@@ -64,7 +64,8 @@ class HackRateParams(BaseModel):
 
     scale: int | None = Field(1, ge=1, description="main columns: the first scale x rank valid tests (None: all)")
     scales: list[int] = Field(default_factory=list, description="also score the k x rank prefix for each k")
-    ask_scale: int = Field(5, ge=1, description="methods are asked for ask_scale x rank tests")
+    ask_scale: int | None = Field(None, ge=1, description="methods are asked for ask_scale x rank tests "
+                                                          "(None: the largest k x rank scored)")
     default_unit: int = Field(10, ge=1, description="tests per 1x when a problem has no rank")
     validators: int = Field(VALIDATORS, ge=1, description="correct codes that validate tests")
     fastest_fraction: float = Field(FASTEST_FRACTION, gt=0, le=1)
@@ -161,7 +162,7 @@ class HackRateRunner(Runner):
 
     def budget(self, problem: Problem) -> int:
         """How many tests a method is asked for: enough for the largest prefix scored."""
-        k = max([self.params.ask_scale, self.params.scale or 0, *self.params.scales])
+        k = max([self.params.ask_scale or 0, self.params.scale or 0, *self.params.scales, 1])
         return k * self.unit(problem)
 
     def tasks(self, problem: Problem, method_cls: type, *, samples: int, seed: int) -> list[TaskSpec]:

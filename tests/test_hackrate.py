@@ -83,7 +83,11 @@ def test_k_times_rank_is_nested_prefixes_of_one_shuffle_of_the_valid_tests(sandb
     seeded shuffle of the *valid* tests; how many valid tests each k had is reported."""
     runner = HackRateRunner(sandbox, scales=[1, 2, 3])
     problem = _problem(rank=2)
-    assert runner.budget(problem) == 10  # methods are asked for 5 x rank (ask_scale) so 1x-5x can be scored
+    # methods are asked for enough tests for the largest prefix scored (3 x rank), or
+    # ask_scale x rank when that is larger
+    assert runner.budget(problem) == 6
+    assert HackRateRunner(sandbox, scales=[1, 2, 3], ask_scale=5).budget(problem) == 10
+    assert HackRateRunner(sandbox).budget(problem) == 2
     suite = _suite([("1\n", None), ("-2\n", None), ("5\n", "26\n"), ("0\n", None), ("3\n", None), ("150\n", None)])
     rec = runner.score(problem, SPEC, suite)
     m = rec.metrics
@@ -301,7 +305,7 @@ def test_spec_correct_methods_get_one_correct_code_outside_the_validators(sandbo
     [spec] = runner.tasks(problem, Lcb, samples=1, seed=0)
     validators = {p.name for p in runner.validators(problem)}
     assert len(spec.task.correct_programs) == 1 and spec.task.correct_programs[0].name not in validators
-    assert spec.task.budget == 10
+    assert spec.task.budget == 2  # 1 x rank: no scales requested
 
 
 # Print any divisor d of n with 1 < d (n >= 2): several right answers, judged by the
