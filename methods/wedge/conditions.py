@@ -48,6 +48,7 @@ _CALL_ID = re.compile(r"\bperf_condition\s*\(\s*(\d{1,9})\s*,")
 _ABORT = re.compile(r"\b(?:std\s*::\s*)?abort\s*\(\s*\)")
 # A definition of our helper by the model would clash with ours: drop it.
 _C_OWN_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+perf_condition\b[^\n]*(?:\\\n[^\n]*)*", re.M)
+_PY_OWN_DEF = re.compile(r"^[ \t]*def[ \t]+perf_condition\b", re.M)
 _PY_FUTURE = re.compile(r"^from __future__ import [^\n]*\n", re.M)
 
 
@@ -58,6 +59,7 @@ def supported(language: Language) -> bool:
 def condition_ids(code: str) -> list[int]:
     """The condition IDs the model's code checks, in order of first appearance (call
     sites without a literal ID count as IDs 1000, 1001, ...)."""
+    code = _PY_OWN_DEF.sub("", _C_OWN_DEFINE.sub("", code))
     ids: list[int] = []
     literal = [int(m.group(1)) for m in _CALL_ID.finditer(code)]
     for i in literal:
@@ -73,6 +75,8 @@ def instrument(model_code: str, language: Language, name: str = "instrumented") 
     if language is Language.PYTHON:
         futures = "".join(m.group(0) for m in _PY_FUTURE.finditer(model_code))
         body = _PY_FUTURE.sub("", model_code)
+        # a model's own perf_condition would replace ours: keep it under another name
+        body = _PY_OWN_DEF.sub(lambda m: m.group(0).replace("perf_condition", "_model_perf_condition"), body)
         code = futures + _PY_HELPER + body
     else:
         body = _C_OWN_DEFINE.sub("", model_code)
