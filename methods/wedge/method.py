@@ -45,6 +45,7 @@ from tczoo.schema import Artifact, Language, OracleKind, Program, Setting, Task,
 from . import afl
 from .afl import Campaign, Candidate
 from .conditions import condition_ids, instrument
+from .conditions import supported as conditions_supported
 from .harness import mutate_many, validate_many
 from .loop import run_loop
 from .profile import Profile, profile
@@ -185,6 +186,10 @@ class Wedge(Method):
         reference: Program = view["reference"]
         task: Task = view["task"]
         if not conditions:
+            return reference, []
+        if not conditions_supported(reference.language):
+            suite.fail("instrument", "unsupported_language",
+                       f"no perf_condition for {reference.language.value}; fuzzing the plain reference")
             return reference, []
         code, error = None, ""
         language = reference.language.value
