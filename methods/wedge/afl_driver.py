@@ -23,6 +23,7 @@ import sys
 import time
 
 MARKER_RE = re.compile(r"@@wedge-condition (-?\d{1,9})@@")
+LOG_CAP = 1 << 20
 
 
 def emit(marker, payload):
@@ -102,7 +103,7 @@ def fuzz(spec, binary):
         env["AFL_DISABLE_TRIM"] = "1"
     argv = ["afl-fuzz", "-i", "seeds", "-o", "out", "-V", str(spec["fuzz_s"]), "-t", str(spec["exec_timeout_ms"]),
             "-m", str(spec["target_memory_mb"]), "-G", str(spec["max_len"]), "--", binary]
-    log = open("afl.log", "wb")
+    log = open("afl.log", "ab")  # append mode: the poll loop below may cut it back to empty
     started = time.monotonic()
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env,
                             preexec_fn=limited(memory=spec["fuzzer_memory"]))
@@ -116,6 +117,8 @@ def fuzz(spec, binary):
         if folder_bytes("out") > spec["disk_cap"]:
             stopped = "disk cap"
             break
+        if os.path.getsize("afl.log") > LOG_CAP:  # only its tail is reported; the job's file-size limit stays far
+            os.truncate("afl.log", 0)
     if proc.poll() is None:
         kill_group(proc)
     log.close()

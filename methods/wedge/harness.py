@@ -125,8 +125,8 @@ main()
 '''
 
 
-async def validate_many(ctx: Context, code: str, texts: list[str], *, per_input_ms: int, batch: int = 8,
-                        max_input_kb: int = 4096) -> list[str | None]:
+async def validate_many(ctx: Context, code: str, texts: list[str], *, per_input_ms: int,
+                        batch: int = 8) -> list[str | None]:
     """The model's validator on each text: None (accepted) or the reason it was not
     (a rejection, a crash, or the whole batch failing: timeout, memory ...)."""
     if not texts:

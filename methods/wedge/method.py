@@ -48,7 +48,7 @@ from .conditions import condition_ids, instrument
 from .conditions import supported as conditions_supported
 from .harness import mutate_many, validate_many
 from .loop import run_loop
-from .profile import Profile, profile
+from .profile import profile
 
 AFL_MAX_INPUT_KB = 1024  # AFL++ 4.04 hands a custom mutator at most 1 MB (MAX_FILE)
 
