@@ -211,9 +211,7 @@ def test_efficiency_runner_gives_wedge_one_cpp_reference_and_the_registry_lists_
 
 
 @pytest.mark.skipif(not afl.available(), reason="AFL++ is not installed (apt-get install afl++)")
-def test_afl_run_on_zm04_finds_large_valid_inputs_and_the_efficiency_runner_scores_them(sandbox, zm04, tmp_path,
-                                                                                        monkeypatch):
-    monkeypatch.setenv("TCZOO_CACHE", str(tmp_path / "cache"))
+def test_afl_run_on_zm04_finds_large_valid_inputs_and_the_efficiency_runner_scores_them(sandbox, zm04, tmp_path):
     reference = solution(zm04, "accepted/fast.cpp")
     suite, task, prompts = run_wedge(sandbox, tmp_path, zm04, reference, fuzz_seconds=3, fuzzer="afl")
     # Two samples of different shapes and costs: no contrast pair, said in the prompt and the
