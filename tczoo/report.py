@@ -45,10 +45,34 @@ def run_tables(run_dir: Path) -> tuple[Any, list[Table]]:
     return store, tables
 
 
-def cell(value: Any) -> str:
-    """One table cell as text: floats with one decimal, None as empty."""
+def merged_tables(run_dirs: list[Path]) -> list[Table]:
+    """The tables of several run directories read as one: each runner summarises the
+    score records of all of them together (one benchmark per run, one table row per
+    dataset: TRAILS's Tables 1-3 over LiveCodeBench and CoCoClaNeL runs)."""
+    from tczoo.registry import get_runner
+    from tczoo.store import RunStore
+
+    by_runner: dict[str, list] = {}
+    failed = 0
+    for d in run_dirs:
+        for s in RunStore.open(d).scores():
+            if "error" in s.detail:
+                failed += 1
+            else:
+                by_runner.setdefault(s.runner, []).append(s)
+    tables: list[Table] = []
+    for name, records in by_runner.items():
+        tables.extend(get_runner(name)(None).summarize(records))
+    if failed and tables:
+        tables[0].notes.append(f"{failed} generation(s) could not be scored and are left out")
+    return tables
+
+
+def cell(value: Any, decimals: int = 1) -> str:
+    """One table cell as text: floats with ``decimals`` decimals (a table's
+    ``precision`` says where it needs more than one), None as empty."""
     if isinstance(value, float):
-        return "nan" if value != value else f"{value:.1f}"
+        return "nan" if value != value else f"{value:.{decimals}f}"
     return "" if value is None else str(value)
 
 
@@ -77,7 +101,8 @@ def render(tables: list[Table], fmt: str) -> str:
     for t in tables:
         out.write(f"### {t.title}\n\n| " + " | ".join(t.columns) + " |\n|" + "---|" * len(t.columns) + "\n")
         for row in t.rows:
-            out.write("| " + " | ".join(cell(row.get(c)).replace("|", "\\|") for c in t.columns) + " |\n")
+            out.write("| " + " | ".join(cell(row.get(c), t.precision.get(c, 1)).replace("|", "\\|")
+                                      for c in t.columns) + " |\n")
         for note in t.notes:
             out.write(f"\n{note}\n")
         out.write("\n")

@@ -36,6 +36,7 @@ class Table:
     columns: list[str]
     rows: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
+    precision: dict[str, int] = field(default_factory=dict)  # decimals of a column's floats (default 1)
 
 
 class Runner:

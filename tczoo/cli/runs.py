@@ -134,8 +134,8 @@ def print_report(run_dir: Path, fmt: str) -> None:
         return
     for t in tables:
         left = [c for c in t.columns if c in ("model", "method", "problem", "selector", "language")]
-        console.print(rich_table(t.title, t.columns, ([cell(r.get(c)) for c in t.columns] for r in t.rows),
-                                 left=left or t.columns[:1]))
+        rows = ([cell(r.get(c), t.precision.get(c, 1)) for c in t.columns] for r in t.rows)
+        console.print(rich_table(t.title, t.columns, rows, left=left or t.columns[:1]))
         for note in t.notes:
             echo(note)
 
