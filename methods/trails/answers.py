@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from tczoo.parsing import ParseError, as_stdin, code_blocks, parse_json
+from tczoo.parsing import ParseError, as_stdin, code_blocks, json_cut_off, parse_json
 
 TAIL = 600  # characters at the end of an answer where the verdict is expected
 STATE_CAP = 1500  # characters kept of one state description (prompts stay bounded)
@@ -123,6 +123,9 @@ def read_inputs(text: str, *, functional: bool) -> tuple[list[str], list[str]]:
     if functional:
         for b in blocks:
             if b.lang in ("json", "python", *INPUT_LANGS):
+                if json_cut_off(b.code):  # a cut-off argument list is not the arguments meant
+                    problems.append("truncated: " + b.code[:200])
+                    continue
                 try:
                     raw.append(parse_json(b.code))
                 except ParseError as exc:

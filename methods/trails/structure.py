@@ -94,9 +94,11 @@ def count_statements(nodes: list[Node]) -> int:
 def python_tree(code: str) -> list[Node]:
     try:
         tree = ast.parse(code)
+        return [_py(n, code) for n in tree.body]
     except (SyntaxError, ValueError) as exc:
         raise StructureError(f"not valid Python: {exc}") from None
-    return [_py(n, code) for n in tree.body]
+    except (RecursionError, MemoryError):
+        raise StructureError("the program is nested too deeply to analyse") from None
 
 
 def _segment(code: str, node: ast.AST) -> str:
@@ -191,6 +193,7 @@ _OPEN, _CLOSE = {"(": ")", "[": "]", "{": "}"}, {")", "]", "}"}
 _SKIP_HEADS = {"using", "typedef", "import", "package"}
 _AGGREGATES = {"struct", "class", "union", "enum"}
 _AFTER_PARAMS = {"const", "noexcept", "override", "final", "mutable", "throws", "volatile"}
+MAX_NEST = 60  # blocks nested deeper than this are kept as one statement (no recursion blow-up)
 
 
 class _CParser:
@@ -198,6 +201,7 @@ class _CParser:
         self.code = code
         self.toks = _tokens(code)
         self.n = len(self.toks)
+        self.depth = 0
 
     def text(self, i: int, j: int) -> str:
         """Source of tokens i..j-1 as written, its lines dedented together."""
@@ -231,12 +235,23 @@ class _CParser:
     def block(self, i: int, top: bool) -> tuple[list[Node], int]:
         """Statements from ``i`` up to the ``}`` closing the current block (or the end)."""
         nodes = []
-        while i < self.n and not self.is_op(i, "}"):
-            node, j = self.statement(i, top)
-            if node is not None:
-                nodes.append(node)
-            i = max(j, i + 1)
-        return nodes, i
+        self.depth += 1
+        try:
+            while i < self.n and not self.is_op(i, "}"):
+                if self.depth > MAX_NEST:  # too deep to walk: the rest of the block is one statement
+                    end = i
+                    while end < self.n and not self.is_op(end, "}"):
+                        end = self.match(end) if self.toks[end].kind == "op" and self.toks[end].text in _OPEN \
+                            else end + 1
+                    nodes.append(Stmt(self.text(i, end)))
+                    return nodes, end
+                node, j = self.statement(i, top)
+                if node is not None:
+                    nodes.append(node)
+                i = max(j, i + 1)
+            return nodes, i
+        finally:
+            self.depth -= 1
 
     def statement(self, i: int, top: bool) -> tuple[Node | None, int]:
         t = self.toks[i]
