@@ -132,7 +132,7 @@ class VerdictRunner(Runner):
         v = suite.verdict
         metrics: dict[str, float] = {"label": float(ctx["label"]), "run": float(ctx["run"]),
                                      "tokens": float(usage.prompt_tokens + usage.completion_tokens),
-                                     "calls": float(usage.calls)}
+                                     "calls": float(usage.calls + usage.cached_calls)}
         decided = v is not None and v.correct is not None
         metrics["decided"] = float(decided)
         if decided:

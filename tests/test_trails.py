@@ -347,3 +347,11 @@ def test_methods_refuse_nothing_but_need_the_program():
     assert Trails().params.scenarios == 3 and Trails().params.budget == 3 and Trails().params.max_inputs == 3
     assert HoarePrompt().params.unroll == 3
     assert isinstance(Problem, type) and Stmt and Block and Loop  # names used by the structure test
+
+
+def test_trails_runs_no_more_inputs_than_it_asked_for(tmp_path, sandbox):
+    many = inputs(*(f"1\n{d} 5" for d in range(1, 9)))
+    rules = [(SCENARIOS, scenarios("only")), PROPS, (INPUTS, many), (JUDGE, "Verdict: CORRECT")]
+    suite = run(Trails, code(FAST), rules, tmp_path, sandbox, scenarios=1, n_inputs=2, dedup="text")
+    assert suite.verdict.detail["inputs_per_scenario"] == [{"valid": 2, "kept": 2}]
+    assert any(f.reason == "over_budget" for f in suite.provenance.failures)

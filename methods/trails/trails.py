@@ -189,6 +189,10 @@ class Trails(Method):
             inputs, problems = read_inputs(answers[0].text, functional=functional)
             for why in problems:
                 suite.fail("parse", why.split(":", 1)[0], why, item)
+            asked = len(failures) if failures else self.params.n_inputs
+            if len(inputs) > asked:  # more than asked for: the first ones count
+                suite.fail("parse", "over_budget", f"{len(inputs)} inputs, kept the first {asked}", item)
+                inputs = inputs[:asked]
             fresh = []
             for text in inputs:
                 key = input_key(text, functional)
