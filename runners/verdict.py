@@ -36,7 +36,7 @@ from collections import Counter, defaultdict
 from itertools import combinations
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from tczoo.runner import Runner, Table, TaskSpec
 from tczoo.schema import Language, Problem, Program, ScoreRecord, Setting, Task, TestSuite
@@ -51,11 +51,16 @@ class VerdictParams(BaseModel):
     per_label: int | None = Field(1, ge=1, description="codes drawn per label per problem (None: all)")
     languages: list[str] = Field(default_factory=lambda: ["cpp", "python"], description="languages of the codes")
     only: list[str] | None = Field(None, description="only codes whose name contains one of these")
-    thresholds: list[Threshold] = Field(default_factory=lambda: [0.6, 0.7, 0.8],
+    thresholds: list[Threshold] = Field(default_factory=lambda: [0.6, 0.7, 0.8], min_length=1,
                                         description="τ at which graded verdicts are decided (Table 1)")
     stability_threshold: Threshold = Field(0.8, description="τ of graded verdicts in Tables 2 and 3")
     baseline: str = Field("cot", description="method the relative change of Table 1 is measured against")
     seed: int = Field(0, description="seed of the draw of codes")
+
+    @field_validator("languages")
+    @classmethod
+    def _known_languages(cls, value: list[str]) -> list[str]:
+        return [Language.parse(v).value for v in value]  # ValueError names the unknown one
 
 
 # --------------------------------------------------------------------------- metrics
@@ -96,9 +101,7 @@ class VerdictRunner(Runner):
 
     def codes(self, problem: Problem) -> list[tuple[bool, str, Program]]:
         """(label, name, program) of the codes this problem contributes."""
-        langs = set()
-        for text in self.params.languages:
-            langs.add(Language.parse(text))
+        langs = {Language(v) for v in self.params.languages}
         rng = random.Random(f"{self.params.seed}:{problem.id}")
         out = []
         for label, pool, kind in ((True, problem.solutions, "accepted"), (False, problem.wrong_solutions, "wrong")):
@@ -233,7 +236,7 @@ class VerdictRunner(Runner):
             "all methods together; they are left out of MCC and P4 (see the verdicts table).",
         ]
         if base in methods:
-            notes.append(f"Δ%: relative change against {base} (as the paper's Table 1 reports it against zero-shot CoT).")
+            notes.append(f"Δ%: relative change against {base} (the paper's Table 1 reports it against zero-shot CoT).")
         return Table(title="Correctness verdicts (TRAILS Table 1 layout): MCC, P4, tokens per task",
                      columns=columns, rows=rows, notes=notes,
                      precision={c: 3 for c in columns if c.endswith((" MCC", " P4"))})

@@ -45,10 +45,11 @@ def run_tables(run_dir: Path) -> tuple[Any, list[Table]]:
     return store, tables
 
 
-def merged_tables(run_dirs: list[Path]) -> list[Table]:
-    """The tables of several run directories read as one: each runner summarises the
-    score records of all of them together (one benchmark per run, one table row per
-    dataset: TRAILS's Tables 1-3 over LiveCodeBench and CoCoClaNeL runs)."""
+def merged_tables(run_dirs: list[Path], runner: str | None = None) -> list[Table]:
+    """The tables of several run directories read as one: each runner (or only
+    ``runner``) summarises the score records of all of them together (one benchmark per
+    run, one table row per dataset: TRAILS's Tables 1-3 over LiveCodeBench and
+    CoCoClaNeL runs)."""
     from tczoo.registry import get_runner
     from tczoo.store import RunStore
 
@@ -56,6 +57,8 @@ def merged_tables(run_dirs: list[Path]) -> list[Table]:
     failed = 0
     for d in run_dirs:
         for s in RunStore.open(d).scores():
+            if runner is not None and s.runner != runner:
+                continue
             if "error" in s.detail:
                 failed += 1
             else:

@@ -337,8 +337,10 @@ def test_three_methods_end_to_end_through_the_run_loop(tmp_path, sandbox):
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     merged = json.loads(proc.stdout)
-    assert [t["title"].split(" (")[0] for t in merged][:3] == ["Correctness verdicts", "Verdict stability over runs",
-                                                               "Consistently and correctly labelled codes per method"]
+    assert [t["title"].split(" (")[0] for t in merged] == ["Correctness verdicts", "Verdict stability over runs",
+                                                           "Consistently and correctly labelled codes per method",
+                                                           "Verdicts per method: how they were reached"]
+    assert {r["tasks"] for r in merged[3]["rows"]} == {8}  # the run read twice: both copies summarised together
     proc = subprocess.run([sys.executable, "-m", "tczoo.cli", "trails", "show", str(out), "-m", "trails",
                            "--code", "greedy"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -347,3 +349,22 @@ def test_three_methods_end_to_end_through_the_run_loop(tmp_path, sandbox):
     bad = subprocess.run([sys.executable, "-m", "tczoo.cli", "trails", "tables", str(tmp_path)], capture_output=True,
                          text=True, timeout=120)
     assert bad.returncode == 2 and "not a tczoo run directory" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_pairs_from_tcbench_schema_data():
+    from tczoo.benchmarks import load_benchmark
+
+    problems = load_benchmark(f"tcbench:{Path(__file__).parent / 'fixtures' / 'loaders' / 'tcbench.jsonl'}")
+    runner = VerdictRunner(None, runs=1, per_label=None)
+    for p in problems:
+        specs = runner.tasks(p, _FakeVerifier, samples=1, seed=0)
+        kept = [x for x in p.solutions + p.wrong_solutions if x.language.value in ("cpp", "python")]
+        assert len(specs) == len(kept)
+        assert sum(s.context["label"] for s in specs) == sum(x.language.value in ("cpp", "python") for x in p.solutions)
+
+
+@pytest.mark.parametrize("params", [{"thresholds": []}, {"thresholds": [1.5]}, {"runs": 0}, {"per_label": 0},
+                                    {"languages": ["cobol"]}, {"nope": 1}])
+def test_bad_runner_parameters_are_refused(params):
+    with pytest.raises(ValueError):
+        VerdictRunner(None, **params)

@@ -64,7 +64,7 @@ def register(app: typer.Typer) -> None:
 
         for d in run_dirs:
             require_run_dir(d)
-        found = [t for t in merged_tables(run_dirs) if "TRAILS" in t.title]
+        found = merged_tables(run_dirs, runner="verdict")
         if not found:
             raise CLIError("no verdict scores in these runs (run methods that give verdicts, e.g. -m trails,cot)")
         if fmt != "table":

@@ -106,12 +106,10 @@ def _segment(code: str, node: ast.AST) -> str:
     text = ast.get_source_segment(code, node, padded=True)
     if text is not None:
         return textwrap.dedent(text)
-    if text is None:
-        try:
-            text = ast.unparse(node)
-        except Exception:  # noqa: BLE001 - a node unparse cannot print
-            text = type(node).__name__
-    return text
+    try:
+        return ast.unparse(node)
+    except Exception:  # noqa: BLE001 - a node unparse cannot print
+        return type(node).__name__
 
 
 def _py(node: ast.stmt, code: str) -> Node:
@@ -133,7 +131,8 @@ def _py(node: ast.stmt, code: str) -> Node:
             head = f"while {ast.unparse(node.test)}:"
         else:
             target = node.target
-            names = ", ".join(ast.unparse(e) for e in target.elts) if isinstance(target, ast.Tuple) else ast.unparse(target)
+            names = (", ".join(ast.unparse(e) for e in target.elts) if isinstance(target, ast.Tuple)
+                     else ast.unparse(target))
             head = f"for {names} in {ast.unparse(node.iter)}:"
         loop = Loop(head, _segment(code, node), body(node.body))
         if node.orelse:  # for/while ... else: the else part runs after the loop

@@ -100,7 +100,8 @@ class Trails(Method):
         suite = ctx.new_suite(task, OracleKind.LLM_JUDGE)
         suite.oracle.judge_prompt = "trails/judge"
         p = self.params
-        scenarios, properties = await asyncio.gather(self._scenarios(task, ctx, suite), self._properties(task, ctx, suite))
+        scenarios, properties = await asyncio.gather(self._scenarios(task, ctx, suite),
+                                                     self._properties(task, ctx, suite))
         detail = {"scenarios": scenarios, "properties": properties}
         if not scenarios:
             suite.verdict = CodeVerdict(reason="no_scenarios", detail=detail)
