@@ -38,10 +38,15 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from tczoo.errors import UserError
 from tczoo.runner import Runner, Table, TaskSpec
 from tczoo.schema import Language, Problem, Program, ScoreRecord, Setting, Task, TestSuite
 
 Threshold = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+class NotAVerifier(UserError, ValueError):
+    """A method that is not given the program under test cannot be scored on verdicts."""
 
 
 class VerdictParams(BaseModel):
@@ -115,7 +120,7 @@ class VerdictRunner(Runner):
 
     def tasks(self, problem: Problem, method_cls: type, *, samples: int, seed: int) -> list[TaskSpec]:
         if method_cls.setting is not Setting.SPEC_TARGET:
-            raise ValueError(f"runner {self.name} scores verdicts on a program under test; method "
+            raise NotAVerifier(f"runner {self.name} scores verdicts on a program under test; method "
                              f"{method_cls.name} ({method_cls.setting.value}) is not given one")
         runs = self.params.runs or (samples if samples > 1 else 3)
         specs = []

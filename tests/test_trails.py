@@ -330,12 +330,15 @@ def test_hoareprompt_cpp_and_call_budget(tmp_path, sandbox):
 
 
 def test_hoareprompt_malformed_answers(tmp_path, sandbox):
-    rules = [(PRECONDITION, "Precondition: n."), (HOARE_VERDICT, ["hmm", "hmm again"]), (STATEMENT, "")]
+    rules = [(PRECONDITION, "Precondition: n."), (HOARE_VERDICT, ["hmm", "hmm again"]),
+             (r"\nCode:\n.*int\(input", ""), (STATEMENT, "Output State: **the state after the code**")]
     prog = Program(code="n = int(input())\nprint(n)\n", language=Language.PYTHON)
     suite = run(HoarePrompt, prog, rules, tmp_path, sandbox)
     assert (suite.verdict.correct, suite.verdict.reason) == (None, "unparsed")
     assert "state: the state is unknown" in suite.verdict.detail["annotated"]
-    assert any(f.reason == "no_state" for f in suite.provenance.failures)
+    # an empty answer and an echo of the instructions both leave the state unknown, recorded
+    assert sum(f.reason == "no_state" for f in suite.provenance.failures) == 2
+    assert "the state after the code" not in suite.verdict.detail["annotated"]
     broken = Program(code="def f(:\n", language=Language.PYTHON)
     assert run(HoarePrompt, broken, rules, tmp_path, sandbox).verdict.reason == "no_structure"
 

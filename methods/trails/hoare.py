@@ -34,6 +34,9 @@ from tczoo.methods.trails.structure import Block, Cond, Func, Loop, Node, Stmt, 
 from tczoo.schema import CodeVerdict, Language, OracleKind, Setting, Task, TestSuite
 
 UNKNOWN = "the state is unknown"
+# what a weak model copies from the instructions instead of describing a state
+ECHOES = {"the state after the code", "the state after the loop", "the state after the conditional",
+          "the state after it", "description", "your description", "..."}
 
 
 class HoareParams(VerifierParams):
@@ -72,7 +75,7 @@ class Annotator:
         if not answers:
             raise _NoAnswer(item)
         state = read_state(answers[0].text)
-        if not state:
+        if state.strip(" .*`<>\"'").lower() in ECHOES or not state:
             self.suite.fail("parse", "no_state", answers[0].text[-300:], item)
             return UNKNOWN
         return state
