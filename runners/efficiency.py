@@ -66,7 +66,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tczoo.paths import cached_json
-from tczoo.runner import Runner, Table, TaskSpec
+from tczoo.runner import Matrix, Runner, Table, TaskSpec
 from tczoo.sandbox import Job, Limits, Verdict
 from tczoo.schema import Language, Problem, Program, ScoreRecord, Setting, Task, TestSuite
 
@@ -294,6 +294,30 @@ class EfficiencyRunner(Runner):
         metrics[f"asr:ref:{lang}"] = 100.0 * exposed / n_gen if n_gen else 0.0
         detail["reference"] = {"solution": data["name"], "language": lang, "tau_star_ms": tau_star,
                                "runtimes_ms": [rt for rt, _ in runs], "outcomes": outcomes}
+
+    # ------------------------------------------------------------------ browser
+
+    def matrices(self, record: ScoreRecord, suite: TestSuite) -> list[Matrix]:
+        """Per language: each reference slot's outcome on each generated test, with its
+        runtime against its threshold τ*."""
+        out = []
+        for lang, info in record.detail.get("languages", {}).items():
+            rows = []
+            width = 0
+            for slot, ref in info.get("slots", {}).items():
+                tau = ref.get("tau_star_ms", 0.0)
+                cells = [[o, f"{rt:.1f} ms vs τ* {tau:.1f} ms ({v})"]
+                         for o, rt, v in zip(ref.get("outcomes", []), ref.get("runtimes_ms", []), ref.get("verdicts", []))]
+                width = max(width, len(cells))
+                rows.append((f"{slot}: {ref.get('solution', '')}", cells))
+            notes = ["slow/tle expose the reference (runtime above τ*, or over the time limit); crash does not"]
+            if info.get("overlap"):
+                notes.append("fewer than five accepted solutions: random references coincide with fast/slow")
+            if info.get("excluded"):
+                notes.append("not eligible (failed an original test): " + ", ".join(map(str, info["excluded"])))
+            out.append(Matrix(title=f"ASR references, {LANG_TITLES.get(lang, lang)}", tests=list(range(width)),
+                              rows=rows, notes=notes))
+        return out
 
     # ------------------------------------------------------------------ tables
 

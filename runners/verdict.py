@@ -101,6 +101,11 @@ class VerdictRunner(Runner):
     paper = "TRAILS (Tambon & Papadakis, 2026) Tables 1-3"
     summary = "MCC / P4 of correctness verdicts over (code, label) pairs, tokens per task, stability over runs"
     Params = VerdictParams
+    # CoT and HoarePrompt make no tests and TRAILS's early stop leaves none: the verdict is the product
+    scores_empty_suites = True
+
+    def label(self, method: str) -> str:
+        return method  # the tables name methods as registered (trails, hoareprompt, cot)
 
     # ------------------------------------------------------------------ pairs
 
@@ -143,6 +148,7 @@ class VerdictRunner(Runner):
                                      "calls": float(usage.calls + usage.cached_calls)}
         decided = v is not None and v.correct is not None
         metrics["decided"] = float(decided)
+        metrics["n_valid"] = float(decided)  # the report's "no valid tests": no verdict reached
         if decided:
             metrics["pred"] = float(v.correct)
             for tau in self.params.thresholds:
@@ -243,8 +249,7 @@ class VerdictRunner(Runner):
         if base in methods:
             notes.append(f"Δ%: relative change against {base} (the paper's Table 1 reports it against zero-shot CoT).")
         return Table(title="Correctness verdicts (TRAILS Table 1 layout): MCC, P4, tokens per task",
-                     columns=columns, rows=rows, notes=notes,
-                     precision={c: 3 for c in columns if c.endswith((" MCC", " P4"))})
+                     columns=columns, rows=rows, notes=notes, decimals=3)
 
     def _consistent(self, records: list[ScoreRecord], tau: float | None, runs: int) -> dict[str, Any]:
         """Per code: its label, the set of labels its runs gave, and whether every one of
@@ -347,8 +352,10 @@ class VerdictRunner(Runner):
         return Table(title="Verdicts per method: how they were reached", columns=columns, rows=rows,
                      notes=["score: mean graded score (share of CORRECT pairs) of correct and of incorrect codes; "
                             "reasons: judged, early_stop (consecutive scenarios without a valid input), "
-                            "compile_error, no_valid_input, unparsed, call_budget, llm, no_verdict ..."],
-                     precision={"score correct": 3, "score incorrect": 3})
+                            "compile_error, no_valid_input, unparsed, call_budget, llm, no_verdict ...",
+                            "no valid tests (added by the report): problems where no (code, run) task reached a "
+                            "verdict"],
+                     decimals=3)
 
 
 def _relative(value: float | None, base: float | None) -> float | None:

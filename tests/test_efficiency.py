@@ -94,6 +94,11 @@ def test_hand_checked_asr(tmp_path, monkeypatch):
             assert m[f"asr:{lang}:{slot}"] == 50.0
     assert "python:r2:n" not in m
     assert record.detail["languages"]["python"]["slots"]["fast"]["outcomes"] == ["slow", "tle", "no", "crash"]
+    # the run browser's matrix, per language: one row per reference slot
+    python = next(m for m in runner.matrices(record, _suite(GEN)) if m.title.endswith("Python"))
+    label, cells = python.rows[0]
+    assert label == "fast: py-c" and [c[0] for c in cells] == ["slow", "tle", "no", "crash"]
+    assert "61.0 ms vs τ* 60.0 ms" in cells[0][1]
     # A TLE is not repeated; everything else runs 3 times; golden timings are cached.
     assert box.calls[("py-a", "t2")] == 1 and box.calls[("py-a", "t1")] == 3
     before = dict(box.calls)

@@ -108,7 +108,7 @@ def test_table1_against_hand_computed_matrices():
     assert (row["codes"], row["runs"], row["undecided"]) == (4, 2, 1)
     assert "cot MCC Δ%" not in t1.columns  # the baseline has no change against itself
     assert t1.columns.index("trails τ=0.6 MCC") < t1.columns.index("hoareprompt MCC") < t1.columns.index("cot MCC")
-    assert t1.precision["trails τ=0.8 MCC"] == 3
+    assert t1.decimals == 3
 
 
 def test_table2_stability_against_hand_counts():

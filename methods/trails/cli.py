@@ -71,7 +71,7 @@ def register(app: typer.Typer) -> None:
             print(render(found, fmt), end="")
             return
         for t in found:
-            rows = ([cell(r.get(c), t.precision.get(c, 1)) for c in t.columns] for r in t.rows)
+            rows = ([cell(r.get(c), t.decimals) for c in t.columns] for r in t.rows)
             console.print(rich_table(t.title, t.columns, rows, left=[c for c in t.columns if c in
                                                                    ("dataset", "model", "label", "method")]))
             for note in t.notes:
