@@ -330,6 +330,9 @@ def test_three_methods_end_to_end_through_the_run_loop(tmp_path, sandbox):
     assert stab["cot incorrect"] == 0 and stab["trails incorrect"] == 1
     correct, incorrect = t3.rows
     assert correct["trails∩hoareprompt∩cot"] == 1 and incorrect["trails∩hoareprompt"] == 1
+    # the report's failure accounting: verdict suites without tests are results, not failures
+    assert [(r["method"], r["units"], r["failed"], r["no valid tests"]) for r in t4.rows] == [
+        ("trails", 4, 0, 0), ("hoareprompt", 4, 0, 0), ("cot", 4, 0, 0)]
     scored = {(s.method, s.task): s for s in store.scores()}
     assert scored[("trails", "wrong/greedy_by_deadline.cpp/r0")].metrics["score"] == 0.5
 
