@@ -62,7 +62,7 @@ def test_lcb_random_and_edge_generators_suite_and_hackrate(sandbox, tmp_path):
     score = hackrate(problem, task, suite, sandbox)
     assert {k: score[k] for k in ("pass_rate", "hack_rate", "ac", "wa", "re", "tle", "n_valid")} == {
         "pass_rate": 100.0, "hack_rate": 100.0, "ac": 0.0, "wa": 80.0, "re": 0.0, "tle": 20.0, "n_valid": 8.0}
-    assert sorted(w for w, o in score["wrong"].items() if o == "tle") == ["wrong/naive_nk.cpp", "wrong/slice_max.py"]
+    assert sorted(w for w, o in score["wrong"].items() if o == "tle") == ["wrong/naive_nk.cpp", "wrong/window_scan.py"]
 
 
 def EXPECTED_SUITE(big):
