@@ -1,4 +1,4 @@
-"""EvalPerf baseline (Liu et al., 2024; as used by STAB, paper 002 §4.2 / §5.4).
+"""EvalPerf baseline (Liu et al., 2024; as used by STAB, arXiv:2605.27981, §4.2 / §5.4).
 
 Setting: specification + a reference implementation. The LLM writes a scalable input
 generator ``def perf_input_gen(scale: int) -> str`` ("synthesizing a synthesizer");
@@ -9,7 +9,7 @@ the generator fails (crash, timeout, memory, output cap), the input exceeds
 ``max_input_kb``, the reference fails on it (a crash means the input is not one it
 accepts), ``max_doublings`` is reached, or — a deliberate addition, on by default and
 switchable with ``check_inputs`` — the input violates the statement's parsed
-constraints (read back with :mod:`methods.stab.inputs`, as STAB's inputs are).
+constraints (read back with :mod:`tczoo.methods.stab.inputs`, as STAB's inputs are).
 
 ``generators`` (5) generators are written per problem, one test each, so EvalPerf
 and STAB hand the efficiency runner the same number of tests. A generator that fails
@@ -55,7 +55,7 @@ class Step:
 
 class EvalPerf(Method):
     name = "evalperf"
-    paper = "EvalPerf (Liu et al., 2024), baseline in STAB (paper 002) §4.2"
+    paper = "EvalPerf (Liu et al., 2024), baseline in STAB (arXiv:2605.27981) §4.2"
     summary = "LLM writes perf_input_gen(scale); scale doubles until the reference exceeds the time limit"
     setting = Setting.SPEC_CORRECT
     produces = OracleKind.INPUTS_ONLY

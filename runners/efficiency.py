@@ -1,4 +1,5 @@
-"""Efficiency scoring: Algorithmic Slowdown Rate (ASR), STAB paper 002 §4.3.
+"""Efficiency scoring: Algorithmic Slowdown Rate (ASR), STAB (Lim et al., 2026,
+arXiv:2605.27981) §4.3.
 
 Per problem and language (Python, C++ and Java by default; a language without accepted
 solutions is skipped):
@@ -94,7 +95,7 @@ def select_references(ranked: list[int], rng: random.Random, random_refs: int = 
 
 class EfficiencyRunner(Runner):
     name = "efficiency"
-    paper = "STAB (paper 002) §4.3: Algorithmic Slowdown Rate"
+    paper = "STAB (Lim et al., 2026, arXiv:2605.27981) §4.3: Algorithmic Slowdown Rate"
     summary = "ASR: share of generated tests that push a selected accepted solution past its max runtime on the original tests"
     Params = EfficiencyParams
 

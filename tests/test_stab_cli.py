@@ -35,7 +35,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 def test_stab_boundary_json(tmp_path):
     path = tmp_path / "statement.md"
     path.write_text(STATEMENT)
-    done = _cli("boundary", str(path), "--json")
+    done = _cli("boundary", str(path), "--format", "json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert {"constraints", "unparsed", "boundary", "options"} <= set(report)
@@ -44,9 +44,10 @@ def test_stab_boundary_json(tmp_path):
     assert report["unparsed"] == [] and report["options"] == []
 
 
-def test_stab_boundary_missing_file_exits_1(tmp_path):
-    done = _cli("boundary", str(tmp_path / "nope.md"), "--json")
-    assert done.returncode == 1 and "cannot read" in done.stderr
+def test_stab_boundary_missing_file_is_a_usage_error(tmp_path):
+    done = _cli("boundary", str(tmp_path / "nope.md"), "-f", "json")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines() == [f"error: cannot read statement file {tmp_path / 'nope.md'}: no such file"]
 
 
 def test_stab_layout_and_keyword_scenarios(tmp_path):
@@ -54,10 +55,10 @@ def test_stab_layout_and_keyword_scenarios(tmp_path):
     path.write_text(STATEMENT + "\nUse Dijkstra's algorithm if you like.\n")
     sample = tmp_path / "sample.in"
     sample.write_text("2 3\n1 2\n")
-    done = _cli("layout", str(path), "--sample", str(sample), "--json")
+    done = _cli("layout", str(path), "--sample", str(sample), "-f", "json")
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == {"layout": "n m a[n]", "verified": True, "note": "", "dropped_constraints": []}
-    done = _cli("scenarios", str(path), "--mode", "keyword", "--json")
+    done = _cli("scenarios", str(path), "--mode", "keyword", "--format", "json")
     assert done.returncode == 0, done.stderr
     hits = json.loads(done.stdout)
     assert [h["scenario"] for h in hits] == ["graph_shortest_path"] and hits[0]["via"] == ["keyword"]

@@ -1,4 +1,5 @@
-"""STAB (Specification-driven Testing for Algorithmic Bottlenecks), seed paper 002.
+"""STAB (Specification-driven Testing for Algorithmic Bottlenecks; Lim, Hahn, Jin and Han, 2026,
+arXiv:2605.27981).
 
 Constraint saturator: :mod:`.constraints` (typed records + regex parser),
 :mod:`.graph` (variable dependency graph), :mod:`.saturator` (rule path, CP-SAT path,

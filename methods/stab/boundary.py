@@ -1,4 +1,4 @@
-"""``tczoo stab boundary FILE [--json]``: constraints, unparsed sentences and boundary."""
+"""``tczoo stab boundary FILE [-f json]``: constraints, unparsed sentences and boundary."""
 
 from __future__ import annotations
 
@@ -40,11 +40,11 @@ def boundary_command(file: Path, as_json: bool) -> int:
     if as_json:
         print(json.dumps(report, ensure_ascii=False, indent=2))
     else:
-        _print_text(report)
+        print_report(report)
     return 2 if report["violations"] else 0
 
 
-def _print_text(report: dict[str, Any]) -> None:
+def print_report(report: dict[str, Any]) -> None:
     print("constraints:")
     for record in report["constraints"]:
         fields = {k: v for k, v in record.items() if k not in ("kind", "text") and v is not None}

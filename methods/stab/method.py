@@ -1,4 +1,4 @@
-"""STAB generator synthesis and its variants (paper 002, sections 3.3 and 5.3).
+"""STAB generator synthesis and its variants (STAB, arXiv:2605.27981, sections 3.3 and 5.3).
 
 Pipeline for one problem (see docs/stab.md):
 
@@ -12,7 +12,7 @@ Pipeline for one problem (see docs/stab.md):
 4. **execution**: each generator runs in the sandbox (``call_python``, CPU/memory/
    output caps, ``random`` seeded); its input is read back with the layout inferred
    from the Input section and checked against the parsed constraints
-   (:mod:`methods.stab.inputs`); a crash, timeout, bad value or violation is recorded
+   (:mod:`tczoo.methods.stab.inputs`); a crash, timeout, bad value or violation is recorded
    and gets ``repairs`` (1) repair calls with the error in the prompt.
 
 Variants are subclasses that switch the modules off (Table 3): ``stab-base`` (spec
@@ -41,7 +41,7 @@ from .inputs import InputChecker, checker_for
 from .saturator import saturate
 from .scenarios import ScenarioHit, ScenarioRetriever, load_catalog
 
-PAPER = "STAB (paper 002), §3"
+PAPER = "STAB (Lim et al., 2026, arXiv:2605.27981) §3"
 
 # The call wrapper appended to a generator: seeds ``random`` so a run is reproducible,
 # then calls the model's function. Appended (not prepended) to keep its line numbers.

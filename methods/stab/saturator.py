@@ -33,9 +33,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
-
-from ortools.sat.python import cp_model
+from typing import TYPE_CHECKING, Any, Literal
 
 from tczoo.schema import Model
 
@@ -54,6 +52,17 @@ from .constraints import (
     is_length,
 )
 from .graph import build_graph, components, is_independent, records_of, role
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
+
+
+def _cp_model():
+    # OR-Tools takes most of a second to import: only a solve pays for it (listing the
+    # methods, ``tczoo --help`` and the rule path do not).
+    from ortools.sat.python import cp_model
+
+    return cp_model
 
 # CP-SAT works in int64 and refuses models whose intermediate bounds could overflow;
 # we stay well inside that and let the greedy path (Python ints) handle the rest.
@@ -351,7 +360,7 @@ class _CpModel:
                 raise _Fallback("overflow")
 
     def build(self, floors: Mapping[str, int]) -> tuple[cp_model.CpModel, dict[str, cp_model.IntVar]]:
-        model = cp_model.CpModel()
+        model = _cp_model().CpModel()
         x = {v: model.NewIntVar(max(lo, floors.get(v, lo)), hi, v.replace("|", "len_"))
              for v, (lo, hi) in self.dom.items()}
 
@@ -405,6 +414,7 @@ class _CpModel:
         return model, x
 
     def solve(self, model: cp_model.CpModel) -> tuple[int, cp_model.CpSolver]:
+        cp_model = _cp_model()
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise _Fallback("timeout")
@@ -420,6 +430,7 @@ class _CpModel:
 
 def _leximin(cp: _CpModel, tier: Sequence[str], floors: dict[str, int]) -> bool:
     """Raise *tier* leximin-style, recording the levels in *floors*. False if infeasible."""
+    cp_model = _cp_model()
     free = list(tier)
     while free:
         model, x = cp.build(floors)
@@ -463,6 +474,7 @@ def _solve_cpsat(comp: Sequence[str], records: Sequence[Constraint], dom: Mappin
     model, x = cp.build(floors)
     model.Maximize(sum(x[v] for v in comp if v not in fixed))
     status, solver = cp.solve(model)
+    cp_model = _cp_model()
     if status == cp_model.INFEASIBLE:
         return {}, "infeasible"
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):

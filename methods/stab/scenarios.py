@@ -1,4 +1,4 @@
-"""STAB's adversarial scenario catalog and its retrieval (paper 002, section 3.2).
+"""STAB's adversarial scenario catalog and its retrieval (STAB, arXiv:2605.27981, section 3.2).
 
 The catalog (``catalog/stab_scenarios.yaml``) lists 13 algorithm families, each with
 the implementations whose worst case a test should trigger and the construction
