@@ -122,6 +122,7 @@ def _classify(row: dict, ac_max: float = 0.5, tle_min: float = 2.0, mem_max: flo
         # (the cap, or less where the wall guard stopped it first), of which the best counts.
         ran = [c for c, v in zip(row["cpu_ms"], row["verdicts"]) if v != "TLE"]
         worst = min(ran) if ran else max(row["cpu_ms"])
+        row["bound"] = not ran
         ratio = worst / limit
         if ratio < 1.0:
             problems.append(("MISMATCH", "finishes inside the limit"))
@@ -215,8 +216,10 @@ def _cpython_version() -> str:
         return platform.python_version()
 
 
-def diff(before: list[dict], after: list[dict], ac_max: float, tle_min: float) -> None:
+def diff(before: list[dict], after: list[dict], ac_max: float, tle_min: float, renames: dict[str, str]) -> None:
     """The before/after table: every cell outside the band in either run."""
+    for r in before:
+        r["program"] = renames.get(r["program"], r["program"])
     for rows in (before, after):
         for r in rows:
             _classify(r, ac_max, tle_min)
@@ -225,13 +228,14 @@ def diff(before: list[dict], after: list[dict], ac_max: float, tle_min: float) -
     new = {key(r): r for r in after}
     shown = sorted(k for k in set(old) | set(new)
                    if old.get(k, {}).get("status", "ok") != "ok" or new.get(k, {}).get("status", "ok") != "ok")
-    print(f"{'':5} {'program':34} {'test':26} {'before':>18} {'after':>18}")
+    print(f"{'':5} {'program':34} {'test':26} {'before':>21} {'after':>21}")
     for k in shown:
         cells = []
         for side in (old, new):
             r = side.get(k)
-            cells.append(f"{r['want']} {r['ratio']:5.2f}x {r['status']}" if r else "-")
-        print(f"{k[0][:4]:5} {k[1]:34} {k[2]:26} {cells[0]:>18} {cells[1]:>18}")
+            ratio = f"{'>=' if r and r.get('bound') else ''}{r['ratio']:.2f}x" if r else ""
+            cells.append(f"{r['want']} {ratio:>8} {r['status']}" if r else "-")
+        print(f"{k[0][:4]:5} {k[1]:34} {k[2]:26} {cells[0]:>21} {cells[1]:>21}")
     for name, rows in (("before", before), ("after", after)):
         print(f"{name}: {sum(r['status'] != 'ok' for r in rows)} of {len(rows)} cells outside the band")
 
@@ -247,12 +251,15 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=None)
     ap.add_argument("--json", default=None, help="save every cell's measurements here")
     ap.add_argument("--diff", nargs=2, metavar=("BEFORE", "AFTER"), help="compare two saved audits")
+    ap.add_argument("--rename", action="append", default=[], metavar="OLD=NEW",
+                    help="with --diff: a program renamed between the audits (wrong/a.py=wrong/b.py)")
     args = ap.parse_args()
     if args.cap <= args.tle_min:
         ap.error("--cap must exceed --tle-min, or a TLE cell cannot show that it clears the band")
     if args.diff:
         before, after = (json.load(open(f)) for f in args.diff)
-        diff(before, after, args.ac_max, args.tle_min)
+        renames = dict(r.split("=", 1) for r in args.rename)
+        diff(before, after, args.ac_max, args.tle_min, renames)
         return
     ids = args.problems.split(",") if args.problems else None
     with Sandbox(workers=args.workers) as sandbox:

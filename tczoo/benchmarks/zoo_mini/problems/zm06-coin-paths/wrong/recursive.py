@@ -13,13 +13,17 @@ def main():
     @lru_cache(maxsize=None)
     def best(i, j):
         # most coins from (i, j) to the target; -1 = unreachable
-        if g[i][j] == '#':
+        c = g[i][j]
+        if c == '#':
             return -1
-        v = ord(g[i][j]) - 48
         if i == n - 1 and j == m - 1:
-            return v
-        b = max(best(i + 1, j) if i + 1 < n else -1, best(i, j + 1) if j + 1 < m else -1)
-        return b + v if b >= 0 else -1
+            return ord(c) - 48
+        b = best(i + 1, j) if i + 1 < n else -1
+        if j + 1 < m:
+            r = best(i, j + 1)
+            if r > b:
+                b = r
+        return b + ord(c) - 48 if b >= 0 else -1
 
     @lru_cache(maxsize=None)
     def ways(i, j, need):
