@@ -1,38 +1,43 @@
 """Audit zoo-mini for verdicts that depend on the machine's speed or load.
 
     python bench/audit_zoo_mini_timing.py [--problems zm01,zm06] [--repeats 3] [--json OUT]
-    python bench/audit_zoo_mini_timing.py --diff BEFORE.json AFTER.json
+    python bench/audit_zoo_mini_timing.py --diff BEFORE.json AFTER.json [--rename OLD=NEW]
 
 Every accepted and wrong solution runs on every golden test under a generous CPU limit
 (``--cap`` times the problem's limit, default 3x) and twice the memory limit, so each
-cell gets a real CPU time and peak memory instead of a verdict cut off at the limit. Cells that came close to a band edge are run
-again (``--repeats``) and the worst time in the dangerous direction is kept: the
-largest for a cell that must finish, the smallest for a cell that must time out.
+cell gets a real CPU time and peak memory instead of a verdict cut off at the limit.
+Cells that came close to a band edge are run again (``--repeats``) and the worst value
+in the dangerous direction is kept: the largest for a cell that must finish, the
+smallest for a cell that must time out.
 
 The margin rule (docs/zoo-mini.md) and why it is 2x on both sides: the CPU time of one
 cell varies about +-30% on a loaded 2-core machine (cache and memory-bandwidth
 contention, frequency scaling), and a CI machine may be 1.5x slower or faster than the
 one that recorded the signatures. 1.5 x 1.3 ~= 2, so
 
-* a cell that must pass (every accepted solution; a wrong solution whose signature says
-  AC, WA, RE, MLE ... on that test) must take at most 0.5x the limit here, and
-* a cell whose signature says TLE must take at least 2x the limit here.
+* a cell that must finish (every accepted solution; a wrong solution whose signature
+  says AC, WA, OLE ... on that test) takes at most 0.5x the time limit here,
+* a cell whose signature says TLE takes at least 2x the time limit here, and
+* a cell whose signature says MLE or RE crashes within 0.5x the time limit (timed under
+  the real memory limit), so that a slower machine does not turn it into a TLE.
 
 Memory does not move with load, but it does between interpreter and allocator versions
 (about +-10%), and a cgroup near its limit reclaims pages and slows the program down (a
 Python run at 253 of 256 MB took its time and turned AC into TLE). Cells that must run
-keep their peak at most 0.8x the memory limit; a crash (MLE/RE) the signature records
-must still crash with twice the memory, or need at least 1.25x the limit.
+keep their peak at most 0.8x the memory limit; a crash the signature records must still
+crash with twice the memory, or need at least 1.25x the limit.
 
-0.5x also keeps accepted runs clear of the wall-clock guard (2 x limit + 1 s): with two
-busy neighbours per core a run gets about half a core, so its wall time is about twice
-its CPU time, still under the limit itself.
+0.5x also keeps accepted runs clear of the judge's wall-clock guard (2 x limit + 1 s)
+while a run gets at least a third of a core. No margin survives a machine so
+oversubscribed that a run gets less: the audit counts the finished runs whose wall
+time passed that guard, which says how busy the machine was while it measured.
 
-Cells outside the band are printed with their ratio to the limit; a cell whose verdict
-at the generous limit disagrees with its signature (other than TLE) is printed as a
-mismatch. Python and C++ are reported apart: the same algorithm is 10-50x slower in
-CPython, so a "slow but accepted" Python solution sits much nearer the limit than its
-C++ twin, and CPython's speed changes between minor versions (3.10 -> 3.11 is ~1.25x).
+Cells outside the band are printed with their ratio to the limit (DANGER); a cell whose
+verdict at the generous limits contradicts its signature is printed as a MISMATCH.
+Python and C++ are reported apart: the same algorithm is 10-50x slower in CPython, so a
+"slow but accepted" Python solution sits much nearer the limit than its C++ twin, and
+CPython's speed changes between minor versions (3.10 -> 3.11 is ~1.25x). Exit code 1
+when any cell is outside the band; bad arguments exit 2 with a one-line message.
 """
 
 from __future__ import annotations
@@ -64,7 +69,7 @@ def cells_of(problems):
                 yield p, w, i, t, verdicts[i]
 
 
-def measure(sandbox, problems, cap: float, mem_cap: float, repeats: int, progress) -> list[dict]:
+def measure(sandbox, problems, cap: float, mem_cap: float, repeats: int, tle_min: float, progress) -> list[dict]:
     rows = []
     jobs = []
     probes = []
@@ -77,7 +82,8 @@ def measure(sandbox, problems, cap: float, mem_cap: float, repeats: int, progres
         limits = generous.model_copy(update={"memory_mb": p.memory_limit_mb}) if crash else generous
         row = {"problem": p.id, "program": prog.name, "language": prog.language.value, "test": t.name,
                "want": want, "limit_ms": p.time_limit_ms, "cap_ms": cap_ms, "memory_mb": p.memory_limit_mb,
-               "cpu_ms": [], "memory_kb": [], "verdicts": []}
+               "wall_guard_ms": Limits.of(p).wall_guard_ms, "cpu_ms": [], "wall_ms": [], "memory_kb": [],
+               "verdicts": []}
         rows.append(row)
         job = dict(program=prog, stdin=t.input, expected=t.output, comparator=p.checker, tag=len(rows) - 1)
         jobs.append(Job(limits=limits, **job))
@@ -95,15 +101,16 @@ def measure(sandbox, problems, cap: float, mem_cap: float, repeats: int, progres
         for job, r in zip(todo, sandbox.run_many(todo)):
             row = rows[job.tag]
             row["cpu_ms"].append(round(r.cpu_ms, 1))
+            row["wall_ms"].append(round(r.wall_ms, 1))
             row["memory_kb"].append(r.memory_kb)
             row["verdicts"].append(r.verdict.value)
-        todo = [j for j in jobs if _worth_repeating(rows[j.tag])]
+        todo = [j for j in jobs if _worth_repeating(rows[j.tag], tle_min)]
     for row in rows:
         _classify(row)
     return rows
 
 
-def _worth_repeating(row: dict, tle_min: float = 2.0) -> bool:
+def _worth_repeating(row: dict, tle_min: float) -> bool:
     cpu = row["cpu_ms"][-1]
     if row["verdicts"][-1] == Verdict.TLE.value:
         # Stopped at the cap, or by the wall guard first on a busy machine: its CPU time is
@@ -182,6 +189,14 @@ def report(rows: list[dict], ac_max: float, tle_min: float) -> int:
         for r in sorted(sel, key=lambda r: (r["problem"], r["program"], r["test"])):
             print("  " + _fmt(r))
     _language_notes(rows, ac_max, tle_min)
+    runs = [(c, w, g) for r in rows if r.get("wall_ms") for c, w, v in zip(r["cpu_ms"], r["wall_ms"], r["verdicts"])
+            if v != "TLE" for g in [r["wall_guard_ms"]]]
+    if runs:
+        over = sum(w > g for _, w, g in runs)
+        ratio = sorted(w / max(c, 1.0) for c, w, _ in runs if c >= 100)
+        median = ratio[len(ratio) // 2] if ratio else 0.0
+        print(f"\nload while measuring: median wall/CPU {median:.1f} over runs of >= 100 ms CPU; "
+              f"{over} of {len(runs)} finished runs took longer than the judge's wall guard")
     return len(bad)
 
 
@@ -240,6 +255,18 @@ def diff(before: list[dict], after: list[dict], ac_max: float, tle_min: float, r
         print(f"{name}: {sum(r['status'] != 'ok' for r in rows)} of {len(rows)} cells outside the band")
 
 
+def _load_audit(path: str) -> list[dict]:
+    with open(path, "rb") as f:
+        try:
+            rows = json.loads(f.read())
+        except ValueError as e:  # not JSON, or not UTF-8
+            raise ValueError(f"{path}: not an audit saved with --json ({e})") from None
+    needed = {"problem", "program", "test", "want", "limit_ms", "memory_mb", "cpu_ms", "memory_kb", "verdicts"}
+    if not isinstance(rows, list) or not all(isinstance(r, dict) and needed <= r.keys() for r in rows):
+        raise ValueError(f"{path}: not an audit saved with --json")
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--problems", default=None, help="comma-separated ids or prefixes (default: all)")
@@ -256,15 +283,24 @@ def main() -> None:
     args = ap.parse_args()
     if args.cap <= args.tle_min:
         ap.error("--cap must exceed --tle-min, or a TLE cell cannot show that it clears the band")
+    if any("=" not in r for r in args.rename):
+        ap.error("--rename takes OLD=NEW, e.g. wrong/slice_max.py=wrong/window_scan.py")
     if args.diff:
-        before, after = (json.load(open(f)) for f in args.diff)
+        try:
+            before, after = (_load_audit(f) for f in args.diff)
+        except (OSError, ValueError) as e:
+            ap.error(str(e))
         renames = dict(r.split("=", 1) for r in args.rename)
         diff(before, after, args.ac_max, args.tle_min, renames)
         return
     ids = args.problems.split(",") if args.problems else None
     with Sandbox(workers=args.workers) as sandbox:
-        problems = load_benchmark("zoo-mini", ids, sandbox=sandbox)
-        rows = measure(sandbox, problems, args.cap, args.mem_cap, args.repeats, lambda m: print(m, file=sys.stderr, flush=True))
+        try:
+            problems = load_benchmark("zoo-mini", ids, sandbox=sandbox)
+        except ValueError as e:
+            ap.error(str(e))
+        rows = measure(sandbox, problems, args.cap, args.mem_cap, args.repeats, args.tle_min,
+                       lambda m: print(m, file=sys.stderr, flush=True))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(rows, f, indent=0)
