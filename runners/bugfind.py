@@ -74,10 +74,21 @@ from tczoo.execution import (
     rerun,
     signature_of,
 )
-from tczoo.runner import Runner, Table, TaskSpec
+from tczoo.runner import Matrix, Runner, Table, TaskSpec
 from tczoo.schema import OracleKind, Problem, Program, ScoreRecord, Setting, Task, TestCase, TestSuite
 
 GOOD_INPUT = (Outcome.GOOD_INPUT_INVALID, Outcome.GOOD_INPUT, Outcome.TRUE_BUG)
+
+
+def _judged(ev: Evidence, i: int) -> list:
+    """[g's code, f's code, whether f's output differs from g's] on probe i, for the
+    run browser: a crash is its verdict, an output the oracle rejects is WA."""
+    def code(run, check) -> str:
+        if not run.ok:
+            return run.verdict.value
+        return "WA" if check is not None and not check.ok else "AC"
+
+    return [code(ev.g_runs[i], ev.g_checks[i]), code(ev.f_runs[i], ev.f_checks[i]), bool(ev.differs[i])]
 
 
 def combine_outcomes(outcomes: list[Outcome]) -> Outcome:
@@ -151,7 +162,12 @@ class BugfindRunner(Runner):
     name = "bugfind"
     paper = "HarnessLLM (Liu et al., 2025)"
     summary = "GI / ITR / TBR over (problem, buggy, ground-truth) triplets, first-k and re-seeded scaling"
+    headline = "tbr"
     Params = BugfindParams
+    scores_empty_suites = True  # a response without a usable test is a format error, in the denominator
+
+    def label(self, method: str) -> str:
+        return method.upper() if len(method) <= 3 else method.capitalize()
 
     # ------------------------------------------------------------------ triplets
 
@@ -305,6 +321,7 @@ class BugfindRunner(Runner):
         if probes:
             results, ev = self.evaluate(problem, f, g, suite, sets, probes)
             infra = ev.infrastructure_failures
+            detail["per_test"] = [_judged(ev, i) for i in sets["all"]]
         else:
             results = {name: (Outcome.FORMAT_ERROR, "no_inputs", None) for name in sets}
         if not tests:
@@ -332,6 +349,28 @@ class BugfindRunner(Runner):
             detail["infrastructure_failures"] = infra
         return ScoreRecord(runner=self.name, method=suite.provenance.method, model=suite.provenance.model,
                            problem_id=problem.id, metrics=metrics, detail=detail)
+
+    # ------------------------------------------------------------------ browser
+
+    def matrices(self, record: ScoreRecord, suite: TestSuite) -> list[Matrix]:
+        """The ground truth g and the target f on each test, as the suite's oracle judged them."""
+        per_test = record.detail.get("per_test")
+        if not isinstance(per_test, list):
+            return []
+        g_cells, f_cells = [], []
+        for g_code, f_code, differs in per_test:
+            g_cells.append([g_code, "the oracle accepts g's output" if g_code == "AC" else
+                            ("the oracle rejects the ground truth's output: an invalid test" if g_code == "WA"
+                             else "the ground truth failed to run: an invalid input")])
+            f_cells.append([f_code, ("same output as g" if not differs else
+                                     "differs from g; " + ("the oracle catches it" if f_code != "AC"
+                                                           else "the oracle accepts it"))])
+        k = record.detail.get("k")
+        return [Matrix(title="ground truth and target (bug finding)", tests=list(range(len(per_test))),
+                       rows=[(f"g: {record.detail.get('ground_truth', '')}", g_cells),
+                             (f"f: {record.detail.get('target', '')}", f_cells)],
+                       notes=[f"the main outcome counts the first {k} tests" if k else "",
+                              f"outcome: {record.detail.get('outcome', '')} {record.detail.get('reason', '')}".strip()])]
 
     # ------------------------------------------------------------------ tables
 
@@ -366,7 +405,7 @@ class BugfindRunner(Runner):
         columns += ["responses", "format err"]
         rows = []
         for (model, method), recs in sorted(groups.items()):
-            row: dict[str, Any] = {"model": model, "method": method.upper() if len(method) <= 3 else method.capitalize()}
+            row: dict[str, Any] = {"model": model, "method": self.label(method)}
             for ds in datasets:
                 sub = [r for r in recs if r.detail.get("dataset", "benchmark") == ds]
                 for col, key in (("GI", "gi"), ("ITR", "itr"), ("TBR", "tbr")):

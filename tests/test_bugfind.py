@@ -100,6 +100,13 @@ def test_first_k_decides_what_counts(tmp_path, sandbox):
     assert rec.detail["outcome"] == "no_separation" and rec.metrics["n_inputs"] == 1
     assert rec.metrics["tbr@k2"] == 100.0 and rec.metrics["tbr@k5"] == 100.0 and rec.metrics["n_inputs@k5"] == 2
     assert rec.detail["outcomes"]["k2"]["at"] is not None
+    # the run browser's matrix: g passes both tests; f matches g on the sample only
+    from tczoo.runners.bugfind import BugfindRunner
+
+    [matrix] = BugfindRunner(None).matrices(rec, suite)
+    (g_label, g_cells), (f_label, f_cells) = matrix.rows
+    assert g_label.startswith("g: ") and [c[0] for c in g_cells] == ["AC", "AC"]
+    assert f_cells[0] == ["AC", "same output as g"] and f_cells[1][0] != "AC"
 
 
 def test_reseeded_rounds_scale_the_number_of_tests(tmp_path, sandbox):

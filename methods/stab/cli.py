@@ -1,14 +1,16 @@
 """``tczoo stab ...``: STAB's inspection commands.
 
-* ``tczoo stab boundary FILE [-f json]`` - parsed constraints, unparsed sentences,
-  resolved boundary and options (:func:`tczoo.methods.stab.boundary.boundary_report`);
-* ``tczoo stab scenarios FILE [--mode union|keyword|knn] [--top-k 2] [-f json]`` -
-  the catalog scenarios retrieved for a statement, and how;
+* ``tczoo stab boundary FILE [--objective leximin|weighted] [-f json]`` - parsed
+  constraints, unparsed sentences, resolved boundary and options
+  (:func:`tczoo.methods.stab.boundary.boundary_report`);
+* ``tczoo stab scenarios FILE [--mode keyword_first|union|keyword|knn] [--top-k 2] [-f json]``
+  - the catalog scenarios retrieved for a statement, and how;
 * ``tczoo stab layout FILE [-f json]`` - the input layout read from the Input section,
   the one used to check generated inputs (verified against samples given with
   ``--sample FILE``, repeatable);
-* ``tczoo stab spec FILE [--variant stab|stab-base|stab-no-m1|stab-no-m2]`` - the
-  structured generation specification prompt exactly as a model would receive it.
+* ``tczoo stab spec FILE [--variant stab|stab-base|stab-no-m1|stab-no-m2] [--per-test --index K]``
+  - the structured generation specification prompt exactly as a model would receive
+  it (the one batch call by default, generator K's own call with ``--per-test``).
 """
 
 from __future__ import annotations
@@ -20,7 +22,10 @@ import typer
 
 from tczoo.cli.kit import CLIError, echo, emit_json, format_option, require_file
 
-MODES = ("union", "keyword", "knn")
+# The retrieval modes (tczoo.methods.stab.scenarios.RETRIEVAL_MODES, not imported here:
+# the CLI starts without loading the method's dependencies).
+MODES = ("keyword_first", "union", "keyword", "knn")
+OBJECTIVES = ("leximin", "weighted")
 
 
 def _read(file: Path) -> str:
@@ -42,13 +47,16 @@ def register(app: typer.Typer) -> None:
                        no_args_is_help=True)
 
     @stab.command("boundary")
-    def boundary(file: Path = typer.Argument(..., help="a problem statement (text/markdown)"),
+    def boundary(file: Path = typer.Argument(..., help="a problem statement (text/markdown/LaTeX)"),
+                 objective: str = typer.Option("leximin", "--objective", help="leximin | weighted (the authors')"),
                  fmt: str = format_option("table", "json")) -> None:
         """Parsed constraints, unparsed sentences, the resolved boundary and its options
         (exit 1 when the boundary violates a parsed constraint: a saturator bug)."""
         from tczoo.methods.stab.boundary import boundary_report, print_report
 
-        report = boundary_report(_read(file))
+        if objective not in OBJECTIVES:
+            raise CLIError(f"--objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
+        report = boundary_report(_read(file), objective=objective)
         if fmt == "json":
             emit_json(report)
         else:
@@ -57,7 +65,9 @@ def register(app: typer.Typer) -> None:
 
     @stab.command("scenarios")
     def scenarios(file: Path = typer.Argument(..., help="a problem statement"),
-                  mode: str = typer.Option("union", "--mode", help="union | keyword | knn"),
+                  mode: str = typer.Option("keyword_first", "--mode",
+                                           help="keyword_first (the authors': KNN only without keyword hits) "
+                                                "| union | keyword | knn"),
                   top_k: int = typer.Option(2, "--top-k", min=1, help="scenarios KNN keeps"),
                   model: Optional[str] = typer.Option(None, "--model", help="embedding model (KNN)"),
                   fmt: str = format_option("table", "json")) -> None:
@@ -113,9 +123,11 @@ def register(app: typer.Typer) -> None:
     @stab.command("spec")
     def spec(file: Path = typer.Argument(..., help="a problem statement"),
              variant: str = typer.Option("stab", "--variant", help="stab | stab-base | stab-no-m1 | stab-no-m2"),
-             mode: str = typer.Option("keyword", "--mode", help="scenario retrieval: union | keyword | knn"),
-             index: int = typer.Option(1, "--index", min=1, help="which generator's prompt (1-based)")) -> None:
-        """Print the structured generation specification prompt for one generator."""
+             mode: str = typer.Option("keyword", "--mode",
+                                      help="scenario retrieval: keyword_first | union | keyword | knn"),
+             per_test: bool = typer.Option(False, "--per-test", help="generator K's own prompt (generation=per_test)"),
+             index: int = typer.Option(1, "--index", min=1, help="with --per-test: which generator (1-based)")) -> None:
+        """Print the structured generation specification prompt (the one batch call by default)."""
         from tczoo.methods.stab.method import VARIANTS, build_spec
         from tczoo.templates import Prompts
         from tczoo.schema import Setting, Task
@@ -124,14 +136,16 @@ def register(app: typer.Typer) -> None:
             raise CLIError(f"unknown variant {variant!r} ({', '.join(VARIANTS)})")
         cls = VARIANTS[variant]
         method = cls(retrieval=_mode(mode))
-        if index > method.params.generators:
-            raise CLIError(f"--index {index}: {variant} asks {method.params.generators} generators")
+        total = method.params.generators
+        if per_test and index > total:
+            raise CLIError(f"--index {index}: {variant} asks {total} generators")
         task = Task(problem_id=Path(file).stem, statement=_read(file), time_limit_ms=2000, memory_limit_mb=256,
                     setting=Setting.SPEC)
         spec_, notes = build_spec(method, task)
         for note in notes:
             echo(f"# note: {note}", err=True)
-        for message in Prompts().render("stab/generate", **spec_.variables(index - 1, method.params.generators)):
+        template = "stab/generate" if per_test else "stab/generate_batch"
+        for message in Prompts().render(template, **spec_.variables(index - 1 if per_test else 0, total)):
             echo(f"===== {message['role']} =====\n{message['content']}\n")
 
     app.add_typer(stab, name="stab")

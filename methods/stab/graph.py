@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     import networkx as nx
 
-from .constraints import (
+from .records import (
     Constraint,
     IndexedRange,
     ScalarRange,

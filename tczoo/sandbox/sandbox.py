@@ -13,6 +13,7 @@ import warnings
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from tczoo.textio import from_bytes, to_bytes
 from tczoo.schema import Language, Program, Validator
 from tczoo.sandbox import callpy, jail, validators
 from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
@@ -213,8 +214,7 @@ class Sandbox:
             deadline = time.monotonic() + limits.wall_guard_ms / 1000.0 + HOST_SLACK_S
             try:
                 header, out, err = slot.execute(
-                    request, stdin.encode("utf-8", "surrogatepass"), limits.memory_mb << 20,
-                    limits.processes, deadline)
+                    request, to_bytes(stdin), limits.memory_mb << 20, limits.processes, deadline)
             except WorkerDied as e:
                 log.error("sandbox worker slot %d failed: %s", slot.index, e)
                 return RunResult(verdict=Verdict.SE, message=f"worker failed: {e}"[:2000])
@@ -240,8 +240,8 @@ class Sandbox:
         }
 
     def _verdict(self, h: dict, out: bytes, err: bytes, limits: Limits) -> RunResult:
-        stdout = out.decode(errors="replace")
-        stderr = err.decode(errors="replace")
+        stdout = from_bytes(out)  # lossless: a program's invalid UTF-8 survives as surrogate escapes
+        stderr = from_bytes(err)
         if "error" in h:
             return RunResult(verdict=Verdict.SE, message=f"worker: {h['error']}")
         base = dict(

@@ -18,6 +18,7 @@ import threading
 import time
 from pathlib import Path
 
+from tczoo.textio import to_bytes
 from tczoo.sandbox import jail
 from tczoo.sandbox.cgroups import CgroupTree, SlotGroups
 
@@ -88,7 +89,7 @@ def pack_request(request: dict, stdin: bytes) -> bytes:
     parts.append(struct.pack("<I", len(files)))
     for name, content in files.items():
         # A lone surrogate (from JSON, an LLM) must reach the program as bytes, not crash us.
-        n, c = name.encode(), content.encode("utf-8", "surrogatepass")
+        n, c = name.encode(), to_bytes(content)
         parts += [struct.pack("<I", len(n)), n, struct.pack("<Q", len(c)), c]
     parts += [struct.pack("<Q", len(stdin)), stdin]
     return b"".join(parts)
