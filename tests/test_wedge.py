@@ -91,9 +91,9 @@ def solution(problem, name):
     return next(s for s in problem.solutions if s.name == name)
 
 
-def run_wedge(sandbox, tmp_path, problem, reference, *, validator=(VALIDATOR,), instrumented=None,
-              mutator=(MUTATOR,), validator_repair=None, instrument_repair=None, mutator_repair=None, **params):
-    """One WEDGE generation with scripted answers; returns (suite, task, prompts seen)."""
+def script(path, reference, *, validator=(VALIDATOR,), instrumented=None, mutator=(MUTATOR,),
+           validator_repair=None, instrument_repair=None, mutator_repair=None):
+    """A scripted model's rules for one WEDGE generation on ``reference``; returns ``path``."""
     lang = "python" if reference.language is Language.PYTHON else "cpp"
     instrumented = instrumented or [checks_for(reference.code, reference.language)]
     rules = []
@@ -107,9 +107,17 @@ def run_wedge(sandbox, tmp_path, problem, reference, *, validator=(VALIDATOR,), 
               (r"perf_condition\(ID", [fenced(c, lang) for c in instrumented]),
               ("def validate_input", [fenced(v) for v in validator]),
               ("between 2 and 5", INVARIANTS)]
-    path = tmp_path / "model.jsonl"
     path.write_text("".join(json.dumps({"match": m, "responses": r if isinstance(r, list) else [r]}) + "\n"
                             for m, r in rules))
+    return path
+
+
+def run_wedge(sandbox, tmp_path, problem, reference, *, validator=(VALIDATOR,), instrumented=None,
+              mutator=(MUTATOR,), validator_repair=None, instrument_repair=None, mutator_repair=None, **params):
+    """One WEDGE generation with scripted answers; returns (suite, task, prompts seen)."""
+    path = script(tmp_path / "model.jsonl", reference, validator=validator, instrumented=instrumented,
+                  mutator=mutator, validator_repair=validator_repair, instrument_repair=instrument_repair,
+                  mutator_repair=mutator_repair)
     seen: list[dict] = []
     task = Task.from_problem(problem, Setting.SPEC_CORRECT, budget=5, correct=[reference])
     method = Wedge(**params)
@@ -312,3 +320,43 @@ def test_a_mutator_hanging_inside_afl_is_stopped_and_the_campaign_still_reports(
     assert suite.tests and all(190000 <= n_of(t) for t in suite.tests)  # the two calls before the hang
     left = subprocess.run(["pgrep", "-x", "afl-fuzz"], capture_output=True, text=True).stdout.split()
     assert left == []
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def test_tczoo_run_wedge_on_zoo_mini_generates_tests_the_efficiency_runner_scores(zm04, tmp_path):
+    """The issue's acceptance: ``tczoo run --method wedge --benchmark zoo-mini`` (one problem,
+    a scripted model, a two-second fuzzing budget) records WEDGE's tests and the efficiency
+    runner's ASR tables report them."""
+    import os
+    import sys
+
+    reference = solution(zm04, "accepted/fast.cpp")  # what the efficiency runner hands WEDGE
+    model = f"scripted:{script(tmp_path / 'model.jsonl', reference)}"
+    out = tmp_path / "run"
+    params = {"wedge": {"fuzz_seconds": 2, "triage_seconds": 10},
+              "runner:efficiency": {"languages": ["cpp"], "repeats": 1}}
+
+    def tczoo(*args):
+        return subprocess.run([sys.executable, "-m", "tczoo.cli", *map(str, args)], capture_output=True, text=True,
+                              timeout=600, env={**os.environ, "TCZOO_CACHE": str(tmp_path / "cache")})
+
+    proc = tczoo("run", "--method", "wedge", "--benchmark", "zoo-mini", "-p", "zm04", "--model", model,
+                 "--out", out, "--params", json.dumps(params))
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    [gen] = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines() if x.strip()]
+    assert gen["error"] is None
+    tests = gen["suite"]["tests"]
+    assert 1 <= len(tests) <= 5 and all(190000 <= int(t["input"].split()[0]) <= 200000 for t in tests)
+    assert all(t["meta"]["conditions"] == [1, 2] for t in tests)
+    report = tczoo("report", out, "-f", "json")
+    assert report.returncode == 0, report.stderr
+    tables = {t["title"]: t for t in json.loads(report.stdout)}
+    [main] = next(t for title, t in tables.items() if title.startswith("ASR across five"))["rows"]
+    assert main["method"] == "WEDGE" and main["problems"] == 1
+    assert all(isinstance(main[k], float) and 0.0 <= main[k] <= 100.0 for k in ("C++ Fast", "C++ Slow"))
+    [row] = next(t for title, t in tables.items() if title.startswith("ASR averaged over five"))["rows"]
+    assert row["method"] == "WEDGE" and isinstance(row["ASR C++"], float)
+    [given] = next(t for title, t in tables.items() if title.startswith("ASR on the reference"))["rows"]
+    assert given["reference"] == "C++" and given["problems"] == 1
