@@ -280,6 +280,22 @@ def test_validator_instrumented_copy_and_mutator_are_repaired(sandbox, zm04, tmp
     assert suite.tests and all(t.meta["conditions"] == [1, 2] for t in suite.tests)
 
 
+def test_a_validator_that_fails_on_load_is_told_so_and_repairs_see_the_models_own_code(sandbox, zm04, tmp_path):
+    # What the embedded 1.5B model wrote: a validator plus an "example usage" at the top level
+    # that raises on its own made-up input, so no sample ever reaches validate_input.
+    example = VALIDATOR + '\nvalidate_input("3 7\\n10 15\\n")\n'
+    reference = solution(zm04, "accepted/fast.cpp")
+    suite, _, prompts = run_wedge(sandbox, tmp_path, zm04, reference, validator=[example],
+                                  validator_repair=[VALIDATOR], fuzz_seconds=1, fuzzer="loop", loop_coverage=False)
+    assert failures(suite)[0] == ("validator", "validator_crashed")
+    repair = next(p for p in prompts if "Your validator" in p)
+    assert "failed before validate_input judged any input" in repair and "It rejects sample" not in repair
+    assert "n lengths expected" in repair  # the error of the top-level call
+    # The model sees what it wrote, not our prelude in front of it.
+    assert "from typing import" not in repair and 'validate_input("3 7' in repair
+    assert suite.tests and next(a for a in suite.artifacts if a.role == "validator").ok
+
+
 def test_without_a_validator_there_are_no_tests(sandbox, zm04, tmp_path):
     reference = solution(zm04, "accepted/fast.cpp")
     suite, _, prompts = run_wedge(sandbox, tmp_path, zm04, reference, validator=[STRICT_VALIDATOR],

@@ -14,6 +14,9 @@ from tczoo.method import Context
 
 VALIDATE_FUNCTION = "validate_input"
 MUTATE_FUNCTION = "mutate_input"
+# How validate_many marks inputs whose whole batch failed (the module did not load, or a
+# limit stopped it) rather than a verdict of validate_input.
+BATCH_FAILED = "validator failed as a whole"
 
 _VALIDATE_MANY = '''
 
@@ -144,7 +147,7 @@ async def validate_many(ctx: Context, code: str, texts: list[str], *, per_input_
         if ok and isinstance(value, list) and len(value) == n:
             out += [v if v is None or isinstance(v, str) else f"validate_input gave {v!r}" for v in value]
         else:
-            why = f"validator {reason or 'bad_return'}: {detail[-500:]}".rstrip(": ")
+            why = f"{BATCH_FAILED} ({reason or 'bad_return'}): {detail[-500:]}".rstrip(": ")
             out += [why] * n
     return out
 

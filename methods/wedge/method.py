@@ -46,7 +46,7 @@ from . import afl
 from .afl import Campaign, Candidate
 from .conditions import condition_ids, instrument
 from .conditions import supported as conditions_supported
-from .harness import mutate_many, validate_many
+from .harness import BATCH_FAILED, mutate_many, validate_many
 from .loop import run_loop
 from .profile import profile
 
@@ -141,17 +141,28 @@ class Wedge(Method):
     # ------------------------------------------------------------------ validator
 
     async def _validator(self, task: Task, seeds: list[str], ctx: Context, suite: TestSuite) -> str | None:
-        code, failures = None, []
+        code, answer, failures = None, None, []
         for attempt in range(self.params.validator_tries):
-            repair = code is not None
             item = f"validator/{attempt}"
-            answers = await ctx.ask(suite, "wedge/validator_repair" if repair else "wedge/validator",
-                                    first_sample=attempt, item=item, task=task, previous=code or "", failures=failures)
+            # The repair shows the model its own answer, not it plus our prelude (which
+            # it would copy back, one prelude more per repair).
+            answers = await ctx.ask(suite, "wedge/validator_repair" if answer is not None else "wedge/validator",
+                                    first_sample=attempt, item=item, task=task, previous=answer or "",
+                                    failures=failures)
             found = function_from(suite, answers, ("validate_input",), item)
             if found is None:
                 continue
-            code = with_prelude(found)
+            answer, code = found, with_prelude(found)
             verdicts = await validate_many(ctx, code, seeds + [""], per_input_ms=self.params.validate_ms)
+            if all(v is not None and v.startswith(BATCH_FAILED) for v in verdicts):
+                # No input reached validate_input: the module failed as a whole (top-level
+                # example calls a small model likes to add, or a limit). Saying "it rejects
+                # sample 1" would send the repair after the wrong rule.
+                failures = [{"what": "Your code failed before validate_input judged any input (code outside "
+                                     "functions runs when it is loaded, so keep only imports and definitions; "
+                                     "or it ran out of time or memory):", "input": seeds[0], "error": verdicts[0]}]
+                suite.fail("validator", "validator_crashed", verdicts[0][:500], item)
+                continue
             failures = [{"what": f"It rejects sample input {k} of the problem, which is valid:", "input": s,
                          "error": v} for k, (s, v) in enumerate(zip(seeds, verdicts), 1) if v is not None]
             if verdicts[-1] is None:
@@ -242,16 +253,16 @@ class Wedge(Method):
     async def _mutator(self, view: dict, seeds: list[str], validator: str, ctx: Context,
                        suite: TestSuite) -> str | None:
         p = self.params
-        code, error = None, ""
+        code, answer, error = None, None, ""
         for attempt in range(p.mutator_tries):
             item = f"mutator/{attempt}"
-            template = "wedge/mutator_repair" if code is not None else "wedge/mutator"
-            answers = await ctx.ask(suite, template, first_sample=attempt, item=item, previous=code or "",
+            template = "wedge/mutator_repair" if answer is not None else "wedge/mutator"
+            answers = await ctx.ask(suite, template, first_sample=attempt, item=item, previous=answer or "",
                                     error=error, **view)
             found = function_from(suite, answers, ("mutate_input",), item)
             if found is None:
                 continue
-            code = with_prelude(found)
+            answer, code = found, with_prelude(found)
             probes = await mutate_many(ctx, code, seeds, p.mutator_probes, seed=attempt,
                                        per_call_ms=p.mutate_ms, max_input_kb=p.max_input_kb)
             known = {input_key(s) for s in seeds}
