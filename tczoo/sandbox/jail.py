@@ -107,9 +107,21 @@ def bwrap_base(caps: Capabilities, *, pid1: bool) -> list[str]:
     args += system_mounts()
     if caps.python_prefix:
         args += ["--ro-bind", caps.python_prefix, caps.python_prefix]
-    args += ["--proc", "/proc", "--dev", "/dev", "--size", str(JAIL_TMP_BYTES), "--tmpfs", "/tmp"]
+    args += ["--proc", "/proc", *dev_mounts(), "--size", str(JAIL_TMP_BYTES), "--tmpfs", "/tmp"]
     args += ["--clearenv", "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "LANG", "C.UTF-8"]
     return args
+
+
+def dev_mounts() -> list[str]:
+    """A read-only /dev (bwrap makes it a tmpfs the jail's uid owns: a program could
+    leave files there for the next one), with its own tmpfs /dev/shm and a POSIX
+    message-queue fs /dev/mqueue, which the worker empties after every run."""
+    return ["--dev", "/dev", "--size", str(JAIL_TMP_BYTES), "--tmpfs", "/dev/shm",
+            "--mqueue", "/dev/mqueue", "--remount-ro", "/dev"]
+
+
+# The jail's writable places; the worker empties each after every run.
+JAIL_WRITABLE = ("/tmp", "/dev/shm", "/dev/mqueue")
 
 
 def bwrap_seal() -> list[str]:
