@@ -6,11 +6,25 @@ import json
 import sys
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from tczoo.schema import Language, Program
 from tczoo.sandbox.sandbox import Sandbox
 from tczoo.sandbox.types import Limits
 
 SHOWN = 4000  # characters of stdout/stderr printed
+
+
+OPTION = {"time_ms": "--time-limit", "memory_mb": "--memory-limit"}
+
+
+def limits_error(e: ValidationError) -> str:
+    """One line for a user: which option, what it must be, what was given."""
+    parts = []
+    for err in e.errors():
+        field = str(err["loc"][0]) if err.get("loc") else "limits"
+        parts.append(f"{OPTION.get(field, field)} {err['input']!r}: {err['msg'].lower()}")
+    return "; ".join(parts)
 
 
 def _clip(text: str) -> str:
@@ -22,6 +36,11 @@ def judge_command(file: Path, lang: str, input: Path | None = None, expected: Pa
                   comparator: str | None = None, sandbox: Sandbox | None = None) -> int:
     """Exit status: 0 for AC, 1 for any other verdict, 2 for a usage error."""
     try:
+        limits = Limits(time_ms=time_limit, memory_mb=memory_limit)
+    except ValidationError as e:
+        print(f"tczoo judge: {limits_error(e)}", file=sys.stderr)
+        return 2
+    try:
         language = Language.parse(lang)
         program = Program(code=Path(file).read_text(), language=language, name=Path(file).name)
         stdin = Path(input).read_text() if input else ""
@@ -29,7 +48,6 @@ def judge_command(file: Path, lang: str, input: Path | None = None, expected: Pa
     except (OSError, ValueError) as e:
         print(f"tczoo judge: {e}", file=sys.stderr)
         return 2
-    limits = Limits(time_ms=time_limit, memory_mb=memory_limit)
     own = sandbox is None
     sb = sandbox or Sandbox(workers=1)
     try:
