@@ -1,10 +1,11 @@
-"""Hostile programs against the real sandbox (issue 3, point 7).
+"""Hostile programs against the real sandbox (issue 3, point 7): the classic attacks.
 
 Each must end with the right verdict in bounded time, leave no process behind and
-change nothing outside the sandbox. Everything runs inside an outer safety net: a
-throwaway cgroup (pids.max, memory limit) that holds this test process and, nested
-under it, the sandbox's own cgroups. If the sandbox has a bug, a bomb hits the net's
-limits and the test fails, instead of taking the machine (or CI) down.
+change nothing outside the sandbox. Everything runs inside the outer safety net of
+``hostile_fixtures`` (a throwaway cgroup that holds this test process and, through
+``TCZOO_CGROUP_PARENT``, the sandbox's own cgroups). The second round of attacks (state
+left for the next run, the compile cache, compiler output, child CPU, infrastructure
+failures) is in test_sandbox_state.py.
 """
 
 from __future__ import annotations
@@ -15,134 +16,44 @@ from pathlib import Path
 
 import pytest
 
-from tczoo.schema import Language, Program
-from tczoo.sandbox import CompileLimits, Limits, Sandbox, Verdict, isolation_report
+from hostile_fixtures import (
+    assert_net_untouched, cpp, needs_full_v1, net, py, sandbox_uids, survivors, timed, uid_processes,
+)
+from tczoo.sandbox import CompileLimits, Limits, Sandbox, Verdict
 from tczoo.sandbox import jail
 
-CG = Path("/sys/fs/cgroup")
-NET_PIDS = 400
-NET_MEMORY = 3 << 30
-
-pytestmark = pytest.mark.skipif(
-    isolation_report()["level"] != "full" or isolation_report()["cgroups"] != "v1",
-    reason="hostile suite needs full isolation (root + bwrap) and cgroup v1 for its safety net",
-)
-
-
-def cpp(code: str) -> Program:
-    return Program(code=code, language=Language.CPP)
-
-
-def py(code: str) -> Program:
-    return Program(code=code, language=Language.PYTHON)
-
-
-def _tasks(root: Path) -> set[int]:
-    found: set[int] = set()
-    for dirpath, _, files in os.walk(root):
-        if "cgroup.procs" in files:
-            found.update(int(x) for x in (Path(dirpath) / "cgroup.procs").read_text().split())
-    return found
-
-
-def _uid_processes(uids: set[int]) -> dict[int, int]:
-    """Live processes whose real uid is a sandbox uid: pid -> uid (zombies are dead:
-    an orphan killed with its jail waits for the machine's init to reap it)."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            for line in open(f"/proc/{entry}/status"):
-                if line.startswith("State:") and line.split()[1] in "ZX":
-                    break
-                if line.startswith("Uid:"):
-                    uid = int(line.split()[1])
-                    if uid in uids:
-                        found[int(entry)] = uid
-                    break
-        except OSError:
-            pass
-    return found
-
-
-@pytest.fixture(scope="module")
-def net():
-    """The outer safety net: this process and everything below it, capped."""
-    name = f"tczoo-test-{os.getpid()}"
-    pids_dir, mem_dir = CG / "pids" / name, CG / "memory" / name
-    pids_dir.mkdir()
-    mem_dir.mkdir()
-    (pids_dir / "pids.max").write_text(str(NET_PIDS))
-    (mem_dir / "memory.limit_in_bytes").write_text(str(NET_MEMORY))
-    me = str(os.getpid())
-    old = {}
-    for ctrl, d in (("pids", pids_dir), ("memory", mem_dir)):
-        old[ctrl] = next(line.split(":", 2)[2] for line in open("/proc/self/cgroup")
-                         if line.split(":")[1] == ctrl)
-        (d / "cgroup.procs").write_text(me)
-    try:
-        yield name
-    finally:
-        for ctrl, d in (("pids", pids_dir), ("memory", mem_dir)):
-            (CG / ctrl / old[ctrl].strip().lstrip("/") / "cgroup.procs").write_text(me)
-        leftovers = _tasks(pids_dir) | _tasks(mem_dir)
-        for pid in leftovers:
-            try:
-                os.kill(pid, 9)
-            except OSError:
-                pass
-        time.sleep(0.1)
-        for d in (pids_dir, mem_dir):
-            for sub in sorted((p for p in d.rglob("*") if p.is_dir()), reverse=True):
-                sub.rmdir()
-            d.rmdir()
-        assert not leftovers, f"processes survived in the safety net: {leftovers}"
+pytestmark = needs_full_v1
+__all__ = ["net"]  # the fixture, used by name
 
 
 @pytest.fixture(scope="module")
 def sb(net, tmp_path_factory):
     os.environ["OPENAI_API_KEY"] = "sk-tczoo-hostile-secret"
     os.environ["TCZOO_CANARY_TOKEN"] = "canary-5a1f"
-    box = Sandbox(workers=2, cache_dir=tmp_path_factory.mktemp("hostile-cache"),
-                  isolation="full", cgroup_parent=net,
+    # No cgroup_parent: TCZOO_CGROUP_PARENT (set by the net) puts the slots inside the net.
+    box = Sandbox(workers=2, cache_dir=tmp_path_factory.mktemp("hostile-cache"), isolation="full",
                   compile_limits=CompileLimits(time_s=3, memory_mb=1024, output_mb=64))
+    assert all(str(s.groups.pids_dir).startswith(f"/sys/fs/cgroup/pids/{net}/") for s in box._pool.slots)
     try:
         yield box
     finally:
-        uids = _sandbox_uids(box)
+        uids = sandbox_uids(box)
         box.close()
         del os.environ["OPENAI_API_KEY"], os.environ["TCZOO_CANARY_TOKEN"]
         time.sleep(0.05)
-        assert not _uid_processes(uids), "sandbox-uid processes survived close()"
-
-
-def _sandbox_uids(box: Sandbox) -> set[int]:
-    # The compile uid is shared by every sandbox on the machine: only the slots' own.
-    return {s.uid for s in box._pool.slots if s.uid is not None}
+        assert not uid_processes(uids), "sandbox-uid processes survived close()"
 
 
 @pytest.fixture
 def clean(sb, net):
-    """After each test: no stray process, the net never hit its limits."""
+    """After each test: no survivor anywhere in the net, its limits never hit."""
     yield
-    for slot in sb._pool.slots:
-        if slot.groups and slot.proc is not None:
-            assert len(slot.groups.pids()) == slot.groups.base_tasks, "stray process in slot"
-    uids = _uid_processes(_sandbox_uids(sb))
+    assert not survivors(net, [sb]), "processes survived their run"
+    uids = uid_processes(sandbox_uids(sb))
     # Only the idle jails may remain: an outer bwrap and a worker per started slot.
     started = sum(1 for s in sb._pool.slots if s.proc is not None)
     assert len(uids) <= 2 * started, f"stray sandbox-uid processes: {uids}"
-    events = (CG / "pids" / net / "pids.events")
-    if events.exists():
-        assert "max 0" in events.read_text(), "the safety net's pids.max was hit"
-    assert (CG / "memory" / net / "memory.failcnt").read_text().strip() == "0"
-
-
-def timed(fn, *a, **kw):
-    t = time.monotonic()
-    r = fn(*a, **kw)
-    return r, time.monotonic() - t
+    assert_net_untouched(net)
 
 
 # --------------------------------------------------------------------------- processes
