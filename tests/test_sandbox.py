@@ -344,3 +344,39 @@ def test_java_verdicts(sandbox):
                              "while (true) new ProcessBuilder(\"/bin/sh\", \"-c\", \"sleep 100\").start(); } }"),
                         "", Limits(time_ms=2000))
     assert spawn.verdict in (Verdict.RE, Verdict.TLE) and spawn.wall_ms < 10_000
+
+
+# --------------------------------------------------------------------------- bad limits
+
+
+@pytest.mark.parametrize("bad", [dict(time_ms=-5), dict(time_ms=0), dict(memory_mb=0), dict(memory_mb=-1),
+                                 dict(wall_ms=0), dict(processes=0), dict(output_kb=-1),
+                                 dict(memory_mb=1 << 40)])
+def test_bad_limits_are_a_value_error(bad):
+    # They used to become verdicts: -5 ms an SE ("argument out of range"), 0 ms TLE, 0 MB MLE.
+    with pytest.raises(ValueError):
+        Limits(**bad)
+
+
+@pytest.mark.parametrize("time_limit, memory_limit, option", [(-5, 256, "--time-limit"), (0, 256, "--time-limit"),
+                                                              (1000, 0, "--memory-limit")])
+def test_judge_command_bad_limits_are_usage_errors(tmp_path, capsys, sb, time_limit, memory_limit, option):
+    src = tmp_path / "add.cpp"
+    src.write_text(ADD_CPP)
+    assert judge_command(src, "cpp", None, None, time_limit, memory_limit, True, sandbox=sb) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith(f"tczoo judge: {option} {time_limit if 'time' in option else memory_limit}")
+
+
+def test_tczoo_judge_refuses_bad_limits(tmp_path):
+    import subprocess
+    import sys
+
+    src = tmp_path / "add.cpp"
+    src.write_text(ADD_CPP)
+    exe = Path(sys.executable).parent / "tczoo"
+    for flags in (["--time-limit", "-5"], ["--time-limit", "0"], ["--memory-limit", "0"]):
+        proc = subprocess.run([str(exe), "judge", str(src), "--lang", "cpp", *flags],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2, (flags, proc.stdout, proc.stderr)
+        assert proc.stderr.count("\n") == 1 and flags[0] in proc.stderr and "Traceback" not in proc.stderr

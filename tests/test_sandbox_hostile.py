@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from hostile_fixtures import (
-    assert_net_untouched, cpp, needs_full_v1, net, py, sandbox_uids, survivors, timed, uid_processes,
+    assert_net_untouched, cpp, needs_full_v1, net, py, sandbox_uids, run_timed, survivors, timed, uid_processes,
 )
 from tczoo.sandbox import CompileLimits, Limits, Sandbox, Verdict
 from tczoo.sandbox import jail
@@ -62,13 +62,13 @@ def clean(sb, net):
 @pytest.mark.parametrize("processes", [1, 16])
 def test_cpp_fork_bomb(sb, clean, processes):
     code = "#include <unistd.h>\nint main(){ for(;;) fork(); }"
-    r, secs = timed(sb.run, cpp(code), "", Limits(time_ms=300, processes=processes))
+    r, secs = run_timed(sb, cpp(code), "", Limits(time_ms=300, processes=processes))
     assert r.verdict is Verdict.TLE and secs < 5, r
 
 
 def test_python_fork_bomb(sb, clean):
     code = "import os\nwhile True:\n    os.fork()"
-    r, secs = timed(sb.run, py(code), "", Limits(time_ms=1000, processes=8))
+    r, secs = run_timed(sb, py(code), "", Limits(time_ms=1000, processes=8))
     # fork() fails with EAGAIN at the limit: BlockingIOError in every process.
     assert r.verdict in (Verdict.RE, Verdict.TLE) and secs < 5, r
     assert r.verdict is Verdict.TLE or "BlockingIOError" in r.stderr
@@ -90,7 +90,7 @@ int main(){
     puts("parent done");
     return 0;
 }"""
-    r, secs = timed(sb.run, cpp(code), "", Limits(time_ms=500, processes=4))
+    r, secs = run_timed(sb, cpp(code), "", Limits(time_ms=500, processes=4))
     assert r.verdict is Verdict.AC and r.stdout == "parent done\n" and secs < 3, r
     # The next run in either slot sees no daemon and no file it left behind.
     for _ in range(2):
@@ -105,30 +105,30 @@ int main(){
 def test_memory_bomb(sb, clean):
     code = "#include <vector>\n#include <cstdio>\nint main(){ std::vector<std::vector<char>> v;" \
            " for(;;) v.emplace_back(1 << 20, 'x'); }"
-    r, secs = timed(sb.run, cpp(code), "", Limits(time_ms=2000, memory_mb=64))
+    r, secs = run_timed(sb, cpp(code), "", Limits(time_ms=2000, memory_mb=64))
     assert r.verdict is Verdict.MLE and secs < 5, r
 
 
 def test_python_memory_bomb(sb, clean):
-    r, secs = timed(sb.run, py("a = []\nwhile True:\n    a.append(bytearray(1 << 20))"), "",
+    r, secs = run_timed(sb, py("a = []\nwhile True:\n    a.append(bytearray(1 << 20))"), "",
                     Limits(time_ms=2000, memory_mb=64))
     assert r.verdict is Verdict.MLE and secs < 5, r
 
 
 def test_cpu_spin(sb, clean):
-    r, secs = timed(sb.run, cpp("int main(){ for(;;); }"), "", Limits(time_ms=300))
+    r, secs = run_timed(sb, cpp("int main(){ for(;;); }"), "", Limits(time_ms=300))
     assert r.verdict is Verdict.TLE and r.cpu_ms >= 290 and secs < 3, r
 
 
 def test_long_sleep_stopped_by_wall_guard(sb, clean):
-    r, secs = timed(sb.run, py("import time\ntime.sleep(60)"), "", Limits(time_ms=300, wall_ms=600))
+    r, secs = run_timed(sb, py("import time\ntime.sleep(60)"), "", Limits(time_ms=300, wall_ms=600))
     assert r.verdict is Verdict.TLE and r.cpu_ms < 300 and secs < 3, r
     assert "wall" in r.message
 
 
 def test_output_flood(sb, clean):
     code = "#include <cstdio>\nint main(){ for(;;) fputs(\"flood flood flood flood\\n\", stdout); }"
-    r, secs = timed(sb.run, cpp(code), "", Limits(time_ms=2000, output_kb=256))
+    r, secs = run_timed(sb, cpp(code), "", Limits(time_ms=2000, output_kb=256))
     assert r.verdict is Verdict.OLE and len(r.stdout) == 256 * 1024 and secs < 5, r
 
 
@@ -146,9 +146,9 @@ def test_deep_recursion(sb, clean):
     assert r.verdict is Verdict.AC, r
     # ...and unbounded recursion ends as a crash or a memory verdict, quickly.
     inf = "int f(int n){ volatile char pad[256]; pad[0]=n; return f(n+1) + pad[0]; }\nint main(){ return f(0); }"
-    r, secs = timed(sb.run, cpp(inf), "", Limits(memory_mb=64))
+    r, secs = run_timed(sb, cpp(inf), "", Limits(memory_mb=64))
     assert r.verdict in (Verdict.RE, Verdict.MLE) and secs < 5, r
-    r, secs = timed(sb.run, py("import sys\nsys.setrecursionlimit(10**8)\ndef f(n): return f(n+1)\nf(0)"),
+    r, secs = run_timed(sb, py("import sys\nsys.setrecursionlimit(10**8)\ndef f(n): return f(n+1)\nf(0)"),
                     "", Limits(memory_mb=64))
     assert r.verdict in (Verdict.RE, Verdict.MLE) and secs < 5, r
 
@@ -190,7 +190,7 @@ for host, port in [("1.1.1.1", 80), ("127.0.0.1", 22), ("pypi.org", 443)]:
         print("blocked", host, type(e).__name__)
 print([name for _, name in socket.if_nameindex()])
 """
-    r, secs = timed(sb.run, py(code), "", Limits(time_ms=3000))
+    r, secs = run_timed(sb, py(code), "", Limits(time_ms=3000))
     assert r.verdict is Verdict.AC and "CONNECTED" not in r.stdout and secs < 5, r
     assert "eth0" not in r.stdout
 

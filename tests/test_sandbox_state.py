@@ -25,7 +25,7 @@ import time
 import pytest
 
 from hostile_fixtures import (
-    assert_net_untouched, cpp, needs_full_v1, net, py, sandbox_uids, survivors, timed, uid_processes,
+    assert_net_untouched, cpp, needs_full_v1, net, py, sandbox_uids, run_timed, survivors, timed, uid_processes,
 )
 from tczoo.schema import Language, Program
 from tczoo.sandbox import CompileLimits, Job, Limits, Sandbox, Verdict
@@ -109,7 +109,11 @@ def next_run_is_clean(solo: Sandbox, fresh: dict, *, restarted: bool = False) ->
     for root, (mode, mtime) in seen["roots"].items():
         assert mode == fresh["roots"][root][0], (root, mode)
         assert mtime != 123456789, root
-    assert r.wall_ms < max(5 * fresh["wall_ms"], fresh["wall_ms"] + 100), (r.wall_ms, fresh["wall_ms"])
+    # Timing: state that survives slows every later run alike (a leftover 20,000-deep
+    # tree cost each run ~400 ms), so the best of three consecutive runs is compared,
+    # which keeps a busy machine's noise out of it.
+    walls = [r.wall_ms] + [solo.run(PROBE, "", PROBE_LIMITS, args=[str(PROBE_MB)]).wall_ms for _ in range(2)]
+    assert min(walls) < max(3 * fresh["wall_ms"], fresh["wall_ms"] + 100), (walls, fresh["wall_ms"])
     if not restarted:
         assert solo._pool.slots[0].starts == starts
 
@@ -117,7 +121,7 @@ def next_run_is_clean(solo: Sandbox, fresh: dict, *, restarted: bool = False) ->
 def attack(solo: Sandbox, program: Program, limits: Limits = Limits(), **kw):
     """Run an attack; return the result, its duration and whether it cost a jail."""
     starts = solo._pool.slots[0].starts
-    r, secs = timed(solo.run, program, "", limits, **kw)
+    r, secs = run_timed(solo, program, "", limits, **kw)
     return r, secs, solo._pool.slots[0].proc is None or solo._pool.slots[0].starts != starts
 
 
@@ -285,8 +289,8 @@ def test_output_does_not_count_against_the_programs_memory(solo, fresh, clean):
     # of holding it in the slot's memory cgroup (where it made the OOM killer choose).
     code = ("#include <cstdio>\n#include <cstring>\nint main(){ static char line[1 << 16];"
             " memset(line, 'y', sizeof line); for (int i = 0; i < 960; i++) fwrite(line, 1, sizeof line, stdout); }")
-    r, secs, restarted = attack(solo, cpp(code), Limits(time_ms=3000, memory_mb=32))
-    assert r.verdict is Verdict.AC and len(r.stdout) == 960 << 16 and secs < 10, (r.verdict, r.message)
+    r, secs, restarted = attack(solo, cpp(code), Limits(time_ms=3000, wall_ms=30_000, memory_mb=32))
+    assert r.verdict is Verdict.AC and len(r.stdout) == 960 << 16 and secs < 30, (r.verdict, r.message)
     assert not restarted
     next_run_is_clean(solo, fresh)
 
@@ -426,12 +430,13 @@ def test_children_cpu_counts(solo, fresh, clean, autoreap):
     prog = cpp(CHILDREN_SPIN)
     extra = ["ignore-sigchld"] if autoreap else []
     # 4 children x 0.15 s: AC, and the reported CPU is theirs, not the idle parent's
-    r = solo.run(prog, "", Limits(time_ms=3000, processes=5), args=["4", "0.15", *extra])
+    r = solo.run(prog, "", Limits(time_ms=3000, wall_ms=60_000, processes=5), args=["4", "0.15", *extra])
     assert r.verdict is Verdict.AC and r.stdout == "parent done\n", r
     assert r.cpu_ms >= 550, r.cpu_ms
-    # 4 children x 1.5 s at a 1 s limit: TLE by CPU (not only by the wall guard)
-    r, secs = timed(solo.run, prog, "", Limits(time_ms=1000, processes=5), args=["4", "1.5", *extra])
-    assert r.verdict is Verdict.TLE and r.cpu_ms >= 1000 and "CPU" in r.message and secs < 5, r
+    # 4 children x 1.5 s at a 1 s limit: TLE by CPU, not by the wall guard (which is set
+    # far out, so that a busy machine cannot decide it)
+    r, secs = run_timed(solo, prog, "", Limits(time_ms=1000, wall_ms=60_000, processes=5), args=["4", "1.5", *extra])
+    assert r.verdict is Verdict.TLE and r.cpu_ms >= 1000 and "CPU" in r.message and secs < 60, r
     next_run_is_clean(solo, fresh)
 
 
@@ -451,11 +456,11 @@ public class Spin { public static void main(String[] a) throws Exception {
 @pytest.mark.skipif(shutil.which("javac") is None, reason="no JDK on this machine")
 def test_java_threads_cpu_counts(solo, clean):
     java = Program(code=JAVA_THREADS, language=Language.JAVA)
-    r = solo.run(java, "", Limits(time_ms=5000, memory_mb=256), args=["150"])
+    r = solo.run(java, "", Limits(time_ms=5000, wall_ms=60_000, memory_mb=256), args=["150"])
     assert r.verdict is Verdict.AC and r.stdout == "joined\n", r
     assert r.cpu_ms >= 600, r.cpu_ms  # the four threads' 600 ms, plus the JVM's own
-    r, secs = timed(solo.run, java, "", Limits(time_ms=1000, memory_mb=256), args=["800"])
-    assert r.verdict is Verdict.TLE and r.cpu_ms >= 1000 and secs < 8, r
+    r, secs = run_timed(solo, java, "", Limits(time_ms=1000, wall_ms=60_000, memory_mb=256), args=["800"])
+    assert r.verdict is Verdict.TLE and r.cpu_ms >= 1000 and "CPU" in r.message and secs < 60, r
 
 
 # --------------------------------------------------------------------------- infrastructure failures
@@ -471,7 +476,10 @@ def test_worker_killed_under_a_run_is_retried_on_a_fresh_slot(solo, clean):
     def kill_jail():
         time.sleep(0.3)
         for pid in slot.groups.pids():
-            os.kill(pid, 9)
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:
+                pass
 
     killer = threading.Thread(target=kill_jail)
     killer.start()

@@ -232,6 +232,40 @@ class SlotGroups:
                     time.sleep(0.01)
 
 
+class JobGroup:
+    """A pids group for one compile: the jail and everything the compiler starts join
+    it, and all of it is gone when the compile returns (a killed bwrap takes its PID
+    namespace down asynchronously; without this a dying cc1plus outlived the call)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.mkdir()
+
+    @property
+    def procs_file(self) -> Path:
+        return self.path / "cgroup.procs"
+
+    def close(self) -> None:
+        for _ in range(2000):
+            try:
+                left = [int(x) for x in self.procs_file.read_text().split()]
+                charged = int((self.path / "pids.current").read_text())
+            except (OSError, ValueError):
+                break
+            if not left and charged == 0:
+                break
+            for pid in left:
+                try:
+                    os.kill(pid, 9)
+                except OSError:
+                    pass
+            time.sleep(0.005)
+        try:
+            self.path.rmdir()
+        except OSError:
+            pass
+
+
 def _remove_stale(parent: Path) -> None:
     """Drop the (empty) groups of sandboxes whose process died without closing."""
     try:
@@ -300,6 +334,9 @@ class CgroupTree:
                 _write(p / "cgroup.subtree_control", "+pids +memory")
             except OSError:
                 pass
+
+    def job_group(self) -> JobGroup:
+        return JobGroup(self.pids_root / f"compile-{next(_counter)}")
 
     def slot(self, index: int) -> SlotGroups:
         if index not in self.slots:

@@ -34,9 +34,11 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from tczoo.schema import Language, Program
 from tczoo.sandbox import jail
+from tczoo.sandbox.cgroups import JobGroup
 from tczoo.sandbox.types import CompileResult
 
 DEFAULT_FLAGS = {
@@ -65,6 +67,7 @@ def java_main_class(code: str) -> str:
     return m.group(1) if m else "Main"
 MESSAGE_CAP = 4000  # characters of compiler output kept in a CE message
 TIMEOUT_MESSAGE = "compilation time limit exceeded"
+JOIN_FAILED = "tczoo: cannot join the compile cgroup"
 TIMEOUT_ATTEMPTS = 2  # compiles of one program that may time out, on this machine, ever
 OUTPUT_KEEP = 4 * MESSAGE_CAP  # bytes of compiler output read into memory; the rest is counted
 
@@ -99,11 +102,12 @@ def compiler_message(head: bytes, total: int, cap: int = MESSAGE_CAP) -> str:
 
 class Compiler:
     def __init__(self, cache_dir: Path, level: str, caps: jail.Capabilities,
-                 limits: CompileLimits | None = None):
+                 limits: CompileLimits | None = None, job_group: Callable[[], JobGroup] | None = None):
         self.cache_dir = cache_dir
         self.level = level
         self.caps = caps
         self.limits = limits or CompileLimits()
+        self._job_group = job_group  # a cgroup per compile, where cgroups are writable
         self._locks: dict[str, threading.Lock] = {}
         # (language, flags, code) -> (key, published result): a batch re-runs the same
         # program thousands of times; skip hashing and reading result.json each time.
@@ -264,7 +268,7 @@ class Compiler:
             rc, output, timed_out = self._run_compiler(argv, work, uid, java=lang is Language.JAVA)
             if timed_out:
                 return CompileResult(ok=False, message=TIMEOUT_MESSAGE), {}, False
-            if output.startswith(("bwrap:", "setpriv:", "prlimit:")):
+            if output.startswith(("bwrap:", "setpriv:", "prlimit:", JOIN_FAILED)):
                 # Our jail failed, not the program: a sandbox error, never cached.
                 return CompileResult(ok=False, message=f"sandbox error: {output}"), {}, False
             prog = work / artifact
@@ -299,6 +303,10 @@ class Compiler:
         else:
             cwd = work
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TMPDIR": str(work)}
+        group = self._job_group() if self._job_group else None
+        if group is not None:
+            join = f'echo $$ > "$0" || {{ echo "{JOIN_FAILED}"; exit 125; }}; exec "$@"'
+            prefix = ["/bin/sh", "-c", join, str(group.procs_file), *prefix]
         try:
             proc = subprocess.Popen(prefix + cmd + argv, cwd=cwd, env=env, pass_fds=pass_fds,
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -318,6 +326,8 @@ class Compiler:
         finally:
             if fd is not None:
                 os.close(fd)
+            if group is not None:
+                group.close()
 
 
 def _drain(proc: subprocess.Popen, wall_s: float) -> tuple[bytes, int, bool]:

@@ -87,8 +87,10 @@ class Sandbox:
             warnings.warn(message, RuntimeWarning, stacklevel=2)
             log.warning(message)
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
-        self.compiler = Compiler(self.cache_dir, self.level, self.caps, compile_limits)
         self._pool = SlotPool(self.workers, self.level, self.caps, self.cache_dir, cgroup_parent)
+        tree = self._pool.tree
+        self.compiler = Compiler(self.cache_dir, self.level, self.caps, compile_limits,
+                                 tree.job_group if tree else None)
         self._executor: LocalExecutor | None = None
         self._cancelled = threading.Event()
         self._closed = False

@@ -309,7 +309,8 @@ class SlotPool:
         if caps.cgroup and level != "none":
             try:
                 self.tree = CgroupTree(cgroup_parent)
-            except OSError:
+            except OSError as e:
+                log.warning("tczoo sandbox: cannot make cgroups (%s): limits rely on rlimits only", e)
                 self.tree = None
         self.scratch = Path(tempfile.mkdtemp(prefix="tczoo-sandbox-"))
         os.chmod(self.scratch, 0o711)
