@@ -75,26 +75,49 @@ static int ctrl_in, ctrl_out, cache_fd, cpu_fd;
 static const char *run_dir;
 static int kill_all, clean_ipc, ncpu = 1;
 static long nproc_base;
-static int *wipe_fds;
-static mode_t *wipe_modes;
-static int n_wipe;
+static struct root *roots;
+static int n_roots;
 
 static void die(const char *what) {
     fprintf(stderr, "tczoo-worker: %s: %s\n", what, strerror(errno));
     _exit(3);
 }
 
+/* Requests come in one write from the host: read them through a buffer, so that
+   parsing one costs a read() or two, not one per field. The host sends nothing more
+   until it has our reply, so the buffer never holds part of the next request. */
+static char rbuf[65536];
+static size_t rpos, rlen;
+
 static void read_exact(void *buf, size_t n) {
     char *p = buf;
     while (n) {
-        ssize_t r = read(ctrl_in, p, n);
-        if (r == 0) _exit(0); /* host went away */
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            die("read");
+        if (rpos == rlen) {
+            if (n >= sizeof rbuf) { /* large (stdin): straight into the caller's buffer */
+                ssize_t r = read(ctrl_in, p, n);
+                if (r == 0) _exit(0); /* host went away */
+                if (r < 0) {
+                    if (errno == EINTR) continue;
+                    die("read");
+                }
+                p += r;
+                n -= (size_t)r;
+                continue;
+            }
+            ssize_t r = read(ctrl_in, rbuf, sizeof rbuf);
+            if (r == 0) _exit(0);
+            if (r < 0) {
+                if (errno == EINTR) continue;
+                die("read");
+            }
+            rpos = 0;
+            rlen = (size_t)r;
         }
-        p += r;
-        n -= (size_t)r;
+        size_t k = rlen - rpos < n ? rlen - rpos : n;
+        memcpy(p, rbuf + rpos, k);
+        rpos += k;
+        p += k;
+        n -= k;
     }
 }
 
@@ -253,41 +276,64 @@ fail:
     return -1;
 }
 
-/* Empty a writable root of the jail and undo what its owner (the program's uid) can
-   change on the directory itself: mode, times, user xattrs (tmpfs keeps them). */
-static int wipe(int fd, mode_t mode) {
+/* A writable root of the jail as the last wipe left it: the program can change the
+   directory itself (mode, times, user xattrs, which tmpfs keeps) besides its entries. */
+struct root {
+    int fd;
+    mode_t mode;
+    struct stat after; /* fstat right after the last wipe */
+};
+
+static int untouched(const struct stat *a, const struct stat *b) {
+    return a->st_mode == b->st_mode && a->st_size == b->st_size && a->st_nlink == b->st_nlink &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+           a->st_atim.tv_sec == b->st_atim.tv_sec && a->st_atim.tv_nsec == b->st_atim.tv_nsec &&
+           a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* Empty a root and undo what was done to it. A root whose inode looks exactly as the
+   last wipe left it (entries are counted in its size and link count, and a change to
+   mode or times shows in those) and has no xattrs is left alone: two syscalls. */
+static int wipe(struct root *r) {
     char names[4096];
-    ssize_t n = flistxattr(fd, names, sizeof names);
-    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(names + i) + 1) fremovexattr(fd, names + i);
+    struct stat now;
+    ssize_t n = flistxattr(r->fd, names, sizeof names);
+    if (n == 0 && fstat(r->fd, &now) == 0 && untouched(&now, &r->after)) return 0;
+    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(names + i) + 1) fremovexattr(r->fd, names + i);
     if (n > (ssize_t)sizeof names || (n < 0 && errno == ERANGE)) return -1; /* too many to list */
-    fchmod(fd, mode);
-    int rc = empty_tree(fd);
-    futimens(fd, NULL);
+    fchmod(r->fd, r->mode);
+    int rc = empty_tree(r->fd);
+    futimens(r->fd, NULL);
+    if (fstat(r->fd, &r->after)) memset(&r->after, 0, sizeof r->after);
     return rc;
 }
 
 /* SysV IPC objects outlive the processes that made them. Remove every one our uid
    created (in the jail that is all of them: the IPC namespace is the slot's own). */
+static uid_t my_uid;
+
 static void remove_ipc(void) {
-    uid_t me = getuid();
-    struct shmid_ds shm;
-    int max = shmctl(0, SHM_INFO, &shm);
-    for (int i = 0; i <= max; i++) {
+    /* *_INFO returns the highest index in use and how many objects exist. */
+    struct shm_info shm_info;
+    int max = shmctl(0, SHM_INFO, (struct shmid_ds *)&shm_info);
+    for (int i = 0; shm_info.used_ids > 0 && i <= max; i++) {
+        struct shmid_ds shm;
         int id = shmctl(i, SHM_STAT_ANY, &shm);
-        if (id >= 0 && shm.shm_perm.cuid == me) shmctl(id, IPC_RMID, NULL);
+        if (id >= 0 && shm.shm_perm.cuid == my_uid) shmctl(id, IPC_RMID, NULL);
     }
-    struct semid_ds sem;
     struct seminfo seminfo;
     max = semctl(0, 0, SEM_INFO, &seminfo);
-    for (int i = 0; i <= max; i++) {
+    for (int i = 0; max >= 0 && seminfo.semusz > 0 && i <= max; i++) {
+        struct semid_ds sem;
         int id = semctl(i, 0, SEM_STAT_ANY, &sem);
-        if (id >= 0 && sem.sem_perm.cuid == me) semctl(id, 0, IPC_RMID);
+        if (id >= 0 && sem.sem_perm.cuid == my_uid) semctl(id, 0, IPC_RMID);
     }
-    struct msqid_ds msq;
-    max = msgctl(0, MSG_INFO, &msq);
-    for (int i = 0; i <= max; i++) {
+    struct msginfo msginfo;
+    max = msgctl(0, MSG_INFO, (struct msqid_ds *)&msginfo);
+    for (int i = 0; max >= 0 && msginfo.msgpool > 0 && i <= max; i++) {
+        struct msqid_ds msq;
         int id = msgctl(i, MSG_STAT_ANY, &msq);
-        if (id >= 0 && msq.msg_perm.cuid == me) msgctl(id, IPC_RMID, NULL);
+        if (id >= 0 && msq.msg_perm.cuid == my_uid) msgctl(id, IPC_RMID, NULL);
     }
 }
 
@@ -606,8 +652,8 @@ static void handle(void) {
 
     int dirty = 0;
     if (clean_ipc) remove_ipc();
-    for (int i = 0; i < n_wipe; i++)
-        if (wipe_fds[i] >= 0 && wipe(wipe_fds[i], wipe_modes[i])) dirty = 1;
+    for (int i = 0; i < n_roots; i++)
+        if (roots[i].fd >= 0 && wipe(&roots[i])) dirty = 1;
 
     struct {
         int64_t exit_code, signal;
@@ -647,18 +693,20 @@ int main(int argc, char **argv) {
     kill_all = atoi(argv[4]);
     nproc_base = atol(argv[5]);
     clean_ipc = atoi(argv[6]);
-    n_wipe = argc - 7;
+    n_roots = argc - 7;
     /* The cache and cgroup fds are ours alone: never inherited by a program. */
     if (fcntl(cache_fd, F_SETFD, FD_CLOEXEC)) die("cache fd");
     if (cpu_fd >= 0 && fcntl(cpu_fd, F_SETFD, FD_CLOEXEC)) die("cpu fd");
     if (cpu_fd >= 0 && cgroup_cpu_ms() < 0) cpu_fd = -1;
+    my_uid = getuid();
     /* The writable roots stay open, with their modes as the jail made them. */
-    wipe_fds = calloc((size_t)n_wipe + 1, sizeof *wipe_fds);
-    wipe_modes = calloc((size_t)n_wipe + 1, sizeof *wipe_modes);
-    for (int i = 0; i < n_wipe; i++) {
-        struct stat st;
-        wipe_fds[i] = open(argv[7 + i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        wipe_modes[i] = wipe_fds[i] >= 0 && fstat(wipe_fds[i], &st) == 0 ? (st.st_mode & 07777) : 0700;
+    roots = calloc((size_t)n_roots + 1, sizeof *roots);
+    for (int i = 0; i < n_roots; i++) {
+        roots[i].fd = open(argv[7 + i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (roots[i].fd >= 0 && fstat(roots[i].fd, &roots[i].after) == 0)
+            roots[i].mode = roots[i].after.st_mode & 07777;
+        else
+            roots[i].mode = 0700;
     }
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) ncpu = CPU_COUNT(&set);
