@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import time
 
-from runners.hackrate import HackRateRunner
+from tczoo.runners.hackrate import HackRateRunner
 from tczoo.benchmarks import load_benchmark
 from tczoo.runner import TaskSpec
 from tczoo.sandbox import Job, Limits, Sandbox

@@ -26,33 +26,22 @@ from __future__ import annotations
 
 import asyncio
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from methods.common import (
-    Generator,
-    extract_program,
-    function_from,
-    note_truncation,
-    outputs_of,
-    run_generators,
-    same_output,
-)
-from tczoo.method import Context, Method
-from tczoo.parsing import ParseError
+from tczoo.execution import Generator, Limits, record, same_output
+from tczoo.method import Context, Method, MethodParams
+from tczoo.parsing import ParseError, extract_program, function_from, note_truncation
 from tczoo.schema import Artifact, OracleKind, Program, Setting, Task, TestSuite
 
 GENERATE = ("generate",)
 
 
-class AlgoParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class AlgoParams(MethodParams):
     oracle_retries: int = Field(1, ge=0, description="fresh oracles sampled after one fails the samples")
     oracle_time_ms: int = Field(5000, ge=100)
     generator_time_ms: int = Field(5000, ge=100)
     max_input_kb: int = Field(1024, ge=1)
     max_rounds: int = Field(3, ge=1)
-    temperature: float | None = None
-    max_tokens: int | None = None
 
 
 class Algo(Method):
@@ -65,8 +54,6 @@ class Algo(Method):
     Params = AlgoParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        from tczoo.sandbox import Limits
-
         suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
         oracle_limits = Limits(time_ms=self.params.oracle_time_ms, memory_mb=max(task.memory_limit_mb, 512))
         oracle, generator = await asyncio.gather(
@@ -74,19 +61,16 @@ class Algo(Method):
         )
         if oracle is None or generator is None:
             return suite
-        gen_limits = Limits(time_ms=self.params.generator_time_ms, memory_mb=1024,
-                            output_kb=self.params.max_input_kb * 2)
-        await run_generators(ctx, suite, [generator], per_generator=task.budget, limits=gen_limits,
-                             task_seed=task.seed, max_rounds=self.params.max_rounds,
-                             max_input_kb=self.params.max_input_kb)
+        await ctx.generate([generator], seed=task.seed, per_generator=task.budget, rounds=self.params.max_rounds,
+                           time_ms=self.params.generator_time_ms, max_input_kb=self.params.max_input_kb)
+        record(suite, [generator], seed=task.seed, time_ms=self.params.generator_time_ms)
         inputs = generator.tests[: task.budget]
-        results = await outputs_of(ctx, [oracle], [t.input for t in inputs], oracle_limits)
-        for i, (test, (run,)) in enumerate(zip(inputs, results)):
+        results = await ctx.run(oracle, [t.input for t in inputs], oracle_limits)
+        for i, (test, run) in enumerate(zip(inputs, results)):
             if not run.ok:
-                suite.fail("oracle", f"oracle_{run.verdict.value.lower()}", run.stderr[-500:] or run.message,
-                           f"input#{i}")
+                suite.fail("oracle", f"oracle_{run.verdict.value.lower()}", run.detail[-500:], f"input#{i}")
                 continue
-            suite.tests.append(test.model_copy(update={"output": run.stdout}))
+            suite.tests.append(test.model_copy(update={"output": run.output}))
         return suite
 
     async def _oracle(self, task: Task, ctx: Context, suite: TestSuite, limits) -> Program | None:
@@ -116,12 +100,12 @@ class Algo(Method):
         """None when the oracle reproduces every sample, else (reason, detail)."""
         if not task.samples:
             return None
-        results = await outputs_of(ctx, [program], [s.input for s in task.samples], limits)
-        for k, (sample, (run,)) in enumerate(zip(task.samples, results), 1):
+        results = await ctx.run(program, [s.input for s in task.samples], limits)
+        for k, (sample, run) in enumerate(zip(task.samples, results), 1):
             if not run.ok:
-                return "oracle_fails_samples", f"sample {k}: {run.verdict.value} {run.stderr[-300:] or run.message}"
-            if not same_output(run.stdout, sample.output, task.checker):
-                return "oracle_fails_samples", f"sample {k}: printed {run.stdout[:100]!r}, expected {sample.output[:100]!r}"
+                return "oracle_fails_samples", f"sample {k}: {run.verdict.value} {run.detail[-300:]}"
+            if not same_output(run.output, sample.output, comparator=task.checker):
+                return "oracle_fails_samples", f"sample {k}: printed {run.output[:100]!r}, expected {sample.output[:100]!r}"
         return None
 
     async def _generator(self, task: Task, ctx: Context, suite: TestSuite) -> Generator | None:

@@ -21,20 +21,18 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from methods.common import CALL_FAILURE_REASONS, function_from
-from methods.stab.constraints import parse_constraints
-from methods.stab.inputs import InputChecker, checker_for
-from tczoo.method import Context, Method
-from tczoo.parsing import ParseError, as_stdin
+from tczoo.execution import Limits, py_call, read_call
+from tczoo.methods.stab.constraints import parse_constraints
+from tczoo.methods.stab.inputs import InputChecker, checker_for
+from tczoo.method import Context, Method, MethodParams
+from tczoo.parsing import ParseError, as_stdin, function_from
 from tczoo.schema import Artifact, Language, OracleKind, Program, Setting, Task, TestCase, TestSuite
 
 
 
-class EvalPerfParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class EvalPerfParams(MethodParams):
     generators: int = Field(5, ge=1, description="perf_input_gen functions (= tests) per problem")
     repairs: int = Field(1, ge=0, description="repair calls for a generator failing at scale 1")
     first_scale: int = Field(1, ge=1)
@@ -44,8 +42,6 @@ class EvalPerfParams(BaseModel):
     gen_memory_mb: int = Field(1024, ge=64)
     max_input_kb: int = Field(32 * 1024, ge=1)
     check_inputs: bool = Field(True, description="stop doubling at an input violating the parsed constraints")
-    temperature: float | None = None
-    max_tokens: int | None = None
 
 
 @dataclass
@@ -62,12 +58,12 @@ class EvalPerf(Method):
     paper = "EvalPerf (Liu et al., 2024), baseline in STAB (paper 002) §4.2"
     summary = "LLM writes perf_input_gen(scale); scale doubles until the reference exceeds the time limit"
     setting = Setting.SPEC_CORRECT
-    produces = OracleKind.EXPECTED_OUTPUT  # inputs only
+    produces = OracleKind.INPUTS_ONLY
     runner = "efficiency"
     Params = EvalPerfParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task)
+        suite = ctx.new_suite(task, OracleKind.INPUTS_ONLY)
         reference = task.correct_programs[0]
         checker = None
         if self.params.check_inputs:
@@ -127,8 +123,6 @@ class EvalPerf(Method):
     async def double(self, code: str, task: Task, reference: Program, checker: InputChecker | None,
                      ctx: Context) -> tuple[list[Step], tuple[int, str] | None]:
         """The doubling loop: (steps taken, (scale, input) of the largest in-time input)."""
-        from tczoo.sandbox import Limits
-
         p = self.params
         gen_limits = Limits(time_ms=p.gen_time_ms, memory_mb=p.gen_memory_mb, output_kb=2 * p.max_input_kb + 1024)
         ref_limits = Limits(time_ms=p.time_limit_ms or task.time_limit_ms, memory_mb=task.memory_limit_mb)
@@ -136,13 +130,13 @@ class EvalPerf(Method):
         best: tuple[int, str] | None = None
         scale = p.first_scale
         for _ in range(p.max_doublings + 1):
-            call = await asyncio.to_thread(ctx.sandbox.call_python, code, "perf_input_gen", [scale], gen_limits)
-            if not call.ok:
-                steps.append(Step(scale, CALL_FAILURE_REASONS.get(call.error_type or "", "crash"),
-                                  error=(call.error or call.run.message)[-1500:]))
+            [call] = await ctx.call([py_call(code, "perf_input_gen", seed=scale, args=[scale], limits=gen_limits)])
+            ok, value, reason, detail = read_call(call)
+            if not ok:
+                steps.append(Step(scale, reason, error=(detail or call.run.message)[-1500:]))
                 break
             try:
-                text = as_stdin(call.value)
+                text = as_stdin(value)
             except ParseError as exc:
                 steps.append(Step(scale, "bad_return", error=exc.detail))
                 break
@@ -157,13 +151,13 @@ class EvalPerf(Method):
                 if problems:
                     steps.append(Step(scale, "constraint_violation", size_kb, error="; ".join(problems[:5])))
                     break
-            run = await asyncio.to_thread(ctx.sandbox.run, reference, text, ref_limits)
+            [run] = await ctx.run(reference, [text], ref_limits)
             if run.verdict.value == "TLE":
                 steps.append(Step(scale, "reference_tle", size_kb, run.cpu_ms))
                 break
             if not run.ok:
                 steps.append(Step(scale, "reference_failed", size_kb, run.cpu_ms,
-                                  error=f"reference {run.verdict.value}: {run.stderr[-500:] or run.message}"))
+                                  error=f"reference {run.verdict.value}: {run.detail[-500:]}"))
                 break
             steps.append(Step(scale, "ok", size_kb, run.cpu_ms))
             best = (scale, text)

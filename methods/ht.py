@@ -36,24 +36,33 @@ from __future__ import annotations
 
 import math
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from methods.common import (
-    Generator,
-    call_all,
+from tczoo.execution import Generator, Limits, py_call, read_call, record, same_output
+from tczoo.method import Context, Method, MethodParams
+from tczoo.parsing import (
+    ParseError,
+    as_stdin,
+    code_blocks,
+    extract_code,
+    looks_like_solution,
+    note_truncation,
+    parse_json,
+    python_defines,
+)
+from tczoo.schema import (
+    Artifact,
+    Language,
+    OracleKind,
+    Program,
+    Setting,
+    Task,
+    TestCase,
+    TestSuite,
     dedupe,
     input_key,
     interleave,
-    note_truncation,
-    outputs_of,
-    py_call,
-    read_call,
-    run_generators,
-    same_output,
 )
-from tczoo.method import Context, Method
-from tczoo.parsing import ParseError, as_stdin, code_blocks, extract_code, looks_like_solution, parse_json, python_defines
-from tczoo.schema import Artifact, Language, OracleKind, Program, Setting, Task, TestCase, TestSuite
 
 VALIDATE = "validate_input"
 RANDOM = "gen_random_input"
@@ -61,8 +70,7 @@ CATEGORY = "gen_category_input_"
 HACK = "gen_hack_input_"
 
 
-class HtParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class HtParams(MethodParams):
     llmgen_inputs: int = Field(10, ge=0, description="inputs the model writes directly (at most)")
     oversample: float = Field(2.0, ge=1, description="candidates per family = share x this")
     validator_retries: int = Field(1, ge=0)
@@ -73,8 +81,6 @@ class HtParams(BaseModel):
     validator_time_ms: int = Field(5000, ge=100)
     max_input_kb: int = Field(8192, ge=1)
     max_rounds: int = Field(3, ge=1)
-    temperature: float | None = None
-    max_tokens: int | None = None
 
 
 class Ht(Method):
@@ -87,8 +93,6 @@ class Ht(Method):
     Params = HtParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        from tczoo.sandbox import Limits
-
         p = self.params
         suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
         validator = await self._validator(task, ctx, suite)
@@ -104,15 +108,15 @@ class Ht(Method):
         seen: set[str] = set()
         llmgen = dedupe(families[0])[:want]
         seen.update(input_key(t.input) for t in llmgen)
-        limits = Limits(time_ms=p.generator_time_ms, memory_mb=1024, output_kb=p.max_input_kb * 2)
         groups = [llmgen]
         for gens in families[1:]:
             if not gens:
                 groups.append([])
                 continue
-            await run_generators(ctx, suite, gens, per_generator=math.ceil(want / len(gens)), limits=limits,
-                                 task_seed=task.seed, max_rounds=p.max_rounds, max_input_kb=p.max_input_kb,
-                                 seen=seen)
+            await ctx.generate(gens, seed=task.seed, per_generator=math.ceil(want / len(gens)),
+                               time_ms=p.generator_time_ms, rounds=p.max_rounds, max_input_kb=p.max_input_kb,
+                               seen=seen)
+            record(suite, gens, seed=task.seed, time_ms=p.generator_time_ms)
             groups.append(interleave([g.tests for g in gens], want))
         if validator is not None:
             groups = await self._validate(ctx, suite, validator, groups)
@@ -124,8 +128,6 @@ class Ht(Method):
     # ------------------------------------------------------------------ validator
 
     async def _validator(self, task: Task, ctx: Context, suite: TestSuite) -> str | None:
-        from tczoo.sandbox import Limits
-
         limits = Limits(time_ms=self.params.validator_time_ms, memory_mb=1024)
         for attempt in range(1 + self.params.validator_retries):
             item = f"validator-{attempt}"
@@ -154,7 +156,7 @@ class Ht(Method):
     async def _run_validator(self, ctx: Context, code: str, inputs: list[str], limits) -> list[tuple[bool, str]]:
         calls = [py_call(code, VALIDATE, seed=0, args=[s], limits=limits) for s in inputs]
         out = []
-        for res in await call_all(ctx, calls):
+        for res in await ctx.call(calls):
             ok, value, reason, detail = read_call(res)
             if not ok:
                 out.append((False, f"validator {reason}: {detail[-200:]}"))
@@ -165,8 +167,6 @@ class Ht(Method):
         return out
 
     async def _validate(self, ctx, suite, validator: str, groups: list[list[TestCase]]) -> list[list[TestCase]]:
-        from tczoo.sandbox import Limits
-
         limits = Limits(time_ms=self.params.validator_time_ms, memory_mb=1024)
         flat = [t for g in groups for t in g]
         verdicts = await self._run_validator(ctx, validator, [t.input for t in flat], limits)
@@ -282,22 +282,20 @@ class Ht(Method):
     # ------------------------------------------------------------------ outputs
 
     async def _outputs(self, task, ctx, suite, groups: list[list[TestCase]]) -> list[list[TestCase]]:
-        from tczoo.sandbox import Limits
-
         programs = task.correct_programs[: self.params.max_correct]
         limits = Limits(time_ms=int(task.time_limit_ms * self.params.time_factor), memory_mb=task.memory_limit_mb)
         flat = [t for g in groups for t in g]
-        results = await outputs_of(ctx, programs, [t.input for t in flat], limits)
+        results = await ctx.run_all(programs, [t.input for t in flat], limits)
         answered = {}
         for t, runs in zip(flat, results):
             failed = [(p, r) for p, r in zip(programs, runs) if not r.ok]
             if failed:
                 prog, run = failed[0]
                 suite.fail("oracle", f"correct_code_{run.verdict.value.lower()}",
-                           f"{prog.name or 'correct'}: {run.stderr[-300:] or run.message}", t.origin)
+                           f"{prog.name or 'correct'}: {run.detail[-300:]}", t.origin)
                 continue
-            outs = [r.stdout for r in runs]
-            if not all(same_output(o, outs[0], task.checker) for o in outs[1:]):
+            outs = [r.output for r in runs]
+            if not all(same_output(o, outs[0], comparator=task.checker) for o in outs[1:]):
                 suite.fail("oracle", "correct_codes_disagree", f"input {t.input[:80]!r}", t.origin)
                 continue
             answered[id(t)] = t.model_copy(update={"output": outs[0]})

@@ -30,16 +30,15 @@ from __future__ import annotations
 import asyncio
 import math
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from methods.common import Generator, extract_function, interleave, note_truncation, outputs_of, run_generators
-from tczoo.method import Context, Method
-from tczoo.parsing import ParseError, python_defines
-from tczoo.schema import OracleKind, Setting, Task, TestSuite
+from tczoo.execution import Generator, Limits, record
+from tczoo.method import Context, Method, MethodParams
+from tczoo.parsing import ParseError, extract_function, note_truncation, python_defines
+from tczoo.schema import OracleKind, Setting, Task, TestSuite, interleave
 
 
-class LcbParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class LcbParams(MethodParams):
     random_generators: int = Field(1, ge=0)
     edge_generators: int = Field(1, ge=0)
     edge_share: float = Field(0.5, ge=0, le=1, description="fraction of the budget for edge cases")
@@ -48,8 +47,6 @@ class LcbParams(BaseModel):
     generator_time_ms: int = Field(5000, ge=100)
     max_input_kb: int = Field(8192, ge=1)
     max_rounds: int = Field(3, ge=1)
-    temperature: float | None = None
-    max_tokens: int | None = None
 
 
 class Lcb(Method):
@@ -62,8 +59,6 @@ class Lcb(Method):
     Params = LcbParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        from tczoo.sandbox import Limits
-
         suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
         p = self.params
         random_gens, edge_gens = await asyncio.gather(
@@ -71,20 +66,18 @@ class Lcb(Method):
             self._generators(task, ctx, suite, "lcb/edge", p.edge_generators, "edge",
                              ("generate_edge_cases", "generate_edge_case", "generate"), True),
         )
-        limits = Limits(time_ms=p.generator_time_ms, memory_mb=1024, output_kb=p.max_input_kb * 2)
+        run = dict(seed=task.seed, time_ms=p.generator_time_ms, max_input_kb=p.max_input_kb)
         seen: set[str] = set()
         # Edge cases first: they are few and deliberate; random inputs fill the rest.
-        await run_generators(ctx, suite, edge_gens, per_generator=task.budget, limits=limits,
-                             task_seed=task.seed, max_rounds=1, max_input_kb=p.max_input_kb, seen=seen)
+        await ctx.generate(edge_gens, per_generator=task.budget, rounds=1, seen=seen, **run)
         edge_share = math.ceil(task.budget * p.edge_share)
         n_edge = min(edge_share, sum(len(g.tests) for g in edge_gens))
         want_random = task.budget - n_edge
         if random_gens and want_random > 0:
             # Ask for a few more than needed: inputs the correct code fails on are dropped.
             per = math.ceil(want_random * p.oversample / len(random_gens))
-            await run_generators(ctx, suite, random_gens, per_generator=per, limits=limits,
-                                 task_seed=task.seed, max_rounds=p.max_rounds,
-                                 max_input_kb=p.max_input_kb, seen=seen)
+            await ctx.generate(random_gens, per_generator=per, rounds=p.max_rounds, seen=seen, **run)
+        record(suite, edge_gens + random_gens, seed=task.seed, time_ms=p.generator_time_ms)
         every = 10**9
         edge = await self._outputs(task, ctx, suite, interleave([g.tests for g in edge_gens], every))
         rand = await self._outputs(task, ctx, suite, interleave([g.tests for g in random_gens], every))
@@ -106,21 +99,20 @@ class Lcb(Method):
                 continue
             note_truncation(suite, c.text, name)
             function = next(f for f in functions if f in python_defines(code))
-            gens.append(Generator(name=name, code=code, function=function, origin=f"lcb:{kind}", multi=multi))
+            gens.append(Generator(name=name, code=code, function=function, origin=f"lcb:{kind}",
+                                  returns="list" if multi else "one"))
         return gens
 
     async def _outputs(self, task: Task, ctx: Context, suite: TestSuite, inputs) -> list:
         """The inputs with the first correct program's outputs; inputs it fails on are dropped."""
-        from tczoo.sandbox import Limits
-
         reference = task.correct_programs[0]
         limits = Limits(time_ms=int(task.time_limit_ms * self.params.time_factor), memory_mb=task.memory_limit_mb)
-        results = await outputs_of(ctx, [reference], [t.input for t in inputs], limits)
+        results = await ctx.run(reference, [t.input for t in inputs], limits)
         answered = []
-        for test, (run,) in zip(inputs, results):
+        for test, run in zip(inputs, results):
             if not run.ok:
                 suite.fail("oracle", f"correct_code_{run.verdict.value.lower()}",
-                           f"input {test.input[:80]!r}: {run.stderr[-300:] or run.message}", test.origin)
+                           f"input {test.input[:80]!r}: {run.detail[-300:]}", test.origin)
                 continue
-            answered.append(test.model_copy(update={"output": run.stdout}))
+            answered.append(test.model_copy(update={"output": run.output}))
         return answered

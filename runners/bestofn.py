@@ -12,7 +12,7 @@ Candidates (``candidates``):
   (seeded) and cut to ``n`` — a pool whose correctness is known;
 - a path to a JSONL file of ``{"problem_id", "code", "language"?, "name"?,
   "generator"?}`` lines, in sample order, the first ``n`` per problem kept. Write one
-  from a model with ``tczoo bestofn-candidates`` (runners/harness_cli.py).
+  from a model with ``tczoo harness candidates``.
 
 Each candidate gets ``responses`` generations (Table 11: 1 or 5; the run's ``samples``
 when above 1); each response contributes its first k tests (k = ``first_k`` or the
@@ -34,8 +34,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from methods.harness_exec import Check, check_with_expected, check_with_harness, execute, same_output
-from runners.bugfind import neutral_target, oracle_kind
+from tczoo.execution import Limits, can_check, check_outputs, run_program, run_programs, same_output
 from tczoo.runner import Runner, Table, TaskSpec
 from tczoo.schema import Language, Problem, Program, ScoreRecord, Setting, Task, TestSuite
 
@@ -124,14 +123,14 @@ class BestOfNRunner(Runner):
         tests = self.golden_tests(problem)
         functional = problem.entry_point is not None
         verdicts = []
-        step = max(2, getattr(self.sandbox, "workers", 2))
+        step = max(2, self.sandbox.workers)
         for cand in self.candidates(problem):
             ok = True
             # a chunk per round of worker slots: a failing candidate stops at its first failing chunk
             for at in range(0, len(tests), step):
                 chunk = tests[at:at + step]
-                runs = execute(self.sandbox, cand, [t[0] for t in chunk], entry_point=problem.entry_point,
-                               time_ms=problem.time_limit_ms, memory_mb=problem.memory_limit_mb)
+                runs = run_program(self.sandbox, cand, [t[0] for t in chunk], limits=Limits.of(problem),
+                                   entry_point=problem.entry_point)
                 if not all(r.ok and same_output(r.output, exp, functional=functional, comparator=problem.checker)
                            for r, (_, exp) in zip(runs, chunk)):
                     ok = False
@@ -148,14 +147,14 @@ class BestOfNRunner(Runner):
         if not cands or not self.golden_tests(problem):
             return []
         r = samples if samples > 1 else self.params.responses
-        k = self.params.first_k or getattr(method_cls, "first_k", self.params.max_tests)
+        k = self.params.first_k or method_cls.first_k or self.params.max_tests
         setting = method_cls.setting
         if setting is Setting.SPEC_CORRECT:
             raise ValueError(f"bestofn selects among candidates without a known correct one; "
                              f"method {method_cls.name} needs correct code")
         specs = []
         for i, cand in enumerate(cands):
-            target = neutral_target(cand) if setting is Setting.SPEC_TARGET else None
+            target = cand if setting is Setting.SPEC_TARGET else None
             task = Task.from_problem(problem, setting, budget=self.params.max_tests, seed=seed, target=target)
             for s in range(r):
                 specs.append(TaskSpec(key=f"c{i}/s{s}", task=task, sample=i * r + s,
@@ -164,28 +163,16 @@ class BestOfNRunner(Runner):
 
     def passes(self, problem: Problem, suite: TestSuite, tests: list, cands: list[Program]) -> list[int]:
         """How many of ``tests`` each candidate passes."""
-        kind = oracle_kind(suite)
-        if not tests or kind == "none":
+        if not tests or not can_check(suite.oracle):
             return [0] * len(cands)
-        functional = problem.entry_point is not None
         inputs = [t.input for t in tests]
-        limits = {"entry_point": problem.entry_point, "time_ms": problem.time_limit_ms,
-                  "memory_mb": problem.memory_limit_mb}
-        runs = [execute(self.sandbox, c, inputs, **limits) for c in cands]
-        cells = [(c, i) for c in range(len(cands)) for i in range(len(inputs)) if runs[c][i].ok]
-        if kind == "harness":
-            checks = check_with_harness(self.sandbox, suite.oracle.program.code,
-                                        [(inputs[i], runs[c][i].output) for c, i in cells],
-                                        functional=functional, time_ms=self.params.checker_time_ms)
-        else:
-            if kind == "reference":
-                expected = [r.output if r.ok else None for r in execute(self.sandbox, suite.oracle.program, inputs,
-                                                                        **limits)]
-            else:
-                expected = [t.output for t in tests]
-            checks = [Check(False, "no_reference_output") if expected[i] is None else
-                      check_with_expected([(runs[c][i].output, expected[i])], functional=functional,
-                                          comparator=problem.checker)[0] for c, i in cells]
+        limits = Limits.of(problem)
+        runs = run_programs(self.sandbox, cands, inputs, limits=limits, entry_point=problem.entry_point)
+        cells = [(c, i) for c in range(len(cands)) for i in range(len(inputs)) if runs[i][c].ok]
+        checks = check_outputs(self.sandbox, suite.oracle,
+                               [(inputs[i], tests[i].output, runs[i][c].output) for c, i in cells],
+                               limits=limits, comparator=problem.checker, entry_point=problem.entry_point,
+                               checker_time_ms=self.params.checker_time_ms)
         passed = [0] * len(cands)
         for (c, _), check in zip(cells, checks):
             passed[c] += check.ok
@@ -201,7 +188,7 @@ class BestOfNRunner(Runner):
             runner=self.name, method=suite.provenance.method, model=suite.provenance.model, problem_id=problem.id,
             metrics={"tests": float(len(tests)), "candidate": float(spec.context.get("candidate", 0))},
             detail={"passed": passed, "golden": golden, "names": [c.name for c in cands], "label": self.label,
-                    "k": k, "oracle": oracle_kind(suite)},
+                    "k": k, "oracle": suite.oracle.kind.value},
         )
 
     # ------------------------------------------------------------------ table

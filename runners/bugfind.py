@@ -14,25 +14,12 @@ its suites can be scored here too.
 Per response (the first k tests, k = ``first_k`` or the method's default: 1 for io, 5
 for harness), with f and g run on every input in the sandbox:
 
-=====================  =========================================================  ====  ===  ===
-outcome                rule (checked in this order)                               GI    ITR  TBR
-=====================  =========================================================  ====  ===  ===
-format_error           no usable test (no/broken harness, no inputs, bad JSON)
-invalid                g has a runtime error on an input, or g's output fails           x
-                       the oracle and no input separates f from g
-good_input_invalid     some input separates f from g, but g's output fails the    x     x
-                       oracle (a wrong assertion / expected output)
-no_separation          g passes; f(x) = g(x) on every input
-good_input             g passes; some input separates f and g, but f passes too   x
-true_bug               g passes every test and f fails one                        x          x
-=====================  =========================================================  ====  ===  ===
-
-An input *separates* f and g when g runs cleanly on it and f's output differs (by the
-problem's comparator; values for functional problems) or f fails to run (crash, time,
-memory). Inputs on which g runs out of time are left out, as the authors' evaluation
-does. The *oracle* is ``check_output`` for harness suites (a failed assertion, a crash
-and a timeout all fail it; the reason is kept), the expected output for input-output
-suites, the reference program's output for REFERENCE_PROGRAM suites.
+Each response's tests get an outcome (``tczoo.execution.triplets.Outcome``):
+format_error, invalid, good_input_invalid, no_separation, good_input, true_bug. The
+*oracle* is the suite's own (``tczoo.execution.oracle``): ``check_output`` for harness
+suites, the expected output for input-output suites, the reference program's output
+for REFERENCE_PROGRAM suites; a suite whose oracle cannot check outputs (inputs only,
+LLM judge) is a format error with that reason.
 
     GI  = 100 · #{responses with outcome in good_input_invalid, good_input, true_bug} / #responses
     ITR = 100 · #{responses with outcome in invalid, good_input_invalid} / #responses
@@ -41,14 +28,16 @@ suites, the reference program's output for REFERENCE_PROGRAM suites.
 averaged over all responses of a dataset (every triplet has the same n responses, so
 this is the paper's "average of 8 runs"); format errors count in the denominator.
 
-RL reward (Eq. 1): 1 for true_bug; 0.1 for good_input and good_input_invalid (all inputs
-valid — g never crashed — and one separates f from g); 0 otherwise (``format_penalty``,
-default 0 as in the paper; the authors' code uses -1).
+The classification itself is the kernel's (``tczoo.execution.triplets``), shared with
+HarnessLLM's RL reward (``tczoo.methods.harnessllm.reward``). Besides the first k tests,
+every response is also judged on all its tests (``outcomes["all"]``), which the SFT
+export uses.
 
 Options: ``ks`` also evaluates the first k tests for each k (Tables 6/7); ``repeats``
-scales the number of tests (Figure 4, Table 10): for R rounds, harness generators run
-again with seeds seed+1 .. seed+R-1, each round adding up to ``per_generator`` inputs
-per generator; the pooled inputs are deduplicated and capped at R·k. An input-output
+scales the number of tests (Figure 4, Table 10): for R rounds, the suite's generator
+artifacts (``Artifact.generator``) are called again, continuing the method's seed
+sequence, each round adding up to ``per_call`` inputs per generator; the pooled inputs
+are deduplicated and capped at R·k. An input-output
 suite has no generators: R rounds evaluate its first R·k tests (ask the io method for
 more tests with its ``max_tests``). Input diversity (Figure 5 / Table 5) is summarised
 from the evaluated inputs: see ``input_diversity``.
@@ -67,96 +56,20 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from methods.harness_exec import (
-    Check,
-    GeneratedInput,
-    check_with_expected,
-    check_with_harness,
-    dedupe_inputs,
-    execute,
-    generator_names,
+from tczoo.execution import (
+    Evidence,
+    Limits,
+    Outcome,
+    can_check,
+    classify,
+    gather_evidence,
+    ground_truth_index,
     input_key,
-    run_generators,
-    same_output,
+    rerun,
     signature_of,
 )
 from tczoo.runner import Runner, Table, TaskSpec
-from tczoo.schema import Language, OracleKind, Problem, Program, ScoreRecord, Setting, Task, TestSuite
-
-
-class Outcome(str, Enum):
-    FORMAT_ERROR = "format_error"
-    INVALID = "invalid"
-    GOOD_INPUT_INVALID = "good_input_invalid"
-    NO_SEPARATION = "no_separation"
-    GOOD_INPUT = "good_input"
-    TRUE_BUG = "true_bug"
-
-    @property
-    def gi(self) -> bool:
-        return self in (Outcome.GOOD_INPUT_INVALID, Outcome.GOOD_INPUT, Outcome.TRUE_BUG)
-
-    @property
-    def itr(self) -> bool:
-        return self in (Outcome.INVALID, Outcome.GOOD_INPUT_INVALID)
-
-    @property
-    def tbr(self) -> bool:
-        return self is Outcome.TRUE_BUG
-
-
-def reward(outcome: Outcome | str, *, format_penalty: float = 0.0) -> float:
-    """HarnessLLM's RL reward r(o; f, g) (Eq. 1) for one response's outcome."""
-    outcome = Outcome(outcome)
-    if outcome is Outcome.TRUE_BUG:
-        return 1.0
-    if outcome in (Outcome.GOOD_INPUT, Outcome.GOOD_INPUT_INVALID):
-        return 0.1
-    if outcome is Outcome.FORMAT_ERROR:
-        return format_penalty
-    return 0.0
-
-
-# --------------------------------------------------------------------------- classification
-
-CRASHES = {"RE", "MLE", "OLE", "CE"}  # g failing to run: the input is invalid
-SKIPPED = {"TLE", "SE"}  # g out of time (the authors skip such inputs), or our sandbox failing
-
-
-@dataclass
-class Evidence:
-    """Everything one response's classification needs, index-aligned with the probes."""
-
-    g_runs: list  # Execution
-    f_runs: list  # Execution
-    differs: list[bool]
-    g_checks: list[Check | None]  # None where g did not run cleanly
-    f_checks: list[Check | None]  # None where f's output was not checked (no difference, or f failed)
-
-
-def classify(ev: Evidence, indices: list[int]) -> tuple[Outcome, str, int | None]:
-    """(outcome, reason, index of the deciding probe) for the tests ``indices``."""
-    if not indices:
-        return Outcome.FORMAT_ERROR, "no_inputs", None
-    for i in indices:
-        if ev.g_runs[i].verdict in CRASHES:
-            return Outcome.INVALID, f"ground_truth_{ev.g_runs[i].verdict}", i
-    live = [i for i in indices if ev.g_runs[i].ok]
-    separating = [i for i in live if ev.differs[i]]
-    for i in live:
-        check = ev.g_checks[i]
-        if check is not None and not check.ok:
-            outcome = Outcome.GOOD_INPUT_INVALID if separating else Outcome.INVALID
-            return outcome, f"ground_truth_check_{check.kind}", i
-    if not separating:
-        return Outcome.NO_SEPARATION, "" if live else "ground_truth_timeout_everywhere", None
-    for i in separating:
-        if not ev.f_runs[i].ok:
-            return Outcome.TRUE_BUG, f"target_{ev.f_runs[i].verdict}", i
-        check = ev.f_checks[i]
-        if check is not None and not check.ok:
-            return Outcome.TRUE_BUG, f"target_check_{check.kind}", i
-    return Outcome.GOOD_INPUT, "", separating[0]
+from tczoo.schema import OracleKind, Problem, Program, ScoreRecord, Setting, Task, TestCase, TestSuite
 
 
 # --------------------------------------------------------------------------- input diversity
@@ -196,34 +109,23 @@ class BugfindParams(BaseModel):
     max_tests: int = Field(20, ge=1, description="cap on tests per response (the paper's 20)")
     checker_time_ms: int = Field(5000, ge=100, description="CPU time per check_output call")
     generator_time_ms: int = Field(5000, ge=100, description="CPU time per generator call (repeats)")
-    format_penalty: float = 0.0
     seed: int = 0
 
 
-def oracle_kind(suite: TestSuite) -> str:
-    """harness | expected | reference | none"""
-    kind = suite.oracle.kind
-    if kind is OracleKind.CHECKER_PROGRAM and suite.oracle.program is not None:
-        return "harness"
-    if kind is OracleKind.REFERENCE_PROGRAM and suite.oracle.program is not None:
-        return "reference"
-    if kind is OracleKind.EXPECTED_OUTPUT and suite.tests and all(t.output is not None for t in suite.tests):
-        return "expected"
-    return "none"
+def oracle_label(suite: TestSuite) -> str:
+    """harness | expected | reference | the oracle kind that cannot check outputs."""
+    return {OracleKind.CHECKER_PROGRAM: "harness", OracleKind.EXPECTED_OUTPUT: "expected",
+            OracleKind.REFERENCE_PROGRAM: "reference"}.get(suite.oracle.kind, suite.oracle.kind.value)
 
 
 def _format_reason(suite: TestSuite) -> str:
+    if suite.tests and not can_check(suite.oracle):
+        return f"unsupported_oracle:{suite.oracle.kind.value}"
     for stage in ("parse", "llm", "method", "generator"):
         for f in suite.provenance.failures:
             if f.stage == stage:
                 return f"{stage}:{f.reason}"
     return "no_tests"
-
-
-def neutral_target(program: Program) -> Program:
-    """The program under test as a method may see it: code and language, nothing that
-    names or describes its bug."""
-    return Program(code=program.code, language=program.language, name="target", flags=program.flags)
 
 
 class BugfindRunner(Runner):
@@ -233,19 +135,6 @@ class BugfindRunner(Runner):
     Params = BugfindParams
 
     # ------------------------------------------------------------------ triplets
-
-    def ground_truth_index(self, problem: Problem) -> int | None:
-        sols = problem.solutions
-        if not sols:
-            return None
-        if self.params.ground_truth:
-            for i, s in enumerate(sols):
-                if s.name == self.params.ground_truth:
-                    return i
-            raise ValueError(f"problem {problem.id} has no accepted solution named {self.params.ground_truth!r}")
-        if problem.entry_point:
-            return next((i for i, s in enumerate(sols) if s.language is Language.PYTHON), 0)
-        return next((i for i, s in enumerate(sols) if s.language is Language.CPP), 0)
 
     def wrong_indices(self, problem: Problem) -> list[int]:
         idx = list(range(len(problem.wrong_solutions)))
@@ -257,18 +146,17 @@ class BugfindRunner(Runner):
         return idx
 
     def tasks(self, problem: Problem, method_cls: type, *, samples: int, seed: int) -> list[TaskSpec]:
-        g = self.ground_truth_index(problem)
+        g = ground_truth_index(problem, self.params.ground_truth)
         if g is None:
             return []
         n = self.params.responses or (samples if samples > 1 else 8)
-        k = self.params.first_k or getattr(method_cls, "first_k", self.params.max_tests)
+        k = self.params.first_k or method_cls.first_k or self.params.max_tests
         setting = method_cls.setting
         specs = []
         for j in self.wrong_indices(problem):
             f = problem.wrong_solutions[j]
             if setting is Setting.SPEC_TARGET:
-                task = Task.from_problem(problem, setting, budget=self.params.max_tests, seed=seed,
-                                         target=neutral_target(f))
+                task = Task.from_problem(problem, setting, budget=self.params.max_tests, seed=seed, target=f)
             elif setting is Setting.SPEC_CORRECT:
                 others = [s for i, s in enumerate(problem.solutions) if i != g]
                 if not others:
@@ -287,66 +175,27 @@ class BugfindRunner(Runner):
 
     # ------------------------------------------------------------------ scoring
 
-    def _extra_rounds(self, problem: Problem, f: Program, suite: TestSuite, rounds: int) -> list[GeneratedInput]:
-        code = suite.oracle.program.code
-        params = suite.provenance.params or {}
-        names = generator_names(code, int(params.get("max_generators", 5)))
-        base = suite.tests[0].meta.get("seed", suite.provenance.seed) if suite.tests else suite.provenance.seed
+    def _extra_rounds(self, problem: Problem, f: Program, suite: TestSuite, rounds: int) -> list[TestCase]:
+        """Inputs of ``rounds - 1`` more rounds of the suite's generator artifacts."""
         functional = problem.entry_point is not None
         signature = signature_of(f.code, problem.entry_point) if functional else None
-        out: list[GeneratedInput] = []
-        for r in range(1, rounds):
-            run = run_generators(self.sandbox, code, names, seed=int(base) + r, functional=functional,
-                                 signature=signature, per_generator=int(params.get("per_generator", 4)),
-                                 time_ms=self.params.generator_time_ms, round_=r)
-            out.extend(run.inputs)
+        seen = {input_key(t.input, functional) for t in suite.tests}
+        out: list[TestCase] = []
+        for artifact in suite.artifacts:
+            if artifact.generator is None:
+                continue
+            spec = artifact.generator.model_copy(update={"time_ms": self.params.generator_time_ms})
+            for tests in rerun(self.sandbox, artifact.program, spec, extra_rounds=rounds - 1,
+                               functional=functional, signature=signature, seen=seen):
+                out.extend(tests)
         return out
 
     def evaluate(self, problem: Problem, f: Program, g: Program, suite: TestSuite, sets: dict[str, list[int]],
                  probes: list[tuple[str, str | None]]) -> tuple[dict[str, tuple[Outcome, str, int | None]], Evidence]:
         """Run f and g on the probes, check their outputs, classify every test set."""
-        functional = problem.entry_point is not None
-        kind = oracle_kind(suite)
-        inputs = [p[0] for p in probes]
-        limits = {"entry_point": problem.entry_point, "time_ms": problem.time_limit_ms,
-                  "memory_mb": problem.memory_limit_mb}
-        g_runs = execute(self.sandbox, g, inputs, **limits)
-        f_runs = execute(self.sandbox, f, inputs, **limits)
-        differs = []
-        for gr, fr in zip(g_runs, f_runs):
-            if not gr.ok or fr.verdict == "SE":
-                differs.append(False)
-            elif not fr.ok:
-                differs.append(True)
-            else:
-                differs.append(not same_output(fr.output, gr.output, functional=functional,
-                                               comparator=problem.checker))
-        g_idx = [i for i, r in enumerate(g_runs) if r.ok]
-        f_idx = [i for i, r in enumerate(f_runs) if differs[i] and r.ok]
-        g_checks: list[Check | None] = [None] * len(probes)
-        f_checks: list[Check | None] = [None] * len(probes)
-        pairs = [(inputs[i], g_runs[i].output) for i in g_idx] + [(inputs[i], f_runs[i].output) for i in f_idx]
-        if kind == "harness":
-            checks = check_with_harness(self.sandbox, suite.oracle.program.code, pairs, functional=functional,
-                                        time_ms=self.params.checker_time_ms)
-        else:
-            if kind == "reference":
-                ref = execute(self.sandbox, suite.oracle.program, inputs, **limits)
-                expected = [r.output if r.ok else None for r in ref]
-            else:
-                expected = [p[1] for p in probes]
-            checks = []
-            for i, (_, out) in zip(g_idx + f_idx, pairs):
-                if expected[i] is None:
-                    checks.append(Check(False, "no_reference_output"))
-                else:
-                    checks += check_with_expected([(out, expected[i])], functional=functional,
-                                                  comparator=problem.checker)
-        for i, c in zip(g_idx, checks[: len(g_idx)]):
-            g_checks[i] = c
-        for i, c in zip(f_idx, checks[len(g_idx):]):
-            f_checks[i] = c
-        ev = Evidence(g_runs, f_runs, differs, g_checks, f_checks)
+        ev = gather_evidence(self.sandbox, f, g, suite.oracle, probes, limits=Limits.of(problem),
+                             comparator=problem.checker, entry_point=problem.entry_point,
+                             checker_time_ms=self.params.checker_time_ms)
         return {name: classify(ev, idx) for name, idx in sets.items()}, ev
 
     def score(self, problem: Problem, spec: TaskSpec, suite: TestSuite) -> ScoreRecord:
@@ -355,26 +204,24 @@ class BugfindRunner(Runner):
         g = problem.solutions[ctx["ground_truth"]]
         k = int(ctx.get("k") or self.params.first_k or self.params.max_tests)
         functional = problem.entry_point is not None
-        kind = oracle_kind(suite)
+        usable = can_check(suite.oracle)
         detail: dict[str, Any] = {
             "dataset": problem.source or "benchmark", "target": f.name, "target_language": f.language.value,
-            "ground_truth": g.name, "k": k, "oracle": kind, "response": ctx.get("response", spec.sample),
+            "ground_truth": g.name, "k": k, "oracle": oracle_label(suite), "response": ctx.get("response", spec.sample),
         }
-        tests = list(suite.tests[: self.params.max_tests]) if kind != "none" else []
+        tests = list(suite.tests[: self.params.max_tests]) if usable else []
         base = [(t.input, t.output) for t in tests]
-        sets_src: dict[str, list[tuple[str, str | None]]] = {"main": base[:k]}
+        sets_src: dict[str, list[tuple[str, str | None]]] = {"main": base[:k], "all": base}
         for kk in self.params.ks:
             sets_src[f"k{kk}"] = base[:kk]
         if self.params.repeats and tests:
-            extra: list[GeneratedInput] = []
-            if kind == "harness" and max(self.params.repeats) > 1:
-                extra = self._extra_rounds(problem, f, suite, max(self.params.repeats))
-            pool = [GeneratedInput(t.input, t.origin, 0) for t in tests] + extra
+            R = max(self.params.repeats)
+            extra = self._extra_rounds(problem, f, suite, R) if R > 1 else []
             for R in self.params.repeats:
-                if kind == "harness":
-                    chosen = dedupe_inputs([p for p in pool if p.round < R], functional, R * k)
-                    sets_src[f"r{R}"] = [(p.text, None) for p in chosen]
-                else:
+                if any(a.generator is not None for a in suite.artifacts):
+                    pool = tests + [t for t in extra if t.meta.get("round", 0) < R]
+                    sets_src[f"r{R}"] = [(t.input, t.output) for t in pool[: R * k]]
+                else:  # no generators to call again: the first R·k tests of the response
                     sets_src[f"r{R}"] = base[: R * k]
         elif self.params.repeats:
             for R in self.params.repeats:
@@ -391,27 +238,32 @@ class BugfindRunner(Runner):
                     probes.append(p)
                 idx.append(where[key])
             sets[name] = idx
+        infra = 0
         if probes:
-            results, _ = self.evaluate(problem, f, g, suite, sets, probes)
+            results, ev = self.evaluate(problem, f, g, suite, sets, probes)
+            infra = ev.infrastructure_failures
         else:
             results = {name: (Outcome.FORMAT_ERROR, "no_inputs", None) for name in sets}
         if not tests:
-            why = f"unsupported_oracle:{suite.oracle.kind.value}" if suite.tests else _format_reason(suite)
+            why = _format_reason(suite)
             results = {name: (Outcome.FORMAT_ERROR, why, None) for name in sets}
         metrics: dict[str, float] = {}
         for name, (outcome, reason, at) in results.items():
+            detail.setdefault("outcomes", {})[name] = {"outcome": outcome.value, "reason": reason, "at": at}
+            if name == "all":
+                continue
             suffix = "" if name == "main" else f"@{name}"
             metrics[f"gi{suffix}"] = 100.0 * outcome.gi
             metrics[f"itr{suffix}"] = 100.0 * outcome.itr
             metrics[f"tbr{suffix}"] = 100.0 * outcome.tbr
             metrics[f"n_inputs{suffix}"] = float(len(sets[name]))
-            detail.setdefault("outcomes", {})[name] = {"outcome": outcome.value, "reason": reason, "at": at}
         main_outcome, main_reason, _ = results["main"]
         metrics["format_error"] = 100.0 * (main_outcome is Outcome.FORMAT_ERROR)
-        metrics["reward"] = reward(main_outcome, format_penalty=self.params.format_penalty)
         detail["outcome"] = main_outcome.value
         detail["reason"] = main_reason
-        detail["inputs"] = [[len(probes[i][0]), hashlib.sha1(probes[i][0].encode()).hexdigest()[:16]]
+        if infra:
+            detail["infrastructure_failures"] = infra
+        detail["inputs"] = [[len(probes[i][0]), hashlib.sha1(probes[i][0].encode(errors="surrogatepass")).hexdigest()[:16]]
                             for i in sets["main"]]
         return ScoreRecord(runner=self.name, method=suite.provenance.method, model=suite.provenance.model,
                            problem_id=problem.id, metrics=metrics, detail=detail)
@@ -463,7 +315,7 @@ class BugfindRunner(Runner):
 
     def _breakdown_table(self, groups) -> Table:
         outcomes = [o.value for o in Outcome]
-        columns = ["model", "method", *outcomes, "TBR sd", "reward", "inputs/resp"]
+        columns = ["model", "method", *outcomes, "TBR sd", "inputs/resp"]
         rows = []
         notes = ["TBR sd: population standard deviation of TBR across the n response indices (runs)."]
         for (model, method), recs in sorted(groups.items()):
@@ -476,14 +328,13 @@ class BugfindRunner(Runner):
                 by_run[r.detail.get("response")].append(r.metrics.get("tbr", 0.0))
             run_rates = [sum(v) / len(v) for v in by_run.values()]
             row["TBR sd"] = statistics.pstdev(run_rates) if len(run_rates) > 1 else 0.0
-            row["reward"] = self._mean(recs, "reward")
             row["inputs/resp"] = self._mean(recs, "n_inputs")
             reasons = Counter(r.detail.get("reason") for r in recs if r.detail.get("reason"))
             if reasons:
                 notes.append(f"{method} ({model}) reasons: "
                              + ", ".join(f"{k} ({v})" for k, v in reasons.most_common(6)))
             rows.append(row)
-        return Table(title="Outcomes per response (%), spread over runs, mean RL reward (Eq. 1)",
+        return Table(title="Outcomes per response (%), spread over runs",
                      columns=columns, rows=rows, notes=notes)
 
     def _variant_table(self, groups, prefix: str, title: str) -> Table | None:
@@ -539,36 +390,3 @@ class BugfindRunner(Runner):
 
 def _avg(xs: list[float]) -> float:
     return sum(xs) / len(xs) if xs else float("nan")
-
-
-# --------------------------------------------------------------------------- RL reward
-
-
-def response_reward(response: str, problem: Problem, *, sandbox, method: str = "harness", wrong: int = 0,
-                    ground_truth: int | None = None, seed: int = 0, first_k: int | None = None,
-                    format_penalty: float = 0.0) -> tuple[float, Outcome]:
-    """Eq. 1 for one model answer on the triplet (problem, wrong solution ``wrong``, g):
-    the answer is parsed and its generators run exactly as the method does, then judged
-    as the runner does. ``first_k`` defaults to all tests (up to 20): during RL the
-    paper lets the model choose how many tests to write."""
-    from methods.harness import HarnessParams, build_harness_suite
-    from methods.io import InputOutputParams, build_io_suite
-    from tczoo.schema import Provenance
-
-    if method not in ("harness", "io"):
-        raise ValueError(f"response_reward knows the harness and io answer formats, not {method!r}")
-    runner = BugfindRunner(sandbox, first_k=first_k, format_penalty=format_penalty)
-    g = runner.ground_truth_index(problem) if ground_truth is None else ground_truth
-    task = Task.from_problem(problem, Setting.SPEC_TARGET, budget=runner.params.max_tests, seed=seed,
-                             target=neutral_target(problem.wrong_solutions[wrong]))
-    suite = TestSuite(problem_id=problem.id, provenance=Provenance(method=method, seed=seed))
-    if method == "harness":
-        params = HarnessParams()
-        suite.provenance.params = params.model_dump()
-        build_harness_suite(response, task, sandbox, suite, params)
-    else:
-        build_io_suite(response, task, suite, InputOutputParams())
-    spec = TaskSpec(key="reward", task=task, context={"wrong": wrong, "ground_truth": g,
-                                                      "k": first_k or runner.params.max_tests})
-    record = runner.score(problem, spec, suite)
-    return record.metrics["reward"], Outcome(record.detail["outcome"])

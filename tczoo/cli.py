@@ -364,6 +364,53 @@ def plot_scaling(tables, path: Path) -> bool:
     return True
 
 
+# --------------------------------------------------------------------------- benchmark construction
+
+
+@app.command("wrongselect")
+def wrongselect(
+    matrix: Path = typer.Argument(..., help='JSON list of rows: "AWWA" strings or 0/1 lists'),
+    restarts: int = typer.Option(1000, "--restarts", min=1),
+    max_steps: int = typer.Option(1000, "--max-steps", min=1),
+    seed: int = typer.Option(0, "--seed"),
+    field: str = typer.Option("real", "--field", help="real (as the reference) | gf2"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Select a maximally diverse basis of wrong codes (TC-Bench WrongSelect)."""
+    from tczoo.benchmarks.wrongselect import wrongselect_command
+
+    if field not in ("real", "gf2"):
+        raise CLIError(f"--field must be real or gf2, not {field!r}")
+    raise typer.Exit(wrongselect_command(matrix, restarts, max_steps, seed, as_json, field=field))
+
+
+@app.command("build-benchmark")
+def build_benchmark(
+    benchmark: str = typer.Option("zoo-mini", "--benchmark", "-b", help="raw set with golden tests and a wrong-code pool"),
+    problems: Optional[str] = typer.Option(None, "--problems", "-p"),
+    out: Path = typer.Option(Path("tcbench-built.jsonl"), "--out", "-o", help="JSONL in the TC-Bench schema"),
+    restarts: int = typer.Option(1000, "--restarts", min=1),
+    max_steps: int = typer.Option(1000, "--max-steps", min=1),
+    seed: int = typer.Option(0, "--seed"),
+    min_rank: int = typer.Option(5, "--min-rank", min=1),
+) -> None:
+    """Judge every wrong code on the golden tests, filter, WrongSelect, write TC-Bench JSONL."""
+    from tczoo.benchmarks import load_benchmark
+    from tczoo.benchmarks.construct import build_benchmark as build
+    from tczoo.sandbox import Sandbox
+
+    with Sandbox() as sandbox:
+        loaded = load_benchmark(benchmark, _split(problems), sandbox=sandbox)
+        with progress_bar() as bar:
+            task = bar.add_task("judge + select", total=len(loaded))
+            report = build(loaded, sandbox, out, restarts=restarts, max_steps=max_steps, seed=seed,
+                           min_rank=min_rank, progress=lambda _: bar.advance(task))
+    for r in report:
+        err_console.print(json.dumps(r))
+    kept = sum(r["kept"] for r in report)
+    err_console.print(f"{kept} of {len(report)} problems kept -> {out} (load it with --benchmark tcbench:{out})")
+
+
 # --------------------------------------------------------------------------- sandbox / doctor
 
 
@@ -420,7 +467,7 @@ def _register_plugins() -> None:
 
 def main() -> None:
     from tczoo.llm.backends import ModelSpecError
-    from tczoo.prompts import PromptError
+    from tczoo.templates import PromptError
     from tczoo.registry import UnknownNameError
     from tczoo.store import RunStoreError
 

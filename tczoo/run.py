@@ -19,7 +19,7 @@ from tczoo import __version__
 from tczoo.benchmarks import load_benchmark
 from tczoo.llm import LLMClient, LLMSettings, Session
 from tczoo.method import Context
-from tczoo.prompts import Prompts
+from tczoo.templates import Prompts
 from tczoo.registry import get_method, get_runner
 from tczoo.runner import Runner, TaskSpec
 from tczoo.schema import GenerationRecord, Problem, Provenance, RunConfig, ScoreRecord, TestSuite

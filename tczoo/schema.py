@@ -182,20 +182,34 @@ class Task(Model):
             correct_programs=(correct if correct is not None else problem.solutions)
             if setting is Setting.SPEC_CORRECT
             else [],
-            target=target if setting is Setting.SPEC_TARGET else None,
+            target=neutral(target) if setting is Setting.SPEC_TARGET and target is not None else None,
             budget=budget,
             seed=seed,
         )
+
+
+def neutral(program: Program) -> Program:
+    """A program as a method may see it: code, language and flags, nothing that names or
+    describes it (a wrong solution's name and meta tell its bug)."""
+    return Program(code=program.code, language=program.language, name="target", flags=program.flags)
 
 
 # --------------------------------------------------------------------------- test suites
 
 
 class OracleKind(str, Enum):
+    """What decides whether a program's output on a test is right."""
+
     EXPECTED_OUTPUT = "expected_output"  # each TestCase carries its expected output
     REFERENCE_PROGRAM = "reference_program"  # outputs come from running a program
     CHECKER_PROGRAM = "checker_program"  # a program judges (input, output) pairs
     LLM_JUDGE = "llm_judge"  # an LLM judges (TRAILS)
+    INPUTS_ONLY = "inputs_only"  # no oracle: the inputs are the product (STAB, EvalPerf)
+
+    @property
+    def judges_programs(self) -> bool:
+        """Whether a program's output can be checked by running code (no LLM)."""
+        return self in (OracleKind.EXPECTED_OUTPUT, OracleKind.REFERENCE_PROGRAM, OracleKind.CHECKER_PROGRAM)
 
 
 class TestCase(Model):
@@ -205,6 +219,37 @@ class TestCase(Model):
     output: str | None = None  # expected output, when the oracle provides one
     origin: str = ""  # which generator / prompt / strategy produced it
     meta: dict[str, Any] = Field(default_factory=dict)
+
+
+def input_key(text: str, functional: bool = False) -> str:
+    """When two test inputs are the same test: JSON arguments (functional problems)
+    exactly, stdin text up to whitespace runs."""
+    return text if functional else " ".join(text.split())
+
+
+def dedupe(tests: list[TestCase], functional: bool = False) -> list[TestCase]:
+    """Drop repeated inputs (``input_key``), keeping the first occurrence."""
+    seen: set[str] = set()
+    kept = []
+    for t in tests:
+        key = input_key(t.input, functional)
+        if key not in seen:
+            seen.add(key)
+            kept.append(t)
+    return kept
+
+
+def interleave(groups: list[list[TestCase]], limit: int) -> list[TestCase]:
+    """Round-robin over the groups until ``limit`` tests are taken (keeps every source
+    represented when the budget cuts the list)."""
+    out: list[TestCase] = []
+    i = 0
+    while len(out) < limit and any(i < len(g) for g in groups):
+        for g in groups:
+            if i < len(g) and len(out) < limit:
+                out.append(g[i])
+        i += 1
+    return out
 
 
 class Oracle(Model):
@@ -258,6 +303,26 @@ class Provenance(Model):
     exchanges: list[str] = Field(default_factory=list)  # cache keys of the LLM calls made
 
 
+class GeneratorSpec(Model):
+    """How a generator program is called, so that a runner can call it again with new
+    seeds (HarnessLLM's re-seeded scaling) exactly as the method did.
+
+    Call ``i`` of ``function`` seeds ``random`` with ``tczoo.execution.call_seed(seed,
+    names[function], i)`` (the generator's name; the function's own name when absent);
+    the method made calls ``0 .. calls[function] - 1``."""
+
+    functions: list[str]
+    names: dict[str, str] = Field(default_factory=dict)
+    returns: Literal["one", "list"] = "one"  # one input per call, or a list of inputs per call
+    seed: int = 0
+    calls: dict[str, int] = Field(default_factory=dict)
+    per_call: int | None = None  # inputs kept from one call's list (the first ones)
+    strings_only: bool = False  # stdin inputs must be strings (no structured values)
+    keep_blank: bool = False  # a blank input is a test (else dropped as empty_input)
+    time_ms: int = 5000  # CPU time per call
+    memory_mb: int = 1024
+
+
 class Artifact(Model):
     """A program a method wrote along the way (generator, validator, oracle, harness)."""
 
@@ -265,6 +330,7 @@ class Artifact(Model):
     program: Program
     ok: bool = True
     note: str = ""
+    generator: GeneratorSpec | None = None  # set when the program makes inputs
 
 
 class TestSuite(Model):

@@ -12,3 +12,30 @@ def sandbox():
 
     with Sandbox() as box:
         yield box
+
+
+@pytest.fixture(scope="session")
+def tczoo_wheel(tmp_path_factory):
+    """tczoo built as a wheel from this checkout (what `pip install tczoo` installs)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out),
+                    str(root)], check=True, cwd=out, capture_output=True)
+    [wheel] = out.glob("tczoo-*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="session")
+def installed_tczoo(tczoo_wheel, tmp_path_factory):
+    """The wheel unpacked into a directory of its own (put it first on PYTHONPATH)."""
+    import subprocess
+    import sys
+
+    target = tmp_path_factory.mktemp("site")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
+                    str(tczoo_wheel)], check=True, capture_output=True)
+    return target

@@ -13,10 +13,10 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from runners.hackrate import HackRateRunner
+from tczoo.runners.hackrate import HackRateRunner
 from tczoo.llm import LLMClient, LLMSettings, Session
 from tczoo.method import Context
-from tczoo.prompts import Prompts
+from tczoo.templates import Prompts
 from tczoo.runner import TaskSpec
 from tczoo.schema import Problem, Task, TestSuite
 

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from harness_fixtures import BUGGY, SAMPLE, SEPARATING, harness, io_answer, script, zm01
-from runners.bestofn import BestOfNRunner
+from tczoo.runners.bestofn import BestOfNRunner
 from tczoo.llm import LLMSettings
 from tczoo.schema import RunConfig
 
@@ -61,7 +61,7 @@ def test_problem_pool_is_seeded_and_capped(sandbox):
 
 
 def test_tasks_hand_each_candidate_over_without_its_name(sandbox, tmp_path):
-    from methods.harness import Harness
+    from tczoo.methods.harnessllm.harness import Harness
 
     runner = BestOfNRunner(sandbox, candidates=_candidates_file(tmp_path), responses=2)
     specs = runner.tasks(zm01(), Harness, samples=1, seed=0)
@@ -74,7 +74,7 @@ def test_sampling_candidates_from_a_model(tmp_path):
     import typer
     from typer.testing import CliRunner
 
-    from runners.harness_cli import register
+    from tczoo.methods.harnessllm.cli import register
 
     cpp = "```cpp\n#include <cstdio>\nint main(){puts(\"0\");}\n```"
     model = script(tmp_path / "solver.jsonl", [("Solve the following problem", [cpp, "I give up.", cpp])])
@@ -86,7 +86,7 @@ def test_sampling_candidates_from_a_model(tmp_path):
 
     register(app)
     out = tmp_path / "cands.jsonl"
-    res = CliRunner().invoke(app, ["bestofn-candidates", "--model", model, "-p", "zm01", "-n", "3", "--out", str(out)])
+    res = CliRunner().invoke(app, ["harness", "candidates", "--model", model, "-p", "zm01", "-n", "3", "--out", str(out)])
     assert res.exit_code == 0, res.output
     recs = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(r["name"], r["language"]) for r in recs] == [("sample-0", "cpp"), ("sample-2", "cpp")]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import random
 
 import pytest
 
@@ -22,9 +23,11 @@ from harness_fixtures import (
     script,
     zm01,
 )
-from methods.harness import Harness
-from methods.harness_exec import Check, Execution
-from runners.bugfind import BugfindRunner, Evidence, Outcome, classify, input_diversity, response_reward, reward
+from tczoo.execution import Check, Execution, Verdict
+from tczoo.methods.harnessllm.harness import Harness
+from tczoo.methods.harnessllm.reward import response_reward, reward
+from tczoo.execution import Evidence, Outcome, call_seed, classify
+from tczoo.runners.bugfind import BugfindRunner, input_diversity
 from tczoo.llm import LLMSettings
 from tczoo.schema import RunConfig
 
@@ -35,7 +38,7 @@ def ev(g: list[str], f: list[str], differs: list[bool], g_checks: list[str | Non
     def check(kind):
         return None if kind is None else Check(kind == "pass", kind)
 
-    return Evidence([Execution(v) for v in g], [Execution(v) for v in f], differs,
+    return Evidence([Execution(verdict=Verdict(v)) for v in g], [Execution(verdict=Verdict(v)) for v in f], differs,
                     [check(c) for c in g_checks], [check(c) for c in f_checks])
 
 
@@ -90,8 +93,10 @@ def test_first_k_decides_what_counts(tmp_path, sandbox):
 
 
 def test_reseeded_rounds_scale_the_number_of_tests(tmp_path, sandbox):
-    # seeds 0, 1, 2: random.random() = 0.84, 0.13, 0.96 -> only round 1 draws the separating input
-    gen = ("\ndef generate_input_2():\n    if random.random() < 0.5:\n        return [" + repr(SEPARATING) + "]\n"
+    # only the call seeded for round 1 (call index 1 of generate_input_2) draws the separating input
+    lucky = random.Random(call_seed(0, "generate_input_2", 1)).randint(0, 2**40)
+    gen = ("\ndef generate_input_2():\n    if random.randint(0, 2**40) == " + str(lucky) + ":\n"
+           "        return [" + repr(SEPARATING) + "]\n"
            "    return ['1\\n%d 5\\n' % random.randint(1, 10**6)]\n")
     answer = harness(extra=gen)  # generate_input_1 returns [] (recorded, gives nothing)
     [(suite, rec)] = score_answers(Harness, zm01(), [answer], tmp_path, sandbox, first_k=1, repeats=[1, 3])
@@ -106,7 +111,7 @@ def test_ground_truth_runtime_error_is_an_invalid_test(tmp_path, sandbox):
     [(_, rec)] = score_answers(Harness, zm01(), [harness(EMPTY, SEPARATING)], tmp_path, sandbox,
                                ground_truth="accepted/fast.py")
     assert (rec.detail["outcome"], rec.detail["reason"]) == ("invalid", "ground_truth_RE")
-    assert rec.detail["ground_truth"] == "accepted/fast.py" and rec.metrics["reward"] == 0.0
+    assert rec.detail["ground_truth"] == "accepted/fast.py"
 
 
 def test_python_target(tmp_path, sandbox):
@@ -133,7 +138,6 @@ def test_summary_tables(tmp_path, sandbox):
     assert (row["zoo-mini GI"], row["zoo-mini ITR"], row["zoo-mini TBR"]) == pytest.approx((200 / 3, 0.0, 100 / 3))
     outcomes = tables["Outcomes per response"].rows[0]
     assert outcomes["true_bug"] == outcomes["no_separation"] == outcomes["good_input"] == pytest.approx(100 / 3)
-    assert outcomes["reward"] == pytest.approx((1.0 + 0.0 + 0.1) / 3)
     div = tables["Input diversity"].rows[0]
     # inputs SEPARATING, SAMPLE, SEPARATING: 2 of 3 distinct
     assert div["Unique ratio"] == pytest.approx(200 / 3) and div["problems"] == 1
@@ -199,7 +203,7 @@ def test_sft_export_keeps_responses_that_exposed_the_bug(tmp_path, sandbox):
     import typer
     from typer.testing import CliRunner
 
-    from runners.harness_cli import register
+    from tczoo.methods.harnessllm.cli import register
 
     model = script(tmp_path / "sft.jsonl", [("test harness", [harness(SEPARATING), harness(SAMPLE), "nothing"])])
     from tczoo.run import run
@@ -215,7 +219,7 @@ def test_sft_export_keeps_responses_that_exposed_the_bug(tmp_path, sandbox):
 
     register(app)
     out = tmp_path / "sft.out.jsonl"
-    res = CliRunner().invoke(app, ["harness-sft", str(tmp_path / "run"), "--out", str(out)])
+    res = CliRunner().invoke(app, ["harness", "sft", str(tmp_path / "run"), "--out", str(out)])
     assert res.exit_code == 0, res.output
     [rec] = [json.loads(line) for line in out.read_text().splitlines()]
     assert rec["outcome"] == "true_bug" and rec["task"].endswith("/s0")

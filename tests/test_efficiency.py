@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from runners.efficiency import EfficiencyRunner, exposes, median_runtime, select_references
+from tczoo.runners.efficiency import EfficiencyRunner, exposes, median_runtime, select_references
 from tczoo.runner import TaskSpec
 from tczoo.sandbox import RunResult, Verdict
 from tczoo.schema import GoldenTest, Language, Problem, Program, Provenance, TestCase, TestSuite

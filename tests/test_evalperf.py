@@ -4,8 +4,8 @@ time, and keeps the largest input before it; a failing generator gets one repair
 
 from __future__ import annotations
 
-from methods.evalperf import EvalPerf
-from runners.efficiency import EfficiencyRunner
+from tczoo.methods.evalperf import EvalPerf
+from tczoo.runners.efficiency import EfficiencyRunner
 from tcbench_fixtures import failures, fenced, run_method, script, zoo_problem
 from tczoo.schema import Language, Setting
 
@@ -46,7 +46,7 @@ def test_doubling_stops_when_the_reference_exceeds_the_time_limit(sandbox, tmp_p
     model = script(tmp_path / "m.jsonl", [(r"perf_input_gen", fenced(GROWING))])
     from tczoo.llm import LLMClient, LLMSettings, Session
     from tczoo.method import Context
-    from tczoo.prompts import Prompts
+    from tczoo.templates import Prompts
     from tczoo.schema import Task
     import asyncio
 

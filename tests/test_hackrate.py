@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from runners.hackrate import HackRateRunner
+from tczoo.runners.hackrate import HackRateRunner
 from tczoo.runner import TaskSpec
 from tczoo.schema import (GoldenTest, Language, Oracle, OracleKind, Problem, Program, Provenance,
                           ScoreRecord, TestCase, TestSuite, WrongProgram)

@@ -19,10 +19,10 @@ from harness_fixtures import (
     script,
     zm01,
 )
-from methods.harness import Harness
-from methods.io import InputOutput
+from tczoo.methods.harnessllm.harness import Harness
+from tczoo.methods.harnessllm.io import InputOutput
 from tczoo.llm import LLMSettings
-from tczoo.prompts import Prompts
+from tczoo.templates import Prompts
 from tczoo.schema import OracleKind, RunConfig, Setting, Task
 
 
@@ -73,7 +73,7 @@ def test_both_methods_end_to_end_through_the_run_loop(tmp_path, sandbox):
 
 
 def test_the_prompt_shows_the_target_but_not_its_name_or_bug(sandbox):
-    from runners.bugfind import BugfindRunner
+    from tczoo.runners.bugfind import BugfindRunner
 
     problem = zm01()
     spec = BugfindRunner(sandbox, wrong=[BUGGY], responses=1).tasks(problem, Harness, samples=1, seed=0)[0]
@@ -130,7 +130,7 @@ def test_harness_method_caps_and_dedupes_inputs(tmp_path, sandbox):
     answer = fenced(gens + "\ndef check_output(a, b):\n    assert b.strip().isdigit()\n")
     task = Task(problem_id="p", statement="s", time_limit_ms=1000, memory_limit_mb=256, setting=Setting.SPEC_TARGET,
                 target=zm01().wrong_solutions[0], budget=20)
-    from methods.harness import HarnessParams, build_harness_suite
+    from tczoo.methods.harnessllm.harness import HarnessParams, build_harness_suite
     from tczoo.schema import Provenance, TestSuite
 
     suite = build_harness_suite(answer, task, sandbox, TestSuite(problem_id="p", provenance=Provenance(method="harness")),

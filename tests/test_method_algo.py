@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from methods.algo import Algo
+from tczoo.methods.algo import Algo
 from tcbench_fixtures import failures, fenced, hackrate, io, run_method, script, zoo_problem
 
 ORACLE = r"brute-force program for this problem"

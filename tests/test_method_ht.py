@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from methods.ht import Ht
+from tczoo.methods.ht import Ht
 from tcbench_fixtures import failures, fenced, hackrate, io, run_method, script, zoo_problem
 
 VALIDATOR_PROMPT = r"validate_input\(input_str: str\) -> bool"

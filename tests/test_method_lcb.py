@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from methods.lcb import Lcb
+from tczoo.methods.lcb import Lcb
 from tcbench_fixtures import failures, fenced, hackrate, io, run_method, script, zoo_problem
 
 RANDOM = r"different calls exercise different scales"
@@ -56,8 +56,8 @@ def test_lcb_random_and_edge_generators_suite_and_hackrate(sandbox, tmp_path):
     assert [t.origin for t in suite.tests] == ["lcb:edge", "lcb:random"] * 4
     assert failures(suite) == []
     assert [(a.role, a.program.name, a.ok, a.note) for a in suite.artifacts] == [
-        ("generator", "edge-0", True, "4 inputs from 1 runs"),
-        ("generator", "random-0", True, "6 inputs from 6 runs"),  # 4 needed x oversample 1.5
+        ("generator", "edge-0", True, "4 inputs from 1 calls"),
+        ("generator", "random-0", True, "6 inputs from 6 calls"),  # 4 needed x oversample 1.5
     ]
     score = hackrate(problem, task, suite, sandbox)
     assert {k: score[k] for k in ("pass_rate", "hack_rate", "ac", "wa", "re", "tle", "n_valid")} == {
@@ -98,8 +98,8 @@ def test_lcb_failing_generator_and_unanswerable_inputs(sandbox, tmp_path):
     ]
     assert failures(suite) == [("generator", "timeout", "edge-0")] + [("oracle", "correct_code_re", "lcb:random")] * 3
     assert [(a.program.name, a.ok, a.note) for a in suite.artifacts] == [
-        ("edge-0", False, "0 inputs from 1 runs; retired: timeout"),
-        ("random-0", True, "8 inputs from 10 runs; stopped giving new inputs"),
+        ("edge-0", False, "0 inputs from 1 calls; retired: timeout"),
+        ("random-0", True, "8 inputs from 10 calls; stopped giving new inputs"),
     ]
 
 

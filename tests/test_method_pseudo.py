@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from methods.pseudo import Pseudo
+from tczoo.methods.pseudo import Pseudo
 from tcbench_fixtures import failures, fenced, hackrate, io, run_method, script, zoo_problem
 
 INPUTS = r"Write \d+ test inputs for this problem"

@@ -8,9 +8,9 @@ from functools import lru_cache
 
 import pytest
 
-from methods.stab.constraints import Chain, parse_constraints
-from methods.stab.inputs import LayoutError, checker_for, infer_layout, read_input
-from methods.stab.method import Stab, StabBase, StabNoM1, StabNoM2, build_spec
+from tczoo.methods.stab.constraints import Chain, parse_constraints
+from tczoo.methods.stab.inputs import LayoutError, checker_for, infer_layout, read_input
+from tczoo.methods.stab.method import Stab, StabBase, StabNoM1, StabNoM2, build_spec
 from tcbench_fixtures import failures, fenced, run_method, script, zoo_problem
 from tczoo.schema import Setting, Task
 

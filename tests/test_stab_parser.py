@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from methods.stab.constraints import (
+from tczoo.methods.stab.constraints import (
     Chain,
     IndexedRange,
     ProductBound,
@@ -19,7 +19,7 @@ from methods.stab.constraints import (
     input_part,
     parse_constraints,
 )
-from methods.stab.numbers import parse_number
+from tczoo.methods.stab.numbers import parse_number
 
 # --------------------------------------------------------------------------- numbers
 
@@ -186,7 +186,7 @@ def test_records_keep_their_source_sentence() -> None:
 
 
 def test_json_round_trip() -> None:
-    from methods.stab.constraints import ParseResult
+    from tczoo.methods.stab.constraints import ParseResult
 
     result = parse_constraints("1 ≤ l ≤ r ≤ 10^18. ∑n ≤ 10. 1 ≤ t ≤ 5")
     again = ParseResult.model_validate_json(result.model_dump_json())

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from methods.stab import saturator as sat
-from methods.stab.boundary import boundary_command
-from methods.stab.constraints import parse_constraints
-from methods.stab.graph import build_graph, components, is_independent
-from methods.stab.saturator import check_multitest, check_values, saturate, validate
+from tczoo.methods.stab import saturator as sat
+from tczoo.methods.stab.boundary import boundary_command
+from tczoo.methods.stab.constraints import parse_constraints
+from tczoo.methods.stab.graph import build_graph, components, is_independent
+from tczoo.methods.stab.saturator import check_multitest, check_values, saturate, validate
 
 
 def records(text: str):  # noqa: ANN201 - list of records

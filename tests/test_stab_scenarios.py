@@ -12,8 +12,8 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from methods.stab import scenarios as sc
-from methods.stab.scenarios import (
+from tczoo.methods.stab import scenarios as sc
+from tczoo.methods.stab.scenarios import (
     Catalog,
     CentroidCache,
     EmbeddingUnavailable,

@@ -8,7 +8,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from runners.wrongselect import (
+from tczoo.benchmarks.wrongselect import (
     build_benchmark_from_matrix,
     matrix_from_rows,
     matrix_rank_gf2,

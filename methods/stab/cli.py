@@ -36,7 +36,7 @@ def register(app: typer.Typer) -> None:
     def boundary(file: Path = typer.Argument(..., help="a problem statement (text/markdown)"),
                  as_json: bool = typer.Option(False, "--json", help="print JSON")) -> None:
         """Parsed constraints, unparsed sentences, the resolved boundary and its options."""
-        from methods.stab.boundary import boundary_command
+        from tczoo.methods.stab.boundary import boundary_command
 
         code = boundary_command(Path(file), as_json)
         raise typer.Exit(code)
@@ -48,7 +48,7 @@ def register(app: typer.Typer) -> None:
                   model: Optional[str] = typer.Option(None, "--model", help="embedding model (KNN)"),
                   as_json: bool = typer.Option(False, "--json", help="print JSON")) -> None:
         """Catalog scenarios retrieved for a statement (keyword hits, KNN cosine)."""
-        from methods.stab.scenarios import ScenarioRetriever, load_catalog
+        from tczoo.methods.stab.scenarios import ScenarioRetriever, load_catalog
 
         text = _read(file)
         try:
@@ -73,8 +73,8 @@ def register(app: typer.Typer) -> None:
                sample: List[Path] = typer.Option([], "--sample", help="a sample input file (repeatable)"),
                as_json: bool = typer.Option(False, "--json", help="print JSON")) -> None:
         """The input layout inferred from the Input section (what generated inputs are read with)."""
-        from methods.stab.constraints import parse_constraints
-        from methods.stab.inputs import LayoutError, checker_for, infer_layout
+        from tczoo.methods.stab.constraints import parse_constraints
+        from tczoo.methods.stab.inputs import LayoutError, checker_for, infer_layout
 
         text = _read(file)
         try:
@@ -102,8 +102,8 @@ def register(app: typer.Typer) -> None:
              mode: str = typer.Option("keyword", "--mode", help="scenario retrieval: union | keyword | knn"),
              index: int = typer.Option(1, "--index", help="which generator's prompt (1-based)")) -> None:
         """Print the structured generation specification prompt for one generator."""
-        from methods.stab.method import VARIANTS, build_spec
-        from tczoo.prompts import Prompts
+        from tczoo.methods.stab.method import VARIANTS, build_spec
+        from tczoo.templates import Prompts
         from tczoo.schema import Setting, Task
 
         if variant not in VARIANTS:

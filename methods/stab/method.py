@@ -29,11 +29,11 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from methods.common import CALL_FAILURE_REASONS, function_from
-from tczoo.method import Context, Method
-from tczoo.parsing import ParseError, as_stdin
+from tczoo.execution import Limits, py_call, read_call
+from tczoo.method import Context, Method, MethodParams
+from tczoo.parsing import ParseError, as_stdin, function_from
 from tczoo.schema import Artifact, Language, OracleKind, Program, Setting, Task, TestCase, TestSuite
 
 from .constraints import parse_constraints
@@ -56,9 +56,7 @@ def {_ENTRY}(seed):
 
 
 
-class StabParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class StabParams(MethodParams):
     generators: int = Field(5, ge=1, description="generators (= efficiency tests) per problem")
     repairs: int = Field(1, ge=0, description="repair calls per failed generator")
     retrieval: Literal["union", "keyword", "knn"] = Field("union", description="scenario retrieval mode (paper: union)")
@@ -70,8 +68,6 @@ class StabParams(BaseModel):
     gen_memory_mb: int = Field(1024, ge=64)
     max_input_kb: int = Field(32 * 1024, ge=1, description="largest input kept")
     check_inputs: bool = Field(True, description="reject inputs that violate the parsed constraints")
-    temperature: float | None = None
-    max_tokens: int | None = None
 
 
 # Retrievers are costly to build (KNN loads an embedding model): one per setting per process.
@@ -116,7 +112,7 @@ class Stab(Method):
     paper = PAPER
     summary = "efficiency tests from a spec with a resolved boundary (M1) and adversarial principles (M2)"
     setting = Setting.SPEC
-    produces = OracleKind.EXPECTED_OUTPUT  # inputs only; outputs are not needed for ASR
+    produces = OracleKind.INPUTS_ONLY  # outputs are not needed for ASR
     runner = "efficiency"
     Params = StabParams
 
@@ -124,7 +120,7 @@ class Stab(Method):
     use_scenarios: ClassVar[bool] = True  # M2
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task)
+        suite = ctx.new_suite(task, OracleKind.INPUTS_ONLY)
         checker = make_checker(task)
         if not checker.active:
             suite.fail("validator", "no_input_layout", checker.note + "; inputs are not checked against constraints")
@@ -229,16 +225,14 @@ class Stab(Method):
 
 
     async def _execute(self, code: str, checker: InputChecker | None, ctx: Context, seed: int) -> _Attempt:
-        from tczoo.sandbox import Limits
-
         p = self.params
         limits = Limits(time_ms=p.gen_time_ms, memory_mb=p.gen_memory_mb, output_kb=2 * p.max_input_kb + 1024)
-        call = await asyncio.to_thread(ctx.sandbox.call_python, code + _WRAPPER, _ENTRY, [seed], limits)
-        if not call.ok:
-            reason = CALL_FAILURE_REASONS.get(call.error_type or "", "crash")
-            return _Attempt(False, reason=reason, detail=(call.error or call.run.message)[-1500:])
+        [call] = await ctx.call([py_call(code + _WRAPPER, _ENTRY, seed=seed, args=[seed], limits=limits)])
+        ok, value, reason, detail = read_call(call)
+        if not ok:
+            return _Attempt(False, reason=reason, detail=(detail or call.run.message)[-1500:])
         try:  # a str as it is; a list/dict becomes lines (tczoo.parsing.as_stdin)
-            text = as_stdin(call.value)
+            text = as_stdin(value)
         except ParseError as exc:
             return _Attempt(False, reason="bad_return", detail=exc.detail)
         if not text.strip():

@@ -88,15 +88,23 @@ class LLMClient:
         n: int = 1,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        top_p: float | None = None,
+        presence_penalty: float | None = None,
         stop: list[str] | None = None,
         seed: int | None = None,
         first_sample: int = 0,
     ) -> list[Completion]:
-        """``n`` samples for one prompt, in sample order; failures are ``ok=False``."""
+        """``n`` samples for one prompt, in sample order; failures are ``ok=False``.
+        ``top_p``/``presence_penalty`` are sent only when set (providers differ in
+        which they accept)."""
         params: dict[str, Any] = {
             "temperature": self.settings.temperature if temperature is None else temperature,
             "max_tokens": self.settings.max_tokens if max_tokens is None else max_tokens,
         }
+        if top_p is not None:
+            params["top_p"] = top_p
+        if presence_penalty is not None:
+            params["presence_penalty"] = presence_penalty
         if stop:
             params["stop"] = stop
         if seed is not None:

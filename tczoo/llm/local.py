@@ -138,6 +138,8 @@ class LocalBackend(Backend):
                     messages=messages,
                     temperature=float(params.get("temperature", 0.2)),
                     max_tokens=int(params.get("max_tokens", 1024)),
+                    top_p=float(params.get("top_p", 0.95)),
+                    presence_penalty=float(params.get("presence_penalty", 0.0)),
                     stop=params.get("stop"),
                     seed=seed,
                 )

@@ -3,7 +3,7 @@
 HarnessLLM (Liu et al., 2025) §3.1 and the prompt of Figure 10. Setting: the
 specification plus the program under test. One answer is a JSON array of 1–20 objects
 ``{"input_str", "expected_output"}`` (stdin problems) or ``{"input_args",
-"expected_output"}`` (functional problems, see methods/harness_exec.py for the
+"expected_output"}`` (functional problems, see ``tczoo.execution.programs`` for the
 convention). The suite's oracle is EXPECTED_OUTPUT.
 
 Choices where the paper is silent: an item that cannot be used (missing field, an input
@@ -20,24 +20,20 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from methods.harness_exec import input_key, signature_of
-from tczoo.method import Context, Method
+from tczoo.execution import signature_of
+from tczoo.method import Context, Method, MethodParams
 from tczoo.parsing import ParseError, as_stdin, looks_like_solution, parse_json
-from tczoo.schema import OracleKind, Setting, Task, TestCase, TestSuite
+from tczoo.schema import OracleKind, Setting, Task, TestCase, TestSuite, input_key
 
 INPUT_KEYS = ("input_str", "input", "stdin")
 ARG_KEYS = ("input_args", "args", "input", "inputs")
 OUTPUT_KEYS = ("expected_output", "output", "expected")
 
 
-class InputOutputParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class InputOutputParams(MethodParams):
     max_tests: int = Field(20, ge=1, description="most test cases asked for and kept")
-    temperature: float | None = None
-    max_tokens: int | None = None
 
 
 def _field(entry: dict, keys: tuple[str, ...]) -> tuple[bool, Any]:

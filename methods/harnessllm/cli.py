@@ -1,10 +1,8 @@
-"""CLI commands of the HarnessLLM side: candidates for best-of-N, and the SFT export.
+"""``tczoo harness ...``: HarnessLLM's commands — candidates for best-of-N, the SFT export.
 
-    tczoo bestofn-candidates --model M --benchmark B [-p IDS] [-n 8] --out cands.jsonl
+    tczoo harness candidates --model M --benchmark B [-p IDS] [-n 8] --out cands.jsonl
     tczoo run -m harness,io --runner bestofn --params '{"runner:bestofn": {"candidates": "cands.jsonl"}}'
-    tczoo harness-sft RUN_DIR --out sft.jsonl [--outcome true_bug]
-
-Register with ``[project.entry-points."tczoo.commands"]  harness = "runners.harness_cli:register"``.
+    tczoo harness sft RUN_DIR --out sft.jsonl [--outcome true_bug]
 """
 
 from __future__ import annotations
@@ -12,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Optional
 
 import typer
 
@@ -25,10 +23,9 @@ async def sample_candidates(model: str, problems, n: int, *, temperature: float 
     """``n`` sampled solutions per problem (template harness/solve) as candidate records
     ``{"problem_id", "name", "language", "code", "generator"}``; unusable answers are
     reported as records with ``"error"`` instead of ``"code"``."""
-    from methods.common import extract_program
     from tczoo.llm import LLMClient, LLMSettings
-    from tczoo.parsing import ParseError
-    from tczoo.prompts import Prompts
+    from tczoo.parsing import ParseError, extract_program
+    from tczoo.templates import Prompts
     from tczoo.schema import Setting, Task
 
     settings = LLMSettings(temperature=temperature, cache=cache)
@@ -58,39 +55,14 @@ async def sample_candidates(model: str, problems, n: int, *, temperature: float 
     return [r for batch in batches for r in batch]
 
 
-# --------------------------------------------------------------------------- SFT export
-
-
-def sft_records(run_dir: Path, outcomes: tuple[str, ...] = ("true_bug",)) -> Iterator[dict]:
-    """(prompt, response) pairs of a bugfind run whose response had one of ``outcomes``
-    (the paper's rejection sampling keeps true_bug: g passes, f fails), as chat
-    ``messages`` ending with the model's answer, plus where each came from."""
-    from tczoo.store import RunStore
-
-    store = RunStore.open(run_dir)
-    exchanges = {e.get("key"): e for e in store.exchanges() if e.get("ok")}
-    generations = {(g.method, g.problem_id, g.task): g for g in store.generations()}
-    for s in store.scores():
-        if s.runner != "bugfind" or s.detail.get("outcome") not in outcomes:
-            continue
-        gen = generations.get((s.method, s.problem_id, s.task))
-        if gen is None:
-            continue
-        answer = next((exchanges[k] for k in gen.suite.provenance.exchanges if k in exchanges), None)
-        if answer is None:
-            continue
-        yield {
-            "messages": [*answer["messages"], {"role": "assistant", "content": answer["text"]}],
-            "method": s.method, "model": s.model, "problem_id": s.problem_id, "task": s.task,
-            "outcome": s.detail.get("outcome"), "target": s.detail.get("target"),
-        }
-
-
 # --------------------------------------------------------------------------- commands
 
 
 def register(app: typer.Typer) -> None:
-    @app.command("bestofn-candidates")
+    harness = typer.Typer(help="HarnessLLM: best-of-N candidates, SFT export.", no_args_is_help=True)
+    app.add_typer(harness, name="harness")
+
+    @harness.command("candidates")
     def bestofn_candidates(
         model: str = typer.Option(..., "--model", help="LiteLLM model string, local/..., scripted:PATH"),
         benchmark: str = typer.Option("zoo-mini", "--benchmark", "-b"),
@@ -117,7 +89,7 @@ def register(app: typer.Typer) -> None:
         typer.echo(f"{len(records) - len(bad)} candidates for {len(loaded)} problems written to {out}"
                    + (f"; {len(bad)} answers unusable" if bad else ""), err=True)
 
-    @app.command("harness-sft")
+    @harness.command("sft")
     def harness_sft(
         run_dir: Path = typer.Argument(..., help="a bugfind run directory"),
         out: Path = typer.Option(..., "--out", "-o", help="JSONL to write"),
@@ -126,6 +98,8 @@ def register(app: typer.Typer) -> None:
         """Export (prompt, response) pairs of responses that exposed the bug, for SFT."""
         if not (run_dir / "config.json").exists():
             raise ValueError(f"{run_dir} is not a tczoo run directory")
+        from tczoo.methods.harnessllm.sft import sft_records
+
         keep = tuple(o.strip() for o in outcome.split(",") if o.strip())
         n = 0
         out.parent.mkdir(parents=True, exist_ok=True)

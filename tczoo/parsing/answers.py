@@ -1,16 +1,18 @@
-"""Helpers shared by several methods: parsing answers into test cases and programs,
-running model-written generator functions in the sandbox, collecting outputs."""
+"""Answers into test cases and programs.
+
+An LLM answer holds a JSON list of tests, a program, or a function that makes inputs —
+usually not quite as asked. These functions salvage what they can and record every
+item they cannot use on the suite (``TestSuite.fail``), so a method only sees usable
+data and the run's report can say what was lost and why.
+"""
 
 from __future__ import annotations
 
 import ast
-import asyncio
 import re
-import zlib
-from dataclasses import dataclass, field
 from typing import Any
 
-from tczoo.parsing import (
+from tczoo.parsing.text import (
     ParseError,
     as_stdin,
     code_blocks,
@@ -19,7 +21,7 @@ from tczoo.parsing import (
     parse_json,
     python_defines,
 )
-from tczoo.schema import Artifact, Language, Program, TestCase, TestSuite
+from tczoo.schema import Language, Program, TestCase, TestSuite
 
 
 def tests_from_json_answer(
@@ -155,18 +157,6 @@ def tests_from_value(
     return out
 
 
-def dedupe(tests: list[TestCase]) -> list[TestCase]:
-    """Drop repeated inputs (whitespace-normalised), keeping the first occurrence."""
-    seen: set[str] = set()
-    kept = []
-    for t in tests:
-        key = " ".join(t.input.split())
-        if key not in seen:
-            seen.add(key)
-            kept.append(t)
-    return kept
-
-
 # --------------------------------------------------------------------------- programs in answers
 
 
@@ -184,8 +174,6 @@ def bare_python(text: str, *, max_prose_lines: int = 20) -> str | None:
     """Unfenced Python wrapped in prose ("Sure! Here it is:" ... "Hope this helps"):
     the code left after dropping the fewest leading and trailing lines. None if no
     substantial code (a definition, import or several statements) remains."""
-    import ast
-
     lines = text.strip().splitlines()
     n = len(lines)
     for lead in range(min(max_prose_lines, n)):
@@ -276,224 +264,3 @@ def extract_program(text: str) -> Program:
 # Model-written Python runs through the sandbox's one call driver (``Sandbox.call_many``):
 # it seeds ``random`` (so a generator called with distinct seeds gives distinct inputs),
 # runs the code as a module that is not __main__ and returns the JSON-encoded value.
-
-CALL_FAILURE_REASONS = {  # CallResult.error_type -> the reason a suite records
-    "timeout": "timeout", "memory": "memory", "output": "output_too_large",
-    "no_function": "no_function", "bad_return": "bad_return",
-    "exception": "crash", "assertion": "crash",
-}
-
-
-def required_args(code: str, function: str) -> int:
-    """How many positional parameters ``function`` insists on (0 if unknown)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return 0
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
-            positional = node.args.posonlyargs + node.args.args
-            return len(positional) - len(node.args.defaults)
-    return 0
-
-
-def py_call(code: str, function: str, *, seed: int, limits, args: list | None = None, tag: Any = None):
-    """A sandbox call of ``function``; a generator that insists on a parameter gets the seed."""
-    from tczoo.sandbox import PyCall
-
-    if args is None:
-        need = required_args(code, function)
-        args = [seed] + [None] * (need - 1) if need else []
-    return PyCall(code=code, function=function, args=args, seed=seed, limits=limits, tag=tag)
-
-
-def read_call(res) -> tuple[bool, Any, str, str]:
-    """(ok, value, reason, detail) of one ``CallResult``."""
-    if res.ok:
-        return True, res.value, "", ""
-    if res.run.verdict.value == "SE":
-        return False, None, "sandbox_error", res.error
-    return False, None, CALL_FAILURE_REASONS.get(res.error_type or "", "crash"), res.error[-1500:]
-
-
-async def call_all(ctx, calls: list) -> list:
-    """Run sandbox calls off the event loop, results in call order."""
-    if not calls:
-        return []
-    return await ctx.sandbox.acall_many(calls)
-
-
-async def run_jobs(ctx, jobs: list) -> list:
-    """Run sandbox jobs off the event loop, results in job order."""
-    if not jobs:
-        return []
-    return await asyncio.to_thread(lambda: list(ctx.sandbox.run_many(jobs)))
-
-
-def input_key(text: str) -> str:
-    return " ".join(text.split())
-
-
-@dataclass
-class Generator:
-    """A model-written Python function that makes test inputs.
-
-    ``multi``: the function returns a list of inputs (an edge-case generator); otherwise
-    one input per call (a string, or a structured value turned into stdin text)."""
-
-    name: str
-    code: str
-    function: str
-    origin: str
-    multi: bool = False
-    role: str = "generator"
-    tests: list[TestCase] = field(default_factory=list)
-    runs: int = 0
-    failures: int = 0
-    retired: str = ""  # why it stopped being asked ("" while live)
-
-
-def _seed_for(task_seed: int, name: str, k: int) -> int:
-    return (zlib.crc32(f"{task_seed}:{name}".encode()) * 1_000 + k) % (2**31 - 1)
-
-
-async def run_generators(ctx, suite: TestSuite, generators: list[Generator], *, per_generator: int,
-                         limits, task_seed: int = 0, max_rounds: int = 3,
-                         max_input_kb: int = 4096, seen: set[str] | None = None) -> list[Generator]:
-    """Call every generator with distinct seeds until it has given ``per_generator`` new
-    inputs (duplicates across all generators removed), it stops producing new ones, or
-    ``max_rounds`` rounds have run. A generator that crashes, hangs, exhausts memory,
-    prints too much or returns something unusable is retired with a recorded failure;
-    the others go on. Each generator is kept in ``suite.artifacts``. Fills and returns
-    ``generators`` (their ``tests``)."""
-    seen = seen if seen is not None else set()
-    for rnd in range(max_rounds):
-        jobs = []
-        for g in generators:
-            if g.retired:
-                continue
-            need = per_generator - len(g.tests)
-            if need <= 0:
-                continue
-            calls = 1 if g.multi else need
-            for _ in range(calls):
-                jobs.append(py_call(g.code, g.function, seed=_seed_for(task_seed, g.name, g.runs),
-                                    limits=limits, tag=g.name))
-                g.runs += 1
-        if not jobs:
-            break
-        results = await call_all(ctx, jobs)
-        by_name = {g.name: g for g in generators}
-        fresh = {g.name: 0 for g in generators}
-        for job, res in zip(jobs, results):
-            g = by_name[job.tag]
-            if g.retired:
-                continue
-            ok, value, reason, detail = read_call(res)
-            values: list[Any] = []
-            if ok:
-                if g.multi:
-                    if isinstance(value, list):
-                        values = value
-                    elif isinstance(value, str):
-                        values = [value]
-                    else:
-                        ok, reason, detail = False, "bad_return", f"expected a list of inputs, got {type(value).__name__}"
-                else:
-                    values = [value]
-            if not ok:
-                g.failures += 1
-                g.retired = reason
-                suite.fail(g.role, reason, detail, g.name)
-                continue
-            for v in values:
-                try:
-                    text = as_stdin(v)
-                except ParseError as exc:
-                    suite.fail(g.role, exc.reason, exc.detail, g.name)
-                    continue
-                if not text.strip():
-                    suite.fail(g.role, "empty_input", "", g.name)
-                    continue
-                if len(text.encode()) > max_input_kb * 1024:
-                    # It will keep making inputs this big: retire it like one that crashed.
-                    g.failures += 1
-                    g.retired = "input_too_large"
-                    suite.fail(g.role, "input_too_large", f"{len(text.encode()) // 1024} KB > {max_input_kb} KB", g.name)
-                    break
-                key = input_key(text)
-                if key in seen:
-                    continue
-                seen.add(key)
-                fresh[g.name] += 1
-                if len(g.tests) < per_generator or g.multi:
-                    g.tests.append(TestCase(input=text, origin=g.origin))
-        for g in generators:
-            # A generator that gave nothing new (deterministic, or a narrow edge-case
-            # list) will not give more with other seeds: stop asking it.
-            if not g.retired and fresh[g.name] == 0 and len(g.tests) < per_generator:
-                g.retired = "exhausted"
-            if g.multi and not g.retired:
-                g.retired = "done"
-    for g in generators:
-        note = f"{len(g.tests)} inputs from {g.runs} runs"
-        if g.retired and g.retired not in ("done", "exhausted"):
-            note += f"; retired: {g.retired}"
-        elif g.retired == "exhausted":
-            note += "; stopped giving new inputs"
-        suite.artifacts.append(Artifact(role=g.role, program=Program(code=g.code, language=Language.PYTHON,
-                                                                      name=g.name, meta={"function": g.function}),
-                                        ok=g.failures == 0, note=note))
-    return generators
-
-
-def interleave(groups: list[list[TestCase]], limit: int) -> list[TestCase]:
-    """Round-robin over the groups until ``limit`` tests are taken (keeps every source
-    represented when the budget cuts the list)."""
-    out: list[TestCase] = []
-    i = 0
-    while len(out) < limit and any(i < len(g) for g in groups):
-        for g in groups:
-            if i < len(g) and len(out) < limit:
-                out.append(g[i])
-        i += 1
-    return out
-
-
-async def outputs_of(ctx, programs: list[Program], inputs: list[str], limits) -> list[list]:
-    """RunResults of every program on every input: ``result[i][p]``."""
-    from tczoo.sandbox import Job
-
-    jobs = [Job(program=p, stdin=s, limits=limits) for s in inputs for p in programs]
-    flat = await run_jobs(ctx, jobs)
-    k = len(programs)
-    return [flat[i * k:(i + 1) * k] for i in range(len(inputs))]
-
-
-def same_output(a: str, b: str, checker: str | None = None) -> bool:
-    """Outputs equal under the problem's comparator (tokens, exact or float tolerance)."""
-    from tczoo.sandbox import compare_outputs
-
-    return compare_outputs(a, b, checker)
-
-
-async def evaluate_literal(ctx, text: str, limits) -> Any:
-    """The value of a list/object literal written with Python expressions in it
-    (``["3\\n" + "1 " * 3]``: code inside JSON), evaluated in the sandbox, never here.
-    None when it cannot be evaluated."""
-    blocks = [b.code for b in code_blocks(text) if b.lang in ("json", "", "text", "python")]
-    for source in blocks + [text]:
-        starts = [i for i in (source.find("["), source.find("{")) if i >= 0]
-        if not starts:
-            continue
-        span = source[min(starts):].strip()
-        code = f"VALUE = (\n{span}\n)\n\ndef value():\n    return VALUE\n"
-        try:
-            compile(code, "literal.py", "exec")
-        except SyntaxError:
-            continue
-        [res] = await call_all(ctx, [py_call(code, "value", seed=0, limits=limits)])
-        ok, value, _, _ = read_call(res)
-        if ok:
-            return value
-    return None
