@@ -144,6 +144,18 @@ class Compiler:
         return (program.language, tuple(program.flags) if program.flags is not None else None,
                 program.code)
 
+    def known(self, program: Program) -> CompileResult | None:
+        """The outcome if it is remembered or in the cache; never compiles."""
+        mk = self._memo_key(program)
+        memo = self._memo.get(mk)
+        if memo is not None:
+            return memo[1]
+        key = self.key(program)
+        cached = self._load(self.entry(key))
+        if cached is not None:
+            self._memo[mk] = (key, cached)
+        return cached
+
     def outcome(self, program: Program) -> CompileResult:
         """``compile`` for the per-run path: a remembered result is shared, not copied
         (callers must not modify it)."""

@@ -14,11 +14,10 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from tczoo.schema import Language, Program
-from tczoo.sandbox import callpy, jail
+from tczoo.sandbox import batch, callpy, jail
 from tczoo.sandbox.compare import compare_outputs, parse_comparator
 from tczoo.sandbox.compile import CompileLimits, Compiler, java_tool
 
-from tczoo.sandbox.executor import LocalExecutor, ordered_stream
 from tczoo.sandbox.slots import HOST_SLACK_S, SlotPool, WorkerDied, pack_limits
 from tczoo.sandbox.types import CallResult, CompileResult, Job, Limits, PyCall, RunResult, Verdict
 
@@ -91,7 +90,6 @@ class Sandbox:
         tree = self._pool.tree
         self.compiler = Compiler(self.cache_dir, self.level, self.caps, compile_limits,
                                  tree.job_group if tree else None)
-        self._executor: LocalExecutor | None = None
         self._cancelled = threading.Event()
         self._closed = False
         self._wire_cache: dict[tuple, dict] = {}
@@ -112,14 +110,21 @@ class Sandbox:
 
     def run(self, program: Program, stdin: str = "", limits: Limits = Limits(), *,
             files: dict[str, str] | None = None, args: list[str] | None = None) -> RunResult:
+        built = self._build(program)
+        if not built.ok:
+            return self._compile_failure(built)
+        return self._execute(program, stdin, limits, files, args)
+
+    def _build(self, program: Program) -> CompileResult:
         built = self.compiler.outcome(program)
         if not built.ok and built.message.startswith(COMPILE_SE):
             built = self.compiler.outcome(program)  # our jail failed, not the program: once more
-        if not built.ok:
-            infra = built.message.startswith(COMPILE_SE) or "not supported" in built.message
-            verdict = Verdict.SE if infra else Verdict.CE
-            return RunResult(verdict=verdict, message=built.message)
-        return self._execute(program, stdin, limits, files, args)
+        return built
+
+    @staticmethod
+    def _compile_failure(built: CompileResult) -> RunResult:
+        infra = built.message.startswith(COMPILE_SE) or "not supported" in built.message
+        return RunResult(verdict=Verdict.SE if infra else Verdict.CE, message=built.message)
 
     def judge(self, program: Program, stdin: str, expected: str, limits: Limits = Limits(),
               comparator: str | None = None, *, files: dict[str, str] | None = None) -> RunResult:
@@ -158,18 +163,12 @@ class Sandbox:
 
     def run_many(self, jobs: Iterable[Job], *,
                  progress: Callable[[int, int], None] | None = None) -> Iterator[RunResult]:
+        """Results in job order, streamed; every slot busy (see batch.py: one poll loop in
+        the consuming thread drives them all)."""
+        if self._closed:
+            raise RuntimeError("sandbox is closed")
         self._cancelled.clear()
-        if self._executor is None:
-            self._executor = LocalExecutor(self._run_job, self.workers)
-        return ordered_stream(self._executor, jobs, self._cancelled, progress)
-
-    def _run_job(self, job: Job) -> RunResult:
-        if self._cancelled.is_set():
-            return RunResult(verdict=Verdict.SE, message="cancelled")
-        if job.expected is not None:
-            return self.judge(job.program, job.stdin, job.expected, job.limits, job.comparator,
-                              files=job.files)
-        return self.run(job.program, job.stdin, job.limits, files=job.files)
+        return batch.stream(self, jobs, self._cancelled, progress)
 
     def cancel(self) -> None:
         """Stop batch work: jobs not started are dropped, run_many stops yielding."""
@@ -180,8 +179,6 @@ class Sandbox:
             return
         self._closed = True
         self._cancelled.set()
-        if self._executor is not None:
-            self._executor.shutdown(cancel_pending=True)
         self._pool.close()
 
     def __enter__(self) -> "Sandbox":

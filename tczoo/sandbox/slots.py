@@ -97,17 +97,23 @@ class _Reader:
         self._poll = select.poll()  # not select(): fds past 1023 are fine
         self._poll.register(fd, select.POLLIN)
 
+    def wait(self, seconds: float) -> bool:
+        return bool(self._poll.poll(seconds * 1000 + 1))
+
+    def read_once(self) -> None:
+        b = os.read(self.fd, READ_SIZE)
+        if not b:
+            raise WorkerDied("worker closed its pipe")
+        self.buf += b
+
     def need(self, n: int, deadline: float | None) -> None:
         """Read until the buffer holds at least n bytes."""
         while len(self.buf) < n:
             if deadline is not None:
                 left = deadline - time.monotonic()
-                if left <= 0 or not self._poll.poll(left * 1000 + 1):
+                if left <= 0 or not self.wait(left):
                     raise TimeoutError("worker did not answer in time")
-            b = os.read(self.fd, READ_SIZE)
-            if not b:
-                raise WorkerDied("worker closed its pipe")
-            self.buf += b
+            self.read_once()
 
     def exact(self, n: int, deadline: float | None) -> bytes:
         self.need(n, deadline)
@@ -132,6 +138,7 @@ class Slot:
         self._spawn = spawn
         self._fds: list[int] = []  # cache dir, cgroup CPU counter: the worker's, kept open
         self._reader: _Reader | None = None
+        self._reply: _Reply | None = None  # the run in flight
         self.starts = 0  # jails started (restarts after a dirty run or a failure count)
 
     # ------------------------------------------------------------------ lifecycle
@@ -231,50 +238,20 @@ class Slot:
 
     # ------------------------------------------------------------------ protocol
 
-    def _receive(self, deadline: float | None, out_cap: int, err_cap: int) -> tuple[dict, bytes, bytes]:
-        reader = self._reader
-        buf = reader.buf
-        spans: tuple[list, list] = ([], [])  # (start, end) of each stdout / stderr frame's bytes
-        sizes = [0, 0]
-        pos = 0
-        while True:
-            reader.need(pos + FRAME.size, deadline)
-            kind, length = FRAME.unpack_from(buf, pos)
-            start, pos = pos + FRAME.size, pos + FRAME.size + length
-            if kind == 0:
-                if length != REPLY.size:
-                    raise WorkerDied(f"bad reply frame ({length} bytes)")
-                reader.need(pos, deadline)
-                fields = REPLY.unpack_from(buf, start)
-                break
-            if kind not in (1, 2) or length > READ_SIZE:
-                raise WorkerDied(f"bad frame {kind}/{length}")
-            sizes[kind - 1] += length
-            if sizes[0] > out_cap or sizes[1] > err_cap:
-                raise WorkerDied("worker sent more output than the cap")
-            spans[kind - 1].append((start, pos))
-            reader.need(pos, deadline)
-        if len(buf) != pos:
-            raise WorkerDied("stray bytes after the reply")
-        out, err = (b"".join(buf[a:b] for a, b in s) for s in spans)
-        buf.clear()
-        code, sig, cpu, wall, rss, killed, out_len, err_len, dirty = fields
-        if (out_len, err_len) != tuple(sizes):
-            raise WorkerDied("reply sizes do not match the output frames")
-        header = {"exit_code": None if code < 0 else code, "signal": None if sig < 0 else sig,
-                  "cpu_ms": cpu, "wall_ms": wall, "maxrss_kb": rss, "killed": KILLED[killed],
-                  "oom_kills": 0, "dirty": bool(dirty)}
-        return header, out, err
-
     def ensure_started(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
             self.stop()
             self.start()
 
-    def execute(self, request: dict, stdin: bytes, memory_bytes: int, processes: int,
-                deadline: float) -> tuple[dict, bytes, bytes]:
-        """One run on a started slot (``ensure_started`` first)."""
+    @property
+    def reply_fd(self) -> int:
+        return self._reader.fd
+
+    def send(self, request: dict, stdin: bytes, memory_bytes: int, processes: int) -> None:
+        """Start one run on a started slot (``ensure_started`` first); its reply is read
+        with ``execute``'s loop or, by a caller polling ``reply_fd``, with ``feed``."""
         lim = request["limits"]
+        self._reply = _Reply(self._reader.buf, lim["out_bytes"], lim["err_bytes"])
         try:
             if self.groups:
                 self.groups.set_limits(memory_bytes, processes)
@@ -283,11 +260,49 @@ class Slot:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-            header, out, err = self._receive(deadline, lim["out_bytes"], lim["err_bytes"])
-        except (OSError, WorkerDied, TimeoutError, ValueError, KeyError, struct.error) as e:
-            tail = self.stderr_tail()
-            self.stop()  # a worker we cannot trust any more is replaced
-            raise WorkerDied(f"{type(e).__name__}: {e} {tail}".strip()) from e
+        except (OSError, ValueError, KeyError, struct.error) as e:
+            self._fail(e)
+
+    def feed(self) -> tuple[dict, bytes, bytes] | None:
+        """Read what the worker sent (the reply fd is readable); the reply when complete."""
+        try:
+            self._reader.read_once()
+            reply = self._reply.parse()
+        except (OSError, WorkerDied, ValueError, KeyError, struct.error) as e:
+            self._fail(e)
+        return None if reply is None else self._finish(reply)
+
+    def wait_reply(self, seconds: float) -> bool:
+        """Whether the reply fd became readable within ``seconds``."""
+        return self._reader.wait(seconds)
+
+    def fail(self, why: str) -> None:
+        """The caller gave up on this run (e.g. its deadline passed): replace the jail."""
+        self._fail(TimeoutError(why))
+
+    def execute(self, request: dict, stdin: bytes, memory_bytes: int, processes: int,
+                deadline: float) -> tuple[dict, bytes, bytes]:
+        """One run on a started slot (``ensure_started`` first)."""
+        self.send(request, stdin, memory_bytes, processes)
+        while True:
+            reply = self._reply.parse() if self._reader.buf else None
+            if reply is not None:
+                return self._finish(reply)
+            left = deadline - time.monotonic()
+            if left <= 0 or not self.wait_reply(left):
+                self.fail("worker did not answer in time")
+            reply = self.feed()
+            if reply is not None:
+                return reply
+
+    def _fail(self, e: BaseException) -> None:
+        tail = self.stderr_tail()
+        self.stop()  # a worker we cannot trust any more is replaced
+        raise WorkerDied(f"{type(e).__name__}: {e} {tail}".strip()) from e
+
+    def _finish(self, reply: tuple[dict, bytes, bytes]) -> tuple[dict, bytes, bytes]:
+        header = reply[0]
+        self._reply = None
         if self.groups and header["signal"] == 9:
             header["oom_kills"] = self.groups.new_oom_kills()
         # Nothing of this run may reach the next one: a jail the worker could not
@@ -296,6 +311,53 @@ class Slot:
             log.warning("sandbox slot %d kept state after a run (%s): restarting it", self.index,
                         "could not empty its directories" if header["dirty"] else "memory held")
             self.stop()
+        return reply
+
+
+class _Reply:
+    """Parses one run's reply frames as they arrive: stdout and stderr chunks, then the
+    fixed reply. Keeps its place, so a large output is parsed once."""
+
+    def __init__(self, buf: bytearray, out_cap: int, err_cap: int):
+        self.buf = buf
+        self.caps = (out_cap, err_cap)
+        self.pos = 0
+        self.spans: tuple[list, list] = ([], [])  # (start, end) of each stdout / stderr frame
+        self.sizes = [0, 0]
+
+    def parse(self) -> tuple[dict, bytes, bytes] | None:
+        buf = self.buf
+        while len(buf) >= self.pos + FRAME.size:
+            kind, length = FRAME.unpack_from(buf, self.pos)
+            start, end = self.pos + FRAME.size, self.pos + FRAME.size + length
+            if kind == 0:
+                if length != REPLY.size:
+                    raise WorkerDied(f"bad reply frame ({length} bytes)")
+                if len(buf) < end:
+                    return None
+                if len(buf) != end:
+                    raise WorkerDied("stray bytes after the reply")
+                return self._done(REPLY.unpack_from(buf, start))
+            if kind not in (1, 2) or length > READ_SIZE:
+                raise WorkerDied(f"bad frame {kind}/{length}")
+            if len(buf) < end:
+                return None
+            self.sizes[kind - 1] += length
+            if self.sizes[kind - 1] > self.caps[kind - 1]:
+                raise WorkerDied("worker sent more output than the cap")
+            self.spans[kind - 1].append((start, end))
+            self.pos = end
+        return None
+
+    def _done(self, fields: tuple) -> tuple[dict, bytes, bytes]:
+        out, err = (b"".join(self.buf[a:b] for a, b in s) for s in self.spans)
+        self.buf.clear()
+        code, sig, cpu, wall, rss, killed, out_len, err_len, dirty = fields
+        if (out_len, err_len) != tuple(self.sizes):
+            raise WorkerDied("reply sizes do not match the output frames")
+        header = {"exit_code": None if code < 0 else code, "signal": None if sig < 0 else sig,
+                  "cpu_ms": cpu, "wall_ms": wall, "maxrss_kb": rss, "killed": KILLED[killed],
+                  "oom_kills": 0, "dirty": bool(dirty)}
         return header, out, err
 
 
@@ -332,8 +394,17 @@ class SlotPool:
     def _spawn(self, cmd: list[str], **kw) -> subprocess.Popen:
         return self._spawner.submit(subprocess.Popen, cmd, **kw).result()
 
-    def acquire(self) -> Slot:
-        return self._free.get()
+    def acquire(self, timeout: float | None = None) -> Slot | None:
+        try:
+            return self._free.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def try_acquire(self) -> Slot | None:
+        try:
+            return self._free.get_nowait()
+        except queue.Empty:
+            return None
 
     def release(self, slot: Slot) -> None:
         self._free.put(slot)
