@@ -213,6 +213,38 @@ def test_run_many_cancel_stops_pending_work(sb):
     assert [r.verdict for r in sb.run_many([Job(program=cpp(ADD_CPP), stdin="1 1")])] == [Verdict.AC]
 
 
+def test_run_many_abandoned_midway_gives_its_slots_back(sb):
+    slow = [Job(program=py(f"import time\ntime.sleep(0.3)\nprint({i})"), limits=FAST) for i in range(8)]
+    stream = sb.run_many(slow)
+    assert next(stream).stdout == "0\n"
+    stream.close()  # the consumer stops reading: runs in flight finish in the background
+    t = time.monotonic()
+    again = list(sb.run_many([Job(program=cpp(ADD_CPP), stdin=f"{i} 1", limits=FAST) for i in range(6)]))
+    assert [r.stdout for r in again] == [f"{i + 1}\n" for i in range(6)]
+    assert time.monotonic() - t < 5
+
+
+def test_run_many_from_several_threads_at_once(sb):
+    """Two batches and single runs share the slots; each gets its own results, in order."""
+    out: dict[str, list[str]] = {}
+
+    def batch(tag, n):
+        jobs = [Job(program=cpp(ADD_CPP), stdin=f"{i} {tag}", limits=FAST) for i in range(n)]
+        out[tag] = [r.stdout.strip() for r in sb.run_many(jobs)]
+
+    def singles(tag, n):
+        out[tag] = [sb.run(cpp(ADD_CPP), f"{i} {tag}", FAST).stdout.strip() for i in range(n)]
+
+    threads = [threading.Thread(target=batch, args=("100", 30)), threading.Thread(target=batch, args=("200", 30)),
+               threading.Thread(target=singles, args=("300", 10))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for tag, n in (("100", 30), ("200", 30), ("300", 10)):
+        assert out[tag] == [str(i + int(tag)) for i in range(n)], tag
+
+
 def test_threads_share_the_sandbox(sb):
     out: list[str] = []
 

@@ -491,6 +491,30 @@ def test_worker_killed_under_a_run_is_retried_on_a_fresh_slot(solo, clean):
     assert slot.starts == starts + 1
 
 
+def test_worker_killed_under_a_batch_is_retried(solo, clean):
+    """The same in run_many's poll loop: the job whose jail died runs again; the batch
+    comes back complete and in order."""
+    slot = solo._pool.slots[0]
+    jobs = [Job(program=py(f"import time\ntime.sleep(0.2)\nprint({i})"), limits=Limits(wall_ms=3000)) for i in range(4)]
+    solo.run(jobs[0].program, "", Limits())
+    starts = slot.starts
+
+    def kill_jail():
+        time.sleep(0.3)
+        for pid in slot.groups.pids():
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:
+                pass
+
+    killer = threading.Thread(target=kill_jail)
+    killer.start()
+    results = list(solo.run_many(jobs))
+    killer.join()
+    assert [(r.verdict, r.stdout) for r in results] == [(Verdict.AC, f"{i}\n") for i in range(4)]
+    assert slot.starts == starts + 1
+
+
 def test_jails_outlive_the_thread_that_started_them(net, tmp_path):
     """bwrap --die-with-parent fires when the *thread* that forked it exits: a slot
     first used from a short-lived thread (asyncio.to_thread...) was killed under the
