@@ -111,7 +111,7 @@ class _Driver:
             if known is not None:
                 self._compiled(p, known)
             else:
-                p.compiled = self._compiles().submit(self.sb.compiler.outcome, job.program)
+                p.compiled = self._compiles().submit(self.sb._build, job.program)
                 p.compiled.add_done_callback(self._wake)
                 self.compiling.append(p)
 
