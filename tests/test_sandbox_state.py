@@ -295,6 +295,32 @@ def test_output_does_not_count_against_the_programs_memory(solo, fresh, clean):
     next_run_is_clean(solo, fresh)
 
 
+def test_memory_held_after_a_run_replaces_the_jail(solo, fresh, clean):
+    """Whatever the worker's cleaning misses, the host's check after the run catches:
+    here a process outside the worker's reach holds 60 MB in the slot's memory cgroup.
+    The jail is replaced (and everything in its cgroups killed) before the next run."""
+    slot = solo._pool.slots[0]
+    solo.run(py("print(1)"), "", Limits())
+    starts = slot.starts
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nsys.stdin.readline()\n"
+                               "b = b'x' * (60 << 20)\nprint('held', flush=True)\ntime.sleep(120)"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        (slot.groups.mem_dir / "cgroup.procs").write_text(str(holder.pid))
+        holder.stdin.write("go\n")
+        holder.stdin.flush()
+        assert holder.stdout.readline() == "held\n"
+        r = solo.run(py("print(2)"), "", Limits())
+        assert r.verdict is Verdict.AC and r.stdout == "2\n", r  # the run itself is fine
+        assert slot.proc is None  # ... but the slot was found holding memory
+        assert holder.wait(5) == -9  # and emptied
+    finally:
+        holder.kill()
+        holder.wait()
+    next_run_is_clean(solo, fresh, restarted=True)
+    assert slot.starts == starts + 1
+
+
 # --------------------------------------------------------------------------- the compile cache
 
 
