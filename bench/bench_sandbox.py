@@ -41,9 +41,10 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=300)
     ap.add_argument("--batch", type=int, default=400)
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--cache", help="compile cache to use (default: a fresh temporary one)")
     opts = ap.parse_args()
     program = Program(code=ADD, language=Language.CPP)
-    cache = Path(tempfile.mkdtemp(prefix="tczoo-bench-"))
+    cache = Path(opts.cache) if opts.cache else Path(tempfile.mkdtemp(prefix="tczoo-bench-"))
     cores = os.cpu_count() or 1
 
     with Sandbox(workers=1, cache_dir=cache) as sb:

@@ -232,9 +232,13 @@ class Sandbox:
                    "limits": self._wire_limits(limits, self._pool.tree is not None)}
         return request, limits
 
+    @staticmethod
+    def _limits_key(limits: Limits) -> tuple:
+        return (limits.time_ms, limits.wall_ms, limits.memory_mb, limits.output_kb, limits.file_kb,
+                limits.processes)
+
     def _wire_limits(self, limits: Limits, cgroups: bool) -> dict:
-        key = (limits.time_ms, limits.wall_ms, limits.memory_mb, limits.output_kb, limits.file_kb,
-               limits.processes, cgroups)
+        key = (*self._limits_key(limits), cgroups)
         wire = self._wire_cache.get(key)
         if wire is None:
             if len(self._wire_cache) > 4096:

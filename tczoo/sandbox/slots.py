@@ -70,7 +70,8 @@ def pack_limits(lim: dict) -> bytes:
     return LIMITS.pack(MAGIC, *(min(int(lim[k] or 0), U64_MAX) for k in LIMIT_FIELDS))
 
 
-def pack_request(request: dict, stdin: bytes) -> bytes:
+def pack_prefix(request: dict) -> bytes:
+    """Everything of a request but its stdin (the same for every test of a program)."""
     lim = request["limits"]
     parts = [lim.get("packed") or pack_limits(lim)]
     artifact = (request.get("artifact") or "").encode()
@@ -84,8 +85,12 @@ def pack_request(request: dict, stdin: bytes) -> bytes:
     for name, content in files.items():
         n, c = name.encode(), content.encode()
         parts += [struct.pack("<I", len(n)), n, struct.pack("<Q", len(c)), c]
-    parts += [struct.pack("<Q", len(stdin)), stdin]
     return b"".join(parts)
+
+
+def pack_request(request: dict, stdin: bytes) -> bytes:
+    prefix = request.get("prefix") or pack_prefix(request)
+    return b"".join((prefix, struct.pack("<Q", len(stdin)), stdin))
 
 
 class _Reader:
@@ -239,7 +244,10 @@ class Slot:
     # ------------------------------------------------------------------ protocol
 
     def ensure_started(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
+        # A worker that died since its last answer is not looked for here (a waitpid
+        # per run): the request then meets a closed pipe, and the run is retried on a
+        # fresh jail like any other sandbox failure.
+        if self.proc is None or self.proc.returncode is not None:
             self.stop()
             self.start()
 
