@@ -52,8 +52,19 @@ def clean(sb, net):
     uids = uid_processes(sandbox_uids(sb))
     # Only the idle jails may remain: an outer bwrap and a worker per started slot.
     started = sum(1 for s in sb._pool.slots if s.proc is not None)
-    assert len(uids) <= 2 * started, f"stray sandbox-uid processes: {uids}"
+    assert len(uids) <= 2 * started, f"stray sandbox-uid processes: {describe(uids)}"
     assert_net_untouched(net)
+
+
+def describe(pids) -> dict:
+    found = {}
+    for pid in pids:
+        try:
+            found[pid] = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ")[:80].decode() + \
+                " | " + next(line.strip() for line in open(f"/proc/{pid}/status") if line.startswith("State"))
+        except (OSError, StopIteration):
+            found[pid] = "gone"
+    return found
 
 
 # --------------------------------------------------------------------------- processes
