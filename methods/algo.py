@@ -28,7 +28,7 @@ import asyncio
 
 from pydantic import Field
 
-from tczoo.execution import Generator, Limits, record, same_output
+from tczoo.execution import Generator, Limits, outputs_match, record
 from tczoo.method import Context, Method, MethodParams
 from tczoo.parsing import ParseError, extract_program, function_from, note_truncation
 from tczoo.schema import Artifact, OracleKind, Program, Setting, Task, TestSuite
@@ -104,7 +104,9 @@ class Algo(Method):
         for k, (sample, run) in enumerate(zip(task.samples, results), 1):
             if not run.ok:
                 return "oracle_fails_samples", f"sample {k}: {run.verdict.value} {run.detail[-300:]}"
-            if not same_output(run.output, sample.output, comparator=task.checker):
+            [match] = await asyncio.to_thread(outputs_match, ctx.sandbox, [(sample.input, run.output, sample.output)],
+                                              comparator=task.checker, validator=task.output_validator)
+            if match is not True:
                 return "oracle_fails_samples", f"sample {k}: printed {run.output[:100]!r}, expected {sample.output[:100]!r}"
         return None
 

@@ -1,4 +1,4 @@
-"""EvalPerf baseline (Liu et al., 2024; as used by STAB, paper 002 §4.2 / §5.4).
+"""EvalPerf baseline (Liu et al., 2024; as used by STAB, arXiv:2605.27981, §4.2 / §5.4).
 
 Setting: specification + a reference implementation. The LLM writes a scalable input
 generator ``def perf_input_gen(scale: int) -> str`` ("synthesizing a synthesizer");
@@ -7,13 +7,18 @@ until the reference exceeds the time limit; the largest input the reference stil
 finishes in time is the test. The loop also stops (keeping the last good input) when
 the generator fails (crash, timeout, memory, output cap), the input exceeds
 ``max_input_kb``, the reference fails on it (a crash means the input is not one it
-accepts), ``max_doublings`` is reached, or — a deliberate addition, on by default and
-switchable with ``check_inputs`` — the input violates the statement's parsed
-constraints (read back with :mod:`methods.stab.inputs`, as STAB's inputs are).
+accepts), or ``max_doublings`` is reached. Our option ``check_inputs`` (off by
+default: EvalPerf has no such check) also stops at an input that violates the
+statement's parsed constraints (read back with :mod:`tczoo.methods.stab.inputs`); its repair
+prompt then says only that the input broke the statement, never which parsed bound,
+since EvalPerf has no constraint saturator.
 
 ``generators`` (5) generators are written per problem, one test each, so EvalPerf
-and STAB hand the efficiency runner the same number of tests. A generator that fails
-already at scale 1 gets ``repairs`` (1) repair calls with the error.
+and STAB hand the efficiency runner the same number of tests, sampled as STAB's
+Appendix A samples every model (temperature 1.0, top-p 0.95, 4,096 tokens). A
+generator that fails already at scale 1 gets ``repairs`` (1) repair calls with the
+error. The reference is the one the efficiency runner chooses (a C++ accepted solution
+that passes every original test, Appendix E).
 """
 
 from __future__ import annotations
@@ -33,6 +38,10 @@ from tczoo.schema import Artifact, Language, OracleKind, Program, Setting, Task,
 
 
 class EvalPerfParams(MethodParams):
+    # STAB's Appendix A sampling, used for every generator in its comparison.
+    temperature: float | None = Field(1.0, ge=0, description="sampling temperature (STAB Appendix A)")
+    top_p: float | None = Field(0.95, gt=0, le=1, description="nucleus sampling mass (STAB Appendix A)")
+    max_tokens: int | None = Field(4096, ge=1, description="most tokens per answer (STAB Appendix A)")
     generators: int = Field(5, ge=1, description="perf_input_gen functions (= tests) per problem")
     repairs: int = Field(1, ge=0, description="repair calls for a generator failing at scale 1")
     first_scale: int = Field(1, ge=1)
@@ -41,7 +50,7 @@ class EvalPerfParams(MethodParams):
     gen_time_ms: int = Field(10_000, ge=100, description="CPU time a generator call may take")
     gen_memory_mb: int = Field(1024, ge=64)
     max_input_kb: int = Field(32 * 1024, ge=1)
-    check_inputs: bool = Field(True, description="stop doubling at an input violating the parsed constraints")
+    check_inputs: bool = Field(False, description="ours: stop doubling at an input violating the parsed constraints")
 
 
 @dataclass
@@ -55,7 +64,7 @@ class Step:
 
 class EvalPerf(Method):
     name = "evalperf"
-    paper = "EvalPerf (Liu et al., 2024), baseline in STAB (paper 002) §4.2"
+    paper = "EvalPerf (Liu et al., 2024), baseline in STAB (arXiv:2605.27981) §4.2"
     summary = "LLM writes perf_input_gen(scale); scale doubles until the reference exceeds the time limit"
     setting = Setting.SPEC_CORRECT
     produces = OracleKind.INPUTS_ONLY
@@ -98,12 +107,12 @@ class EvalPerf(Method):
             if best is not None:
                 break
             if steps:
-                suite.fail("generator", steps[0].outcome, f"no usable input at scale {steps[0].scale}", item)
+                suite.fail("generator", steps[0].outcome,
+                           f"no usable input at scale {steps[0].scale}: {steps[0].error[-1000:]}".rstrip(": "), item)
             if repairs >= self.params.repairs:
                 break
             repairs += 1
-            error = f"{steps[0].outcome} at scale {steps[0].scale}: {steps[0].error}" if steps \
-                else "the answer held no usable perf_input_gen(scale) function"
+            error = _repair_message(steps[0]) if steps else "the answer held no usable perf_input_gen(scale) function"
             where = f"{item}/repair{repairs}"
             answers = await ctx.ask(suite, "evalperf/repair", first_sample=k, item=where,
                                     previous=code or "", error=error[:3000], **variables)
@@ -149,7 +158,9 @@ class EvalPerf(Method):
             if checker is not None:
                 problems = checker.check(text)
                 if problems:
-                    steps.append(Step(scale, "constraint_violation", size_kb, error="; ".join(problems[:5])))
+                    # The step keeps the parsed detail; the repair prompt gets only the kind.
+                    kind = "format_error" if problems[0].startswith("format:") else "constraint_violation"
+                    steps.append(Step(scale, kind, size_kb, error="; ".join(problems[:5])))
                     break
             [run] = await ctx.run(reference, [text], ref_limits)
             if run.verdict.value == "TLE":
@@ -164,3 +175,11 @@ class EvalPerf(Method):
             scale *= 2
         return steps, best
 
+
+def _repair_message(step: Step) -> str:
+    """What the repair prompt says about a failed first step: the traceback of a crash,
+    but no parsed constraint (EvalPerf has no constraint saturator to give it one)."""
+    if step.outcome in ("constraint_violation", "format_error"):
+        return (f"{step.outcome} at scale {step.scale}: the input does not follow the problem's input "
+                "format and constraints")
+    return f"{step.outcome} at scale {step.scale}: {step.error}"

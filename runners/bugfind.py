@@ -1,7 +1,7 @@
 """HarnessLLM bug finding: GI / ITR / TBR over (problem, buggy f, ground truth g) triplets.
 
-HarnessLLM (Liu et al., 2025) §4.1, Eq. 1, Appendix B.1, Tables 1, 2, 6, 7, 10, Figure 4,
-Figure 5 / Table 5.
+HarnessLLM (Liu et al., 2025) §4.1, Eq. 1, Appendix B.1, Appendix C.3, Tables 1, 2, 6,
+7, 10, Figure 4.
 
 Tasks. Every wrong solution f of a problem makes one triplet with the ground truth g (an
 accepted solution: ``ground_truth`` by name, else the first C++ one, else the first).
@@ -12,14 +12,12 @@ name "target", never its bug description; a SPEC method sees the statement only,
 its suites can be scored here too.
 
 Per response (the first k tests, k = ``first_k`` or the method's default: 1 for io, 5
-for harness), with f and g run on every input in the sandbox:
-
-Each response's tests get an outcome (``tczoo.execution.triplets.Outcome``):
-format_error, invalid, good_input_invalid, no_separation, good_input, true_bug. The
-*oracle* is the suite's own (``tczoo.execution.oracle``): ``check_output`` for harness
-suites, the expected output for input-output suites, the reference program's output
-for REFERENCE_PROGRAM suites; a suite whose oracle cannot check outputs (inputs only,
-LLM judge) is a format error with that reason.
+for harness), with f and g run on every input in the sandbox, the tests get an outcome
+(``tczoo.execution.triplets.Outcome``): format_error, invalid, good_input_invalid,
+no_separation, good_input, true_bug. The *oracle* is the suite's own
+(``tczoo.execution.oracle``): ``check_output`` for harness suites, the expected output
+for input-output suites, the reference program's output for REFERENCE_PROGRAM suites; a
+suite whose oracle cannot check outputs (inputs only, LLM judge) is a format error.
 
     GI  = 100 · #{responses with outcome in good_input_invalid, good_input, true_bug} / #responses
     ITR = 100 · #{responses with outcome in invalid, good_input_invalid} / #responses
@@ -27,32 +25,40 @@ LLM judge) is a format error with that reason.
 
 averaged over all responses of a dataset (every triplet has the same n responses, so
 this is the paper's "average of 8 runs"); format errors count in the denominator.
+Besides the first k tests, every response is also judged on all its tests
+(``outcomes["all"]``), which the SFT export uses.
 
-The classification itself is the kernel's (``tczoo.execution.triplets``), shared with
-HarnessLLM's RL reward (``tczoo.methods.harnessllm.reward``). Besides the first k tests,
-every response is also judged on all its tests (``outcomes["all"]``), which the SFT
-export uses.
+Options: ``ks`` also evaluates the first k tests for each k (Tables 6/7). ``repeats``
+scales the number of tests (Figure 4, Table 10), in one of three ways (``repeat_by``;
+``auto`` picks by the method's oracle):
 
-Options: ``ks`` also evaluates the first k tests for each k (Tables 6/7); ``repeats``
-scales the number of tests (Figure 4, Table 10): for R rounds, the suite's generator
-artifacts (``Artifact.generator``) are called again, continuing the method's seed
-sequence, each round adding up to ``per_call`` inputs per generator; the pooled inputs
-are deduplicated and capped at R·k. An input-output
-suite has no generators: R rounds evaluate its first R·k tests (ask the io method for
-more tests with its ``max_tests``). Input diversity (Figure 5 / Table 5) is summarised
-from the evaluated inputs: see ``input_diversity``.
+- ``generators`` (auto for harnesses and every method whose oracle judges any input):
+  the suite's recorded generators (``Artifact.generator``) are called again with the
+  next seeds (``tczoo.execution.rerun``); the inputs are pooled generator by generator
+  — each generator's rounds 0..R-1, then the next generator, as the authors' evaluation
+  loops — deduplicated and capped at R·k. At the default k = 5 with 5 generators of 4
+  inputs, R = 5 evaluates generate_input_1's 20 inputs of all 5 rounds and
+  generate_input_2's first 5: the same generators the first k covered, R times as many
+  inputs each;
+- ``responses`` (auto for methods that write expected outputs: Table 10's io protocol,
+  Appendix C.3): every response is asked for k tests (the task's budget), R·n responses
+  are sampled per triplet, and responses g·R .. g·R+R-1 form group g; a group's outcome
+  combines its responses' outcomes as the authors' evaluation does
+  (``combine_outcomes``); the n groups give GI/ITR/TBR at R. The main table holds
+  responses 0..n-1 only;
+- ``tests``: the first R·k tests of each response (ask the io method for more tests
+  with its ``max_tests``: the paper's Figure 4 baseline).
+
+The limits each program ran under (the problem's own, or the HarnessLLM sets' stand-in
+when their data state none, ``Problem.limits_given``) are in every record and noted
+under the main table.
 """
 
 from __future__ import annotations
 
-import hashlib
-import math
-import random
 import statistics
 from collections import Counter, defaultdict
-from dataclasses import dataclass
-from enum import Enum
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -68,29 +74,37 @@ from tczoo.execution import (
     rerun,
     signature_of,
 )
-from tczoo.runner import Runner, Table, TaskSpec
+from tczoo.runner import Matrix, Runner, Table, TaskSpec
 from tczoo.schema import OracleKind, Problem, Program, ScoreRecord, Setting, Task, TestCase, TestSuite
 
-
-# --------------------------------------------------------------------------- input diversity
-
-
-def input_diversity(inputs: list[str]) -> dict[str, float]:
-    """Figure 5 / Table 5 for one problem's inputs: unique ratio (% distinct strings),
-    length range ln(max_len+1) - ln(min_len+1), and the population standard deviation
-    of ln(len+1) (natural log; +1 so an empty input has a defined log)."""
-    if not inputs:
-        return {"unique_ratio": 0.0, "length_range": 0.0, "length_std": 0.0}
-    return _diversity([(len(s), hashlib.sha1(s.encode()).hexdigest()[:16]) for s in inputs])
+GOOD_INPUT = (Outcome.GOOD_INPUT_INVALID, Outcome.GOOD_INPUT, Outcome.TRUE_BUG)
 
 
-def _diversity(items: list[tuple[int, str]]) -> dict[str, float]:
-    logs = [math.log(n + 1) for n, _ in items]
-    return {
-        "unique_ratio": 100.0 * len({h for _, h in items}) / len(items),
-        "length_range": max(logs) - min(logs),
-        "length_std": statistics.pstdev(logs) if len(logs) > 1 else 0.0,
-    }
+def _judged(ev: Evidence, i: int) -> list:
+    """[g's code, f's code, whether f's output differs from g's] on probe i, for the
+    run browser: a crash is its verdict, an output the oracle rejects is WA."""
+    def code(run, check) -> str:
+        if not run.ok:
+            return run.verdict.value
+        return "WA" if check is not None and not check.ok else "AC"
+
+    return [code(ev.g_runs[i], ev.g_checks[i]), code(ev.f_runs[i], ev.f_checks[i]), bool(ev.differs[i])]
+
+
+def combine_outcomes(outcomes: list[Outcome]) -> Outcome:
+    """One outcome for a group of responses judged one by one (Table 10's io protocol),
+    by the rule of the authors' evaluation: with no good input among them, all format
+    errors stay a format error, any invalid makes the group invalid, else no
+    separation; with a good input, any invalid response (with or without a separating
+    input) makes it good_input_invalid, else any true bug makes it a true bug, else a
+    good input. A format error next to usable responses counts for nothing."""
+    if not any(o in GOOD_INPUT for o in outcomes):
+        if all(o is Outcome.FORMAT_ERROR for o in outcomes):
+            return Outcome.FORMAT_ERROR
+        return Outcome.INVALID if Outcome.INVALID in outcomes else Outcome.NO_SEPARATION
+    if any(o in (Outcome.INVALID, Outcome.GOOD_INPUT_INVALID) for o in outcomes):
+        return Outcome.GOOD_INPUT_INVALID
+    return Outcome.TRUE_BUG if Outcome.TRUE_BUG in outcomes else Outcome.GOOD_INPUT
 
 
 # --------------------------------------------------------------------------- the runner
@@ -101,14 +115,18 @@ class BugfindParams(BaseModel):
 
     responses: int | None = Field(None, ge=1, description="responses per triplet (None: samples if >1, else 8)")
     first_k: int | None = Field(None, ge=1, description="tests evaluated per response (None: method default)")
-    ks: list[int] = Field(default_factory=list, description="also evaluate the first k tests (Tables 6/7)")
-    repeats: list[int] = Field(default_factory=list, description="re-seeded generator rounds (Figure 4)")
+    ks: list[Annotated[int, Field(ge=1)]] = Field(default_factory=list,
+                                                  description="also evaluate the first k tests (Tables 6/7)")
+    repeats: list[Annotated[int, Field(ge=1, le=1000)]] = Field(
+        default_factory=list, description="R values of the scaling (Figure 4 / Table 10)")
+    repeat_by: Literal["auto", "generators", "responses", "tests"] = Field(
+        "auto", description="how R scales the tests: re-run generators, more responses, more tests of one response")
     ground_truth: str | None = Field(None, description="accepted solution used as g, by name")
     wrong: list[str] | None = Field(None, description="only these wrong solutions (names or name parts)")
     max_triplets: int | None = Field(None, ge=1, description="at most this many wrong solutions per problem")
     max_tests: int = Field(20, ge=1, description="cap on tests per response (the paper's 20)")
-    checker_time_ms: int = Field(5000, ge=100, description="CPU time per check_output call")
-    generator_time_ms: int = Field(5000, ge=100, description="CPU time per generator call (repeats)")
+    checker_time_ms: int = Field(20_000, ge=100, description="CPU time per check_output call (the authors' 20 s)")
+    generator_time_ms: int = Field(20_000, ge=100, description="CPU time per generator call (repeats)")
     seed: int = 0
 
 
@@ -128,10 +146,23 @@ def _format_reason(suite: TestSuite) -> str:
     return "no_tests"
 
 
+def limits_note(problems: dict[str, dict]) -> str | None:
+    """One line on the limits the programs ran under; ``problems`` maps a problem id to
+    its record's ``detail["limits"]``."""
+    unstated = sorted({(d["time_ms"], d["memory_mb"]) for d in problems.values() if not d.get("given", True)})
+    if not unstated:
+        return None
+    n = sum(not d.get("given", True) for d in problems.values())
+    used = ", ".join(f"{t / 1000:g} s CPU / {m} MB" for t, m in unstated)
+    return (f"limits: {n} of {len(problems)} problems state none in their data; their programs ran under {used} "
+            "(the HarnessLLM authors' 20 s timeout; they set no memory limit)")
+
+
 class BugfindRunner(Runner):
     name = "bugfind"
     paper = "HarnessLLM (Liu et al., 2025)"
     summary = "GI / ITR / TBR over (problem, buggy, ground-truth) triplets, first-k and re-seeded scaling"
+    headline = "tbr"
     Params = BugfindParams
 
     # ------------------------------------------------------------------ triplets
@@ -145,56 +176,96 @@ class BugfindRunner(Runner):
             idx = idx[: self.params.max_triplets]
         return idx
 
+    def repeat_mode(self, method_cls: type) -> str | None:
+        """How ``repeats`` scales this method's tests (None without repeats): hardcoded
+        expected outputs cannot judge new inputs, so such methods sample more responses."""
+        if not self.params.repeats:
+            return None
+        if self.params.repeat_by != "auto":
+            return self.params.repeat_by
+        return "responses" if method_cls.produces is OracleKind.EXPECTED_OUTPUT else "generators"
+
     def tasks(self, problem: Problem, method_cls: type, *, samples: int, seed: int) -> list[TaskSpec]:
         g = ground_truth_index(problem, self.params.ground_truth)
         if g is None:
             return []
         n = self.params.responses or (samples if samples > 1 else 8)
         k = self.params.first_k or method_cls.first_k or self.params.max_tests
+        mode = self.repeat_mode(method_cls)
+        total, budget = n, self.params.max_tests
+        if mode == "responses":
+            # Table 10: each response is asked for k tests; R responses make one group
+            total, budget = n * max(self.params.repeats), min(k, self.params.max_tests)
         setting = method_cls.setting
         specs = []
         for j in self.wrong_indices(problem):
             f = problem.wrong_solutions[j]
             if setting is Setting.SPEC_TARGET:
-                task = Task.from_problem(problem, setting, budget=self.params.max_tests, seed=seed, target=f)
+                task = Task.from_problem(problem, setting, budget=budget, seed=seed, target=f)
             elif setting is Setting.SPEC_CORRECT:
                 others = [s for i, s in enumerate(problem.solutions) if i != g]
                 if not others:
                     continue  # g itself must not be handed to the method
-                task = Task.from_problem(problem, setting, budget=self.params.max_tests, seed=seed, correct=others)
+                task = Task.from_problem(problem, setting, budget=budget, seed=seed, correct=others)
             else:
-                task = Task.from_problem(problem, setting, budget=self.params.max_tests, seed=seed)
+                task = Task.from_problem(problem, setting, budget=budget, seed=seed)
             label = f.name or f"wrong-{j}"
-            for i in range(n):
+            for i in range(total):
                 specs.append(TaskSpec(key=f"{label}/s{i}", task=task, sample=i,
-                                      context={"wrong": j, "ground_truth": g, "k": k, "response": i}))
+                                      context={"wrong": j, "ground_truth": g, "k": k, "response": i,
+                                               "responses": n, "repeat_by": mode}))
         return specs
 
     def budget(self, problem: Problem) -> int:
         return self.params.max_tests
 
-    # ------------------------------------------------------------------ scoring
+    # ------------------------------------------------------------------ scaling
 
-    def _extra_rounds(self, problem: Problem, f: Program, suite: TestSuite, rounds: int) -> list[TestCase]:
-        """Inputs of ``rounds - 1`` more rounds of the suite's generator artifacts."""
+    def _by_generator(self, problem: Problem, f: Program, suite: TestSuite,
+                      tests: list[TestCase]) -> dict[int, list[TestCase]] | None:
+        """For each R of ``repeats``: the response's tests with the inputs of R - 1 more
+        rounds of its generators, pooled generator by generator, deduplicated, the
+        first R·k kept by the caller. None when the suite recorded no generators."""
+        arts = [a for a in suite.artifacts if a.generator is not None]
+        if not arts:
+            return None
         functional = problem.entry_point is not None
         signature = signature_of(f.code, problem.entry_point) if functional else None
-        seen = {input_key(t.input, functional) for t in suite.tests}
-        out: list[TestCase] = []
-        for artifact in suite.artifacts:
-            if artifact.generator is None:
-                continue
-            spec = artifact.generator.model_copy(update={"time_ms": self.params.generator_time_ms})
-            for tests in rerun(self.sandbox, artifact.program, spec, extra_rounds=rounds - 1,
-                               functional=functional, signature=signature, seen=seen):
-                out.extend(tests)
-        return out
+        names = list(dict.fromkeys(a.generator.names.get(fn, fn) for a in arts for fn in a.generator.functions))
+        later: dict[str, list[TestCase]] = defaultdict(list)
+        top = max(self.params.repeats)
+        if top > 1:
+            for a in arts:
+                spec = a.generator.model_copy(update={"time_ms": self.params.generator_time_ms})
+                for rnd in rerun(self.sandbox, a.program, spec, extra_rounds=top - 1, functional=functional,
+                                 signature=signature, dedupe=False):
+                    for t in rnd:
+                        later[t.origin].append(t)
+        own = [t for t in tests if t.origin not in names]  # tests no generator made come first
+        pools = {}
+        for R in self.params.repeats:
+            ordered = list(own)
+            for name in names:
+                ordered += [t for t in tests if t.origin == name]
+                ordered += [t for t in later[name] if t.meta.get("round", 0) < R]
+            seen: set[str] = set()
+            pool = []
+            for t in ordered:
+                key = input_key(t.input, functional)
+                if key not in seen:
+                    seen.add(key)
+                    pool.append(t)
+            pools[R] = pool
+        return pools
+
+    # ------------------------------------------------------------------ scoring
 
     def evaluate(self, problem: Problem, f: Program, g: Program, suite: TestSuite, sets: dict[str, list[int]],
                  probes: list[tuple[str, str | None]]) -> tuple[dict[str, tuple[Outcome, str, int | None]], Evidence]:
         """Run f and g on the probes, check their outputs, classify every test set."""
         ev = gather_evidence(self.sandbox, f, g, suite.oracle, probes, limits=Limits.of(problem),
                              comparator=problem.checker, entry_point=problem.entry_point,
+                               validator=problem.output_validator,
                              checker_time_ms=self.params.checker_time_ms)
         return {name: classify(ev, idx) for name, idx in sets.items()}, ev
 
@@ -205,43 +276,48 @@ class BugfindRunner(Runner):
         k = int(ctx.get("k") or self.params.first_k or self.params.max_tests)
         functional = problem.entry_point is not None
         usable = can_check(suite.oracle)
+        response = ctx.get("response", spec.sample)
         detail: dict[str, Any] = {
             "dataset": problem.source or "benchmark", "target": f.name, "target_language": f.language.value,
-            "ground_truth": g.name, "k": k, "oracle": oracle_label(suite), "response": ctx.get("response", spec.sample),
+            "ground_truth": g.name, "k": k, "oracle": oracle_label(suite), "response": response,
+            "limits": {"time_ms": problem.time_limit_ms, "memory_mb": problem.memory_limit_mb,
+                       "given": problem.limits_given},
         }
+        mode = ctx.get("repeat_by")
+        if mode:
+            detail["repeat_by"] = mode
+            detail["repeats"] = list(self.params.repeats)
+        if mode == "responses":
+            n = int(ctx.get("responses") or 1)
+            detail["base_responses"] = n
+            detail["extra"] = response >= n  # only serves the scaling groups
         tests = list(suite.tests[: self.params.max_tests]) if usable else []
-        base = [(t.input, t.output) for t in tests]
-        sets_src: dict[str, list[tuple[str, str | None]]] = {"main": base[:k], "all": base}
+        sets_src: dict[str, list[TestCase]] = {"main": tests[:k], "all": tests}
         for kk in self.params.ks:
-            sets_src[f"k{kk}"] = base[:kk]
-        if self.params.repeats and tests:
-            R = max(self.params.repeats)
-            extra = self._extra_rounds(problem, f, suite, R) if R > 1 else []
+            sets_src[f"k{kk}"] = tests[:kk]
+        if mode in ("generators", "tests"):
+            pools = self._by_generator(problem, f, suite, tests) if mode == "generators" and tests else None
+            if mode == "generators" and tests and pools is None:
+                detail["repeat_by"] = "tests"  # nothing to call again: the response's own tests
             for R in self.params.repeats:
-                if any(a.generator is not None for a in suite.artifacts):
-                    pool = tests + [t for t in extra if t.meta.get("round", 0) < R]
-                    sets_src[f"r{R}"] = [(t.input, t.output) for t in pool[: R * k]]
-                else:  # no generators to call again: the first R·k tests of the response
-                    sets_src[f"r{R}"] = base[: R * k]
-        elif self.params.repeats:
-            for R in self.params.repeats:
-                sets_src[f"r{R}"] = []
+                sets_src[f"r{R}"] = (pools[R] if pools is not None else tests)[: R * k]
         probes: list[tuple[str, str | None]] = []
         where: dict[tuple[str, str | None], int] = {}
         sets: dict[str, list[int]] = {}
         for name, items in sets_src.items():
             idx = []
-            for p in items:
-                key = (input_key(p[0], functional), p[1])
+            for t in items:
+                key = (input_key(t.input, functional), t.output)
                 if key not in where:
                     where[key] = len(probes)
-                    probes.append(p)
+                    probes.append((t.input, t.output))
                 idx.append(where[key])
             sets[name] = idx
         infra = 0
         if probes:
             results, ev = self.evaluate(problem, f, g, suite, sets, probes)
             infra = ev.infrastructure_failures
+            detail["per_test"] = [_judged(ev, i) for i in sets["all"]]
         else:
             results = {name: (Outcome.FORMAT_ERROR, "no_inputs", None) for name in sets}
         if not tests:
@@ -249,7 +325,11 @@ class BugfindRunner(Runner):
             results = {name: (Outcome.FORMAT_ERROR, why, None) for name in sets}
         metrics: dict[str, float] = {}
         for name, (outcome, reason, at) in results.items():
-            detail.setdefault("outcomes", {})[name] = {"outcome": outcome.value, "reason": reason, "at": at}
+            entry: dict[str, Any] = {"outcome": outcome.value, "reason": reason, "at": at}
+            if name.startswith("r"):
+                rounds = Counter(t.meta.get("round", 0) for t in sets_src[name])
+                entry["by_round"] = [rounds[r] for r in range(max(rounds, default=-1) + 1)]
+            detail.setdefault("outcomes", {})[name] = entry
             if name == "all":
                 continue
             suffix = "" if name == "main" else f"@{name}"
@@ -263,10 +343,30 @@ class BugfindRunner(Runner):
         detail["reason"] = main_reason
         if infra:
             detail["infrastructure_failures"] = infra
-        detail["inputs"] = [[len(probes[i][0]), hashlib.sha1(probes[i][0].encode(errors="surrogatepass")).hexdigest()[:16]]
-                            for i in sets["main"]]
         return ScoreRecord(runner=self.name, method=suite.provenance.method, model=suite.provenance.model,
                            problem_id=problem.id, metrics=metrics, detail=detail)
+
+    # ------------------------------------------------------------------ browser
+
+    def matrices(self, record: ScoreRecord, suite: TestSuite) -> list[Matrix]:
+        """The ground truth g and the target f on each test, as the suite's oracle judged them."""
+        per_test = record.detail.get("per_test")
+        if not isinstance(per_test, list):
+            return []
+        g_cells, f_cells = [], []
+        for g_code, f_code, differs in per_test:
+            g_cells.append([g_code, "the oracle accepts g's output" if g_code == "AC" else
+                            ("the oracle rejects the ground truth's output: an invalid test" if g_code == "WA"
+                             else "the ground truth failed to run: an invalid input")])
+            f_cells.append([f_code, ("same output as g" if not differs else
+                                     "differs from g; " + ("the oracle catches it" if f_code != "AC"
+                                                           else "the oracle accepts it"))])
+        k = record.detail.get("k")
+        return [Matrix(title="ground truth and target (bug finding)", tests=list(range(len(per_test))),
+                       rows=[(f"g: {record.detail.get('ground_truth', '')}", g_cells),
+                             (f"f: {record.detail.get('target', '')}", f_cells)],
+                       notes=[f"the main outcome counts the first {k} tests" if k else "",
+                              f"outcome: {record.detail.get('outcome', '')} {record.detail.get('reason', '')}".strip()])]
 
     # ------------------------------------------------------------------ tables
 
@@ -277,14 +377,16 @@ class BugfindRunner(Runner):
         groups: dict[tuple[str, str], list[ScoreRecord]] = defaultdict(list)
         for s in scores:
             groups[(s.model, s.method)].append(s)
+        # responses sampled only to make Table 10's groups stay out of the per-response tables
+        base = {key: [r for r in recs if not r.detail.get("extra")] for key, recs in groups.items()}
         datasets = sorted({s.detail.get("dataset", "benchmark") for s in scores})
-        tables = [self._main_table(groups, datasets), self._breakdown_table(groups)]
-        for prefix, title in (("k", "first-k evaluation (Tables 6/7 layout): TBR % when only the first k tests count"),
-                              ("r", "scaling by re-seeded generator rounds (Figure 4 / Table 10): TBR and ITR %")):
-            t = self._variant_table(groups, prefix, title)
-            if t is not None:
-                tables.append(t)
-        tables.append(self._diversity_table(groups))
+        tables = [self._main_table(base, datasets, scores), self._breakdown_table(base)]
+        t = self._first_k_table(base)
+        if t is not None:
+            tables.append(t)
+        t = self._scaling_table(groups)
+        if t is not None:
+            tables.append(t)
         return tables
 
     @staticmethod
@@ -292,7 +394,7 @@ class BugfindRunner(Runner):
         vals = [r.metrics[key] for r in records if key in r.metrics]
         return sum(vals) / len(vals) if vals else float("nan")
 
-    def _main_table(self, groups, datasets) -> Table:
+    def _main_table(self, groups, datasets, scores) -> Table:
         columns = ["model", "method"]
         for ds in datasets:
             columns += [f"{ds} GI", f"{ds} ITR", f"{ds} TBR"]
@@ -311,6 +413,12 @@ class BugfindRunner(Runner):
         notes = [f"% of responses, averaged over all responses ({triplets} triplets); GI: some input separates f "
                  "and g; ITR: g fails (runtime error, or the oracle rejects its output); TBR: g passes, f fails. "
                  "Format errors count in the denominator."]
+        crashed = sum(1 for s in scores if "error" in s.detail)
+        if crashed:
+            notes.append(f"{crashed} responses could not be scored (scoring crashed); they are not in the table")
+        note = limits_note({s.problem_id: s.detail["limits"] for s in scores if "limits" in s.detail})
+        if note:
+            notes.append(note)
         return Table(title="HarnessLLM bug finding (Table 1 layout)", columns=columns, rows=rows, notes=notes)
 
     def _breakdown_table(self, groups) -> Table:
@@ -337,55 +445,85 @@ class BugfindRunner(Runner):
         return Table(title="Outcomes per response (%), spread over runs",
                      columns=columns, rows=rows, notes=notes)
 
-    def _variant_table(self, groups, prefix: str, title: str) -> Table | None:
+    def _first_k_table(self, groups) -> Table | None:
         keys = sorted({m.split("@")[1] for recs in groups.values() for r in recs for m in r.metrics
-                       if m.startswith("tbr@") and m.split("@")[1].startswith(prefix)},
-                      key=lambda s: int(s[1:]))
+                       if m.startswith("tbr@k")}, key=lambda s: int(s[1:]))
         if not keys:
             return None
+        columns = ["model", "method", "dataset"] + [f"k={key[1:]} TBR" for key in keys]
         rows = []
-        columns = ["model", "method", "dataset"]
-        for key in keys:
-            columns += [f"{prefix}={key[1:]} TBR"] + ([f"{prefix}={key[1:]} ITR", f"{prefix}={key[1:]} tests"]
-                                                       if prefix == "r" else [])
         for (model, method), recs in sorted(groups.items()):
             for ds in sorted({r.detail.get("dataset", "benchmark") for r in recs}):
                 sub = [r for r in recs if r.detail.get("dataset", "benchmark") == ds]
-                row: dict[str, Any] = {"model": model, "method": method, "dataset": ds}
-                for key in keys:
-                    row[f"{prefix}={key[1:]} TBR"] = self._mean(sub, f"tbr@{key}")
-                    if prefix == "r":
-                        row[f"{prefix}={key[1:]} ITR"] = self._mean(sub, f"itr@{key}")
-                        row[f"{prefix}={key[1:]} tests"] = self._mean(sub, f"n_inputs@{key}")
-                rows.append(row)
-        return Table(title=title, columns=columns, rows=rows)
+                rows.append({"model": model, "method": method, "dataset": ds,
+                             **{f"k={key[1:]} TBR": self._mean(sub, f"tbr@{key}") for key in keys}})
+        return Table(title="first-k evaluation (Tables 6/7 layout): TBR % when only the first k tests count",
+                     columns=columns, rows=rows)
 
-    def _diversity_table(self, groups) -> Table:
-        pools: dict[tuple[str, str], dict[str, list[tuple[int, str]]]] = {}
-        for key, recs in groups.items():
-            per_problem: dict[str, list[tuple[int, str]]] = defaultdict(list)
-            for r in recs:
-                per_problem[r.problem_id].extend((int(n), h) for n, h in r.detail.get("inputs", []))
-            pools[key] = per_problem
-        problems = {p for pp in pools.values() for p, items in pp.items() if items}
-        least = {p: min(len(pp[p]) for pp in pools.values() if pp.get(p)) for p in problems}
+    @staticmethod
+    def scaling_units(records: list[ScoreRecord]) -> tuple[dict[int, list[tuple[Outcome, float]]], int]:
+        """(outcome, tests evaluated) per unit for each R — a response (generators,
+        tests) or a group of R responses (responses) — and how many groups were left
+        out because a member is missing or could not be scored."""
+        units: dict[int, list[tuple[Outcome, float]]] = defaultdict(list)
+        triplets: dict[tuple[str, Any], dict[int, ScoreRecord]] = defaultdict(dict)
+        incomplete = 0
+        for r in records:
+            if r.detail.get("repeat_by") == "responses":
+                triplets[(r.problem_id, r.detail.get("target"))][int(r.detail.get("response", 0))] = r
+                continue
+            for name, entry in r.detail.get("outcomes", {}).items():
+                if name.startswith("r") and name[1:].isdigit():
+                    units[int(name[1:])].append((Outcome(entry["outcome"]), r.metrics.get(f"n_inputs@{name}", 0.0)))
+        for members in triplets.values():
+            first = next(iter(members.values()))
+            n = int(first.detail.get("base_responses", 1))
+            for R in first.detail.get("repeats", []):
+                for g in range(n):
+                    group = [members.get(i) for i in range(g * R, (g + 1) * R)]
+                    if any(m is None or "outcome" not in m.detail for m in group):
+                        incomplete += 1
+                        continue
+                    units[R].append((combine_outcomes([Outcome(m.detail["outcome"]) for m in group]),
+                                     sum(m.metrics.get("n_inputs", 0.0) for m in group)))
+        return units, incomplete
+
+    def _scaling_table(self, groups) -> Table | None:
         rows = []
-        for key, per_problem in sorted(pools.items()):
-            vals = defaultdict(list)
-            for p, items in sorted(per_problem.items()):
-                if not items:
-                    continue
-                rng = random.Random(f"{self.params.seed}:{p}:{key}")
-                sample = rng.sample(items, least[p]) if len(items) > least[p] else items
-                for name, v in _diversity(sample).items():
-                    vals[name].append(v)
-            rows.append({"model": key[0], "method": key[1], "problems": len(vals["unique_ratio"]),
-                         "Unique ratio": _avg(vals["unique_ratio"]), "Length range": _avg(vals["length_range"]),
-                         "Length std": _avg(vals["length_std"])})
-        return Table(title="Input diversity (Figure 5 / Table 5 layout)",
-                     columns=["model", "method", "problems", "Unique ratio", "Length range", "Length std"], rows=rows,
-                     notes=["Per problem, the evaluated inputs of all responses, downsampled (seeded) to the "
-                            "smallest count among the rows; lengths in characters, natural log; averaged over problems."])
+        Rs: set[int] = set()
+        modes: dict[str, set[str]] = defaultdict(set)
+        left_out = 0
+        per_row = []
+        for (model, method), recs in sorted(groups.items()):
+            for r in recs:
+                if r.detail.get("repeat_by"):
+                    modes[method].add(r.detail["repeat_by"])
+            for ds in sorted({r.detail.get("dataset", "benchmark") for r in recs}):
+                units, incomplete = self.scaling_units([r for r in recs if r.detail.get("dataset", "benchmark") == ds])
+                left_out += incomplete
+                if units:
+                    Rs |= set(units)
+                    per_row.append(({"model": model, "method": method, "dataset": ds}, units))
+        if not per_row:
+            return None
+        columns = ["model", "method", "dataset"]
+        for R in sorted(Rs):
+            columns += [f"r={R} GI", f"r={R} ITR", f"r={R} TBR", f"r={R} tests"]
+        for row, units in per_row:
+            for R in sorted(Rs):
+                got = units.get(R, [])
+                for col, flag in (("GI", "gi"), ("ITR", "itr"), ("TBR", "tbr")):
+                    row[f"r={R} {col}"] = _avg([100.0 * getattr(o, flag) for o, _ in got])
+                row[f"r={R} tests"] = _avg([n for _, n in got])
+            rows.append(row)
+        how = {"generators": "generators re-run with new seeds, pooled generator by generator, first R·k inputs",
+               "responses": "R responses of k tests each, one outcome per group by the authors' rule",
+               "tests": "the first R·k tests of each response"}
+        notes = [f"{method}: " + "; ".join(how[m] for m in sorted(ms)) for method, ms in sorted(modes.items())]
+        if left_out:
+            notes.append(f"{left_out} groups left out: a response of the group is missing or could not be scored")
+        return Table(title="scaling the number of tests (Figure 4 / Table 10 layout): GI, ITR, TBR %",
+                     columns=columns, rows=rows, notes=notes)
 
 
 def _avg(xs: list[float]) -> float:

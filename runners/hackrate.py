@@ -36,7 +36,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from tczoo.paths import cached_json
-from tczoo.runner import Runner, Table, TaskSpec
+from tczoo.runner import Matrix, Runner, Table, TaskSpec
 from tczoo.sandbox import Job, Limits, Verdict, compare_outputs
 from tczoo.schema import OracleKind, Problem, Program, ScoreRecord, TestSuite
 
@@ -67,6 +67,7 @@ class HackRateRunner(Runner):
     name = "hackrate"
     paper = "TC-Bench (How Many Code and Test Cases Are Enough?)"
     summary = "PassRate / HackRate with AC-WA-RE-TLE breakdown, macro-averaged over problems"
+    headline = "hack_rate"
     Params = HackRateParams
 
     # ------------------------------------------------------------------ budget
@@ -146,8 +147,11 @@ class HackRateRunner(Runner):
                 valid.append((test.input, expected))
         return valid, detail
 
-    def hack(self, problem: Problem, valid: list[tuple[str, str]]) -> tuple[list[str], int]:
-        """First-failure category per wrong code ("ac" if none) and executions made.
+    def hack(self, problem: Problem, valid: list[tuple[str, str]],
+             first: dict[int, tuple[int, str]] | None = None) -> tuple[list[str], int]:
+        """First-failure category per wrong code ("ac" if none) and executions made;
+        ``first`` (when given) receives, per excluded wrong code, the index into
+        ``valid`` of its first failing test and the verdict there.
 
         Round by round: test i runs for every wrong code still standing, so the early
         exit is exact and each round still fills the worker pool."""
@@ -156,7 +160,7 @@ class HackRateRunner(Runner):
         alive = list(range(len(wrongs)))
         limits = self._limits(problem)
         executions = 0
-        for inp, expected in valid:
+        for round_, (inp, expected) in enumerate(valid):
             if not alive:
                 break
             jobs = [
@@ -170,11 +174,14 @@ class HackRateRunner(Runner):
                     still.append(job.tag)
                 else:
                     outcome[job.tag] = _first_failure(res.verdict)
+                    if first is not None:
+                        first[job.tag] = (round_, res.verdict.value)
             alive = still
         return outcome, executions
 
     def _metrics(self, problem: Problem, n_generated: int, valid: list[tuple[str, str]]) -> tuple[dict[str, float], dict[str, Any]]:
-        outcome, executions = self.hack(problem, valid)
+        first: dict[int, tuple[int, str]] = {}
+        outcome, executions = self.hack(problem, valid, first)
         n_wrong = len(outcome)
         counts = Counter(outcome)
         metrics = {
@@ -186,6 +193,9 @@ class HackRateRunner(Runner):
         }
         detail = {
             "wrong": {w.name or str(i): o for i, (w, o) in enumerate(zip(problem.wrong_solutions, outcome))},
+            # per excluded wrong code: [index among the valid tests, verdict] of its first failure
+            "first_failure": {w.name or str(i): list(first[i]) for i, w in enumerate(problem.wrong_solutions)
+                              if i in first},
             "executions": executions,
             "executions_full": n_wrong * len(valid),
         }
@@ -252,6 +262,35 @@ class HackRateRunner(Runner):
         if full:
             notes.append(f"early exit ran {execs} of {full} wrong-code executions ({100 * (1 - execs / full):.0f}% saved)")
         return [Table(title="TC-Bench HackRate (Table 1 layout; %, macro over problems)", columns=columns, rows=rows, notes=notes)]
+
+    # ------------------------------------------------------------------ browser
+
+    def matrices(self, record: ScoreRecord, suite: TestSuite) -> list[Matrix]:
+        """Validity per test, then each wrong code's verdicts up to its first failure
+        (the early exit: later tests never ran on it)."""
+        tests = record.detail.get("tests")
+        if not isinstance(tests, list):
+            return []
+        columns = [int(t["test"]) for t in tests]
+        rows = [("validity", [["valid" if t.get("valid") else "invalid", t.get("reason", "")] for t in tests])]
+        valid_cols = [j for j, t in enumerate(tests) if t.get("valid")]
+        first = record.detail.get("first_failure")
+        for name, outcome in record.detail.get("wrong", {}).items():
+            cells = [["-", "invalid test: not run"] for _ in tests]
+            if first is None and outcome != "ac":
+                cells = [["?", f"first failure {outcome.upper()}; which test was not recorded"] for _ in tests]
+            else:
+                stop = first.get(name) if first else None
+                for k, j in enumerate(valid_cols):
+                    if stop is not None and k > stop[0]:
+                        cells[j] = ["-", "not run: an earlier test already failed it"]
+                    elif stop is not None and k == stop[0]:
+                        cells[j] = [stop[1], "first failure: the wrong code is excluded here"]
+                    else:
+                        cells[j] = ["AC", "passed"]
+            rows.append((name, cells))
+        return [Matrix(title="validity and wrong codes (HackRate)", tests=columns, rows=rows,
+                       notes=["a wrong code stops at its first failing valid test (TC-Bench's early exit)"])]
 
     # ------------------------------------------------------------------ external tests
 

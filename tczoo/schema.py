@@ -93,6 +93,33 @@ class WrongProgram(Program):
     signature: FailureSignature | None = None
 
 
+class Validator(Model):
+    """A problem's own validator program, run under the Kattis/ICPC validator protocols.
+
+    Output validator: ``program input answer feedback_dir/ [args...] < team_output``;
+    input validator: ``program [args...] < input``. Exit code 42 accepts, 43 rejects;
+    any other outcome of an *output* validator (another exit code, a crash, a timeout)
+    is the validator's failure, a judge error (SE), never the judged program's WA.
+    """
+
+    program: Program
+    args: list[str] = Field(default_factory=list)  # e.g. the package's validator_flags
+    time_limit_ms: int = 60_000  # the format's validation_time default (60 s)
+    memory_limit_mb: int = 1024  # problemtools' validation_memory default
+
+
+def _check_validator_checker(model) -> None:
+    """An output validator and the comparator must agree: with a validator the checker
+    is ``"program"`` (so no string comparison silently stands in for it), and
+    ``"program"`` needs a validator."""
+    if model.output_validator is not None and model.checker in (None, ""):
+        model.checker = "program"
+    if model.output_validator is not None and model.checker != "program":
+        raise ValueError(f"a problem with an output validator has checker 'program', not {model.checker!r}")
+    if model.checker == "program" and model.output_validator is None:
+        raise ValueError("checker 'program' needs the problem's output_validator")
+
+
 class GoldenTest(Model):
     input: str
     output: str
@@ -105,16 +132,30 @@ class Problem(Model):
     statement: str
     time_limit_ms: int = 2000
     memory_limit_mb: int = 256
+    # False: the data state no limits, and the two above are the loader's stand-ins
+    # (never shown to a model as the problem's limits; runners report them)
+    limits_given: bool = True
     samples: list[Sample] = Field(default_factory=list)
     solutions: list[Program] = Field(default_factory=list)  # accepted
     wrong_solutions: list[WrongProgram] = Field(default_factory=list)
     golden_tests: list[GoldenTest] = Field(default_factory=list)
     rank: int | None = None  # TC-Bench: rank of the code-test matrix (test budget unit)
     entry_point: str | None = None  # functional (call-based) problems: the function name
-    checker: str | None = None  # output comparison: None/"tokens", "exact", "float:1e-6"
+    checker: str | None = None  # output comparison: None/"tokens", "exact", "float:1e-6", "kattis:..."
+    # The problem's output validator ("checker: program"): every judgement of an output
+    # goes through it (Sandbox.judge / Sandbox.validate_output) instead of a comparator.
+    output_validator: Validator | None = None
+    # Jury input validators (checktestdata converted to Python, or programs): all must
+    # accept an input for it to be valid (tczoo.sandbox.validators.input_valid).
+    input_validators: list[Validator] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     source: str = ""  # benchmark name
     meta: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _validator_is_the_checker(self) -> "Problem":
+        _check_validator_checker(self)
+        return self
 
 
 # --------------------------------------------------------------------------- tasks
@@ -136,9 +177,11 @@ class Task(Model):
     statement: str
     time_limit_ms: int
     memory_limit_mb: int
+    limits_given: bool = True  # see Problem.limits_given
     samples: list[Sample] = Field(default_factory=list)
     entry_point: str | None = None
     checker: str | None = None  # how outputs compare (the problem's comparator)
+    output_validator: Validator | None = None  # the problem's output validator, when it has one
     setting: Setting
     correct_programs: list[Program] = Field(default_factory=list)
     target: Program | None = None
@@ -147,6 +190,7 @@ class Task(Model):
 
     @model_validator(mode="after")
     def _setting_limits_what_is_given(self) -> "Task":
+        _check_validator_checker(self)
         if self.setting is Setting.SPEC and (self.correct_programs or self.target):
             raise ValueError("a spec-only task must not carry programs")
         if self.setting is Setting.SPEC_CORRECT and self.target is not None:
@@ -175,9 +219,11 @@ class Task(Model):
             statement=problem.statement,
             time_limit_ms=problem.time_limit_ms,
             memory_limit_mb=problem.memory_limit_mb,
+            limits_given=problem.limits_given,
             samples=problem.samples,
             entry_point=problem.entry_point,
             checker=problem.checker,
+            output_validator=problem.output_validator,
             setting=setting,
             correct_programs=(correct if correct is not None else problem.solutions)
             if setting is Setting.SPEC_CORRECT

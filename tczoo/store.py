@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Iterator
 
 from tczoo.schema import GenerationRecord, RunConfig, ScoreRecord
+from tczoo.errors import UserError
 
 FILES = ("exchanges.jsonl", "generations.jsonl", "scores.jsonl")
 
 
-class RunStoreError(ValueError):
+class RunStoreError(UserError, ValueError):
     pass
 
 

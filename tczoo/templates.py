@@ -25,11 +25,12 @@ from pathlib import Path
 import jinja2
 
 from tczoo.paths import data_root
+from tczoo.errors import UserError
 
 GROUP = "tczoo.prompts"
 
 
-class PromptError(ValueError):
+class PromptError(UserError, ValueError):
     pass
 
 

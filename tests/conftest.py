@@ -21,10 +21,17 @@ def tczoo_wheel(tmp_path_factory):
     import sys
     from pathlib import Path
 
+    import shutil
+
     root = Path(__file__).resolve().parent.parent
+    # Built from a copy: setuptools leaves build/ and tczoo.egg-info in the source tree,
+    # and an egg-info in the checkout shadows the installed entry points.
+    src = tmp_path_factory.mktemp("wheel-src") / "tczoo"
+    shutil.copytree(root, src, ignore=shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info",
+                                                             "__pycache__", ".pytest_cache", "runs", "results"))
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out),
-                    str(root)], check=True, cwd=out, capture_output=True)
+                    str(src)], check=True, cwd=out, capture_output=True)
     [wheel] = out.glob("tczoo-*.whl")
     return wheel
 

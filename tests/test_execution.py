@@ -20,7 +20,7 @@ from tczoo.execution import (
 )
 from tczoo.methods.harnessllm.harness import parse_harness
 from tczoo.parsing import ParseError
-from tczoo.schema import Language, Oracle, OracleKind, Program, Provenance, TestSuite
+from tczoo.schema import Language, Oracle, OracleKind, Program, Provenance, TestSuite, input_key
 
 LIMITS = Limits(time_ms=2000, memory_mb=256)
 
@@ -298,8 +298,66 @@ def test_recorded_generators_can_be_called_again_continuing_their_seeds(sandbox)
     assert [[t.input for t in r] for r in again] == [[t.input for t in r] for r in more]
 
 
+def test_rerun_repeats_the_methods_calls_per_round_and_can_leave_deduplication_to_the_caller(sandbox):
+    """A one-input generator the method called 3 times: each extra round calls it 3 more
+    times, call indices 3..5 then 6..8, exactly the seeds a longer method run would use.
+    Without dedupe, a list generator's repeats (a constant list) come back every round."""
+    rand = Generator(name="random-0", code=RANDOM_GEN, function="generate")
+    run_generators(sandbox, [rand], seed=7, per_generator=3, rounds=1)
+    suite = TestSuite(problem_id="p", provenance=Provenance(method="m"))
+    record(suite, [rand], seed=7)
+    spec = suite.artifacts[0].generator
+    assert spec.calls == {"generate": 3} and spec.names == {"generate": "random-0"}
+    more = rerun(sandbox, suite.artifacts[0].program, spec, extra_rounds=2)
+    assert [len(r) for r in more] == [3, 3] and all(t.origin == "random-0" for r in more for t in r)
+    assert [t.meta["round"] for r in more for t in r] == [1, 1, 1, 2, 2, 2]
+    longer = Generator(name="random-0", code=RANDOM_GEN, function="generate")
+    run_generators(sandbox, [longer], seed=7, per_generator=9, rounds=1)
+    # the driver's CALLS counter restarts per process, so compare the seeded part only
+    assert [t.input.split()[0] for t in longer.tests] == [t.input.split()[0] for t in rand.tests + more[0] + more[1]]
+
+    h = parse_harness(fenced(GOOD))
+    gens = harness_run(sandbox, h.code, h.generators, seed=5)
+    suite = TestSuite(problem_id="p", provenance=Provenance(method="m"))
+    record(suite, gens, seed=5, per_call=4)
+    fixed = suite.artifacts[0]  # generate_input_1: always ["1\n", "2\n"]
+    deduped = rerun(sandbox, fixed.program, fixed.generator, extra_rounds=2,
+                    seen={input_key(t) for t in inputs(gens)})
+    assert [[t.input for t in r] for r in deduped] == [[], []]
+    raw = rerun(sandbox, fixed.program, fixed.generator, extra_rounds=2, dedupe=False)
+    assert [[t.input for t in r] for r in raw] == [["1\n", "2\n"], ["1\n", "2\n"]]
+
+
 def test_model_code_starting_with_a_future_import_still_gets_the_prelude(sandbox):
     code = "from __future__ import annotations\ndef generate() -> List[str]:\n    return '1\\n'\n"
     g = Generator(name="g", code=code, function="generate")
     run_generators(sandbox, [g], seed=0, per_generator=1, rounds=1)
     assert inputs([g]) == ["1\n"] and not g.failures
+
+
+# --------------------------------------------------------------------------- problem output validators
+
+
+TOLERANT_VALIDATOR = """
+import sys
+answer = int(open(sys.argv[2]).read())
+if open(sys.argv[1]).read().strip() == "crash":
+    raise SystemExit(1)          # neither 42 nor 43: the validator failed itself
+got = sys.stdin.read().split()
+sys.exit(42 if len(got) == 1 and abs(int(got[0]) - answer) <= 1 else 43)
+"""
+
+
+def test_outputs_are_matched_by_the_problems_output_validator(sandbox):
+    from tczoo.execution import outputs_match
+    from tczoo.schema import Validator
+
+    v = Validator(program=Program(code=TOLERANT_VALIDATOR, language=Language.PYTHON, name="tolerant.py"))
+    cases = [("1\n", "5\n", "5\n"), ("2\n", "6\n", "5\n"), ("3\n", "7\n", "5\n"), ("crash", "5\n", "5\n")]
+    assert outputs_match(sandbox, cases, comparator="program", validator=v) == [True, True, False, None]
+    # the same cases through the oracle check: an expected output judged by the validator
+    checks = check_outputs(sandbox, Oracle(kind=OracleKind.EXPECTED_OUTPUT), [(i, e, o) for i, o, e in cases],
+                           limits=LIMITS, comparator="program", validator=v)
+    assert [c.kind for c in checks] == ["pass", "pass", "mismatch", "validator_failed"]
+    with pytest.raises(ValueError):
+        outputs_match(None, cases, comparator="program", validator=v)

@@ -50,6 +50,15 @@ def test_pass_rate_and_hack_rate_by_hand(sandbox):
     assert (m["ac"], m["wa"], m["re"], m["tle"]) == (50.0, 25.0, 0.0, 25.0)
     # Early exit: abs stops after test 1, spin7 after test 3; crash and zero run all 3.
     assert rec.detail["executions"] == 1 + 3 + 3 + 3 and rec.detail["executions_full"] == 12
+    # the run browser's matrix: tests -2, 5, 0, 7, 10; valid are -2, 5, 7 (valid indices 0, 1, 2)
+    assert rec.detail["first_failure"] == {"abs": [0, "WA"], "spin7": [2, "TLE"]}
+    [matrix] = runner.matrices(rec, suite)
+    rows = {label: [c[0] for c in cells] for label, cells in matrix.rows}
+    assert matrix.tests == [0, 1, 2, 3, 4]
+    assert rows["validity"] == ["valid", "valid", "invalid", "valid", "invalid"]
+    assert rows["abs"] == ["WA", "-", "-", "-", "-"]
+    assert rows["spin7"] == ["AC", "AC", "-", "TLE", "-"]
+    assert rows["zero"] == ["AC", "AC", "-", "AC", "-"]
 
 
 def test_outputs_from_correct_code_and_re_category(sandbox):

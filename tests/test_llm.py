@@ -144,3 +144,51 @@ def test_scripted_generations_of_a_task_get_different_answers(tmp_path):
     first = client.complete_sync(MSG, first_sample=0)[0].text
     second = client.complete_sync(MSG, first_sample=SAMPLE_STRIDE)[0].text
     assert (first, second) == ("a", "b")
+
+
+# --------------------------------------------------------------------------- fitting parameters to the model
+
+
+def test_sampling_parameters_a_provider_lacks_are_dropped_with_a_note(tmp_path, caplog):
+    """o3-mini takes neither top_p nor presence_penalty (LiteLLM's table): the call goes out
+    without them, over real HTTP, and the exchange record says what was dropped."""
+    log = []
+    with FakeOpenAI() as server, caplog.at_level("WARNING", logger="tczoo.llm"):
+        client = LLMClient("openai/o3-mini", _settings(tmp_path, api_base=server.base, api_key="sk", cache=False),
+                           on_exchange=log.append)
+        out = client.complete_sync(MSG, n=2, temperature=1.0, top_p=0.95, presence_penalty=1.5, max_tokens=100)
+        assert all(c.ok for c in out)
+        assert all("top_p" not in r and "presence_penalty" not in r for r in server.requests)
+    assert log[0]["params"]["presence_penalty"] == 1.5  # as asked: what replay matches
+    assert "presence_penalty" not in log[0]["sent"] and "top_p" not in log[0]["sent"]
+    assert sorted(n.split("=")[0] for n in log[0]["notes"]) == ["presence_penalty", "top_p"]
+    assert sum("dropped" in r.message for r in caplog.records) == 2  # logged once per note, not per call
+    # a model that takes them all is sent them all, with no note
+    from tczoo.llm.backends import LiteLLMBackend
+    from tczoo.llm.client import fit_params
+
+    params = {"temperature": 0.6, "top_p": 0.95, "presence_penalty": 1.5, "max_tokens": 32000}
+    assert fit_params(LiteLLMBackend("openai/gpt-4o"), "openai/gpt-4o", params) == (params, [])
+    sent, notes = fit_params(LiteLLMBackend("anthropic/claude-3-5-sonnet-20240620"), "anthropic/claude", params)
+    assert "presence_penalty" not in sent and sent["top_p"] == 0.95 and len(notes) == 1
+
+
+def test_the_local_model_caps_max_tokens_at_its_context_window(tmp_path, monkeypatch):
+    """The embedded backend (a GGUF path; nothing is loaded before a call) holds
+    TCZOO_LOCAL_CTX tokens: 32,000 asked become 4,096 sent, noted on the exchange, and the
+    cache key is the capped request's."""
+    from tczoo.llm.cache import exchange_key
+
+    monkeypatch.setenv("TCZOO_LOCAL_CTX", "4096")
+    gguf = tmp_path / "tiny.gguf"
+    gguf.write_bytes(b"not a model")
+    log = []
+    client = LLMClient(f"local/{gguf}", _settings(tmp_path, cache=False), on_exchange=log.append)
+    assert client.backend.context_window == 4096
+    [c] = client.complete_sync(MSG, max_tokens=32000, temperature=0.6)
+    assert not c.ok  # the file is no model: a recorded failure, still with its provenance
+    assert log[0]["params"]["max_tokens"] == 32000 and log[0]["sent"]["max_tokens"] == 4096
+    assert log[0]["notes"] == [f"max_tokens 32000 capped to 4096, the context window of local/{gguf}"]
+    assert c.key == exchange_key(f"local/{gguf}", MSG, {"temperature": 0.6, "max_tokens": 4096}, 0)
+    [small] = client.complete_sync(MSG, max_tokens=512, temperature=0.6)
+    assert "notes" not in log[1] and "sent" not in log[1]

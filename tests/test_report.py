@@ -24,8 +24,8 @@ def test_scaling_run_reports_and_plots(tmp_path):
     assert table["columns"][-2:] == ["HR 1x", "HR 2x"]
     md = _run("report", str(out), "--format", "md").stdout
     assert "| model | method | problems | PR | AC | WA | RE | TLE | HR | HR 1x | HR 2x |" in md
-    rows = list(csv.DictReader(io.StringIO(_run("report", str(out), "--format", "csv").stdout.split("\n", 1)[1])))
-    assert rows[0]["method"] == "CRUX"
+    rows = list(csv.DictReader(io.StringIO(_run("report", str(out), "--format", "csv").stdout)))
+    assert rows[0]["method"] == "CRUX" and rows[0]["table"] == table["title"]
     png = tmp_path / "scaling.png"
     plotted = _run("report", str(out), "--plot", str(png))
     assert plotted.returncode == 0, plotted.stderr

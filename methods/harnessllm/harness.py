@@ -7,8 +7,11 @@ that asserts on a program's output. The suite's oracle is a CHECKER_PROGRAM hold
 harness code; its tests are the generated inputs (no expected outputs).
 
 Execution (``tczoo.execution``): the generators run in the sandbox, each call with
-``random`` seeded from the task's seed; each generator's first ``per_generator`` inputs are kept,
-the pool is deduplicated in generator order and capped at ``max_tests`` (the paper's 20).
+``random`` seeded from the task's seed and under the authors' 20 s; each generator's
+first ``per_generator`` inputs are kept, the pool is deduplicated in generator order and
+capped at ``max_tests`` (the paper's 20). Sampling is §4.1's (``HarnessLLMSampling``).
+Appendix C.3's controlled setting asks for one generator (``max_generators: 1``) of one
+input (``per_generator: 1``), which the prompt then says.
 A generator that crashes, hangs or returns something else than a list of inputs gives
 nothing and is recorded. An answer without a usable harness (no code block, syntax
 error, no generator, no ``check_output``, a checker that never asserts) or whose
@@ -105,12 +108,24 @@ def generator_names(code: str, max_generators: int = 5) -> list[str]:
     return sorted(names, key=lambda n: int(GENERATOR_RE.match(n).group(1)))[:max_generators]
 
 
-class HarnessParams(MethodParams):
+class HarnessLLMSampling(MethodParams):
+    """§4.1: "the official setting of Qwen3": temperature 0.6, presence penalty 1.5, up to
+    32,000 generated tokens; top-p 0.95 as the authors' generation script sends it (the
+    paper does not name it). A provider that lacks a knob gets the call without it (a
+    logged note); the embedded model caps the length at its context window."""
+
+    temperature: float | None = Field(0.6, ge=0, description="sampling temperature")
+    top_p: float | None = Field(0.95, gt=0, le=1, description="nucleus sampling mass")
+    presence_penalty: float | None = Field(1.5, description="penalty on tokens already present")
+    max_tokens: int | None = Field(32_000, ge=1, description="most tokens generated per answer")
+
+
+class HarnessParams(HarnessLLMSampling):
     max_generators: int = Field(5, ge=1, description="generate_input_N functions asked for and run")
     per_generator: int = Field(4, ge=1, description="inputs kept from each generator")
     max_tests: int = Field(20, ge=1, description="cap on deduplicated inputs per answer")
-    generator_time_ms: int = Field(5000, ge=100, description="CPU time per generator call")
-    checker_time_ms: int = Field(5000, ge=100, description="CPU time per check_output call (told to the model)")
+    generator_time_ms: int = Field(20_000, ge=100, description="CPU time per generator call (the authors' 20 s)")
+    checker_time_ms: int = Field(5000, ge=100, description="CPU time per check_output call told to the model")
 
 
 def build_harness_suite(text: str, task: Task, sandbox: "Sandbox", suite: TestSuite,

@@ -23,7 +23,8 @@ from typing import Any, ClassVar
 from pydantic import Field
 
 from tczoo.execution import signature_of
-from tczoo.method import Context, Method, MethodParams
+from tczoo.method import Context, Method
+from tczoo.methods.harnessllm.harness import HarnessLLMSampling
 from tczoo.parsing import ParseError, as_stdin, looks_like_solution, parse_json
 from tczoo.schema import OracleKind, Setting, Task, TestCase, TestSuite, input_key
 
@@ -32,7 +33,7 @@ ARG_KEYS = ("input_args", "args", "input", "inputs")
 OUTPUT_KEYS = ("expected_output", "output", "expected")
 
 
-class InputOutputParams(MethodParams):
+class InputOutputParams(HarnessLLMSampling):
     max_tests: int = Field(20, ge=1, description="most test cases asked for and kept")
 
 

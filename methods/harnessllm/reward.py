@@ -57,6 +57,7 @@ def response_reward(response: str, problem: Problem, *, sandbox: "Sandbox", meth
         return reward(Outcome.FORMAT_ERROR, format_penalty=format_penalty), Outcome.FORMAT_ERROR
     evidence = gather_evidence(sandbox, f, problem.solutions[g], suite.oracle, [(t.input, t.output) for t in tests],
                                limits=Limits.of(problem), comparator=problem.checker,
-                               entry_point=problem.entry_point, checker_time_ms=checker_time_ms)
+                               entry_point=problem.entry_point, validator=problem.output_validator,
+                               checker_time_ms=checker_time_ms)
     outcome, _, _ = classify(evidence, list(range(len(tests))))
     return reward(outcome, format_penalty=format_penalty), outcome

@@ -26,7 +26,8 @@ def judge_matrix(problem: Problem, sandbox) -> list[list[str]]:
     limits = Limits.of(problem)
     tests = problem.golden_tests
     jobs = [
-        Job(program=w, stdin=t.input, expected=t.output, comparator=problem.checker, limits=limits)
+        Job(program=w, stdin=t.input, expected=t.output, comparator=problem.checker,
+            output_validator=problem.output_validator, limits=limits)
         for w in problem.wrong_solutions
         for t in tests
     ]
@@ -54,6 +55,14 @@ def tcbench_record(problem: Problem) -> dict:
             for w in problem.wrong_solutions
         ],
         "rank": problem.rank,
+        # tczoo's extension of the schema: how outputs are judged, so that a benchmark built
+        # from packages with a tolerance or their own output validator is judged the same
+        # when loaded back (tcbench:PATH reads these fields when present)
+        **({"checker": problem.checker} if problem.checker else {}),
+        **({"output_validator": problem.output_validator.model_dump(mode="json")}
+           if problem.output_validator else {}),
+        **({"input_validators": [v.model_dump(mode="json") for v in problem.input_validators]}
+           if problem.input_validators else {}),
     }
 
 

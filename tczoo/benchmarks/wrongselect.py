@@ -36,7 +36,6 @@ Choices where the paper is silent are listed in ``docs/wrongselect.md``.
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import asdict, dataclass
 from dataclasses import field as dc_field
 from pathlib import Path
@@ -44,6 +43,7 @@ from typing import Any, Callable, Iterable, Literal, Sequence
 
 import numpy as np
 
+from tczoo.errors import UserError
 from tczoo.schema import FailureSignature, Problem
 
 Field = Literal["real", "gf2"]
@@ -455,8 +455,29 @@ class WrongSelectResult:
     history: list[float] = dc_field(default_factory=list)  # F of each restart's local optimum
 
     def to_json(self) -> dict[str, Any]:
-        """The command's output: rank, basis, objective."""
-        return {"rank": self.rank, "basis": list(self.basis), "objective": self.objective}
+        """``tczoo wrongselect --format json``: rank, basis (row indices of the matrix
+        given), objective, and whether the problem qualifies for a benchmark (and why
+        not)."""
+        return {"rank": self.rank, "basis": list(self.basis), "objective": self.objective,
+                "qualified": self.qualified, "reason": self.reason}
+
+    def describe(self, matrix: Any, tau: float | None = TAU) -> list[str]:
+        """The human report of ``tczoo wrongselect``, line by line (``tau``: the row
+        filter's threshold the selection ran with)."""
+        m = np.asarray(matrix)
+        pre = self.prefilter
+        lines = [f"matrix: {m.shape[0]} wrong codes x {m.shape[1] if m.ndim == 2 else 0} tests"]
+        if pre is not None:
+            no_failure = f", {len(pre.dropped_no_failure)} pass every test" if pre.dropped_no_failure else ""
+            lines.append(f"row filter (failure rate > {tau}): dropped {len(pre.dropped_high_failure)}{no_failure}")
+        lines += [
+            f"rank ({self.field}): {self.rank}   distinct candidate rows: {self.candidates}",
+            f"basis: {self.basis}",
+            f"objective (mean pairwise Jaccard): {self.objective:.6f}",
+            f"restarts: {self.restarts}   improving swaps: {self.moves}   best at restart {self.best_restart}",
+            "qualified for a benchmark" if self.qualified else f"NOT qualified: {self.reason}",
+        ]
+        return lines
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -658,62 +679,23 @@ def build_benchmark_from_matrix(
 # --------------------------------------------------------------------------- command
 
 
+class MatrixError(UserError, ValueError):
+    """A matrix file that cannot be read as a code-test matrix (the message names it)."""
+
+
 def load_matrix_file(path: Path) -> np.ndarray:
     """A JSON list of rows: verdict strings ("AWWA") or 0/1 lists."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"matrix file not found: {path}")
+        raise MatrixError(f"matrix file not found: {path}")
     try:
-        rows = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not JSON ({exc.msg} at line {exc.lineno})") from None
+        rows = json.loads(path.read_bytes())
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        where = f" ({exc.msg} at line {exc.lineno})" if isinstance(exc, json.JSONDecodeError) else ""
+        raise MatrixError(f"{path}: not JSON{where}") from None
     if not isinstance(rows, list):
-        raise ValueError(f"{path}: expected a JSON list of rows, got {type(rows).__name__}")
+        raise MatrixError(f"{path}: expected a JSON list of rows, got {type(rows).__name__}")
     try:
         return matrix_from_rows(rows)
     except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
-
-
-def wrongselect_command(
-    matrix_file: Path,
-    restarts: int = RESTARTS,
-    max_steps: int = MAX_STEPS,
-    seed: int = 0,
-    as_json: bool = False,
-    *,
-    field: Field = "real",
-    tau: float | None = TAU,
-    min_rank: int = MIN_RANK,
-) -> int:
-    """``tczoo wrongselect MATRIX.json``: print the selected basis; returns the exit code.
-
-    JSON output is exactly ``{"rank", "basis", "objective"}`` (basis = row indices of the
-    file). The row filter (tau) applies as in Algorithm 1; problem-level exclusions
-    (all-ones column, low rank) are reported in the text output only.
-    """
-    try:
-        m = load_matrix_file(matrix_file)
-        res = wrong_select(
-            m, restarts=restarts, max_steps=max_steps, seed=seed, field=field, tau=tau,
-            min_rank=min_rank,
-        )
-    except (OSError, ValueError, ArithmeticError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
-    if as_json:
-        print(json.dumps(res.to_json()))
-        return 0
-    pre = res.prefilter
-    assert pre is not None
-    print(f"matrix: {m.shape[0]} wrong codes x {m.shape[1] if m.ndim == 2 else 0} tests")
-    print(
-        f"row filter (failure rate > {tau}): dropped {len(pre.dropped_high_failure)}"
-        f"{'' if not pre.dropped_no_failure else f', {len(pre.dropped_no_failure)} pass every test'}"
-    )
-    print(f"rank ({field}): {res.rank}   distinct candidate rows: {res.candidates}")
-    print(f"basis: {res.basis}")
-    print(f"objective (mean pairwise Jaccard): {res.objective:.6f}")
-    print(f"restarts: {res.restarts}   improving swaps: {res.moves}   best at restart {res.best_restart}")
-    print("qualified for a benchmark" if res.qualified else f"NOT qualified: {res.reason}")
-    return 0
+        raise MatrixError(f"{path}: {exc}") from None

@@ -19,7 +19,7 @@ from tczoo.execution.calls import (
 )
 from tczoo.execution.generators import Generator, call_seed, record, rerun, run_generators
 from tczoo.execution.oracle import Check, OracleUnavailable, can_check, check_outputs, check_with_checker
-from tczoo.execution.outputs import same_output
+from tczoo.execution.outputs import outputs_match, same_output
 from tczoo.execution.programs import Execution, Signature, run_program, run_programs, signature_of
 from tczoo.execution.triplets import Evidence, Outcome, classify, gather_evidence, ground_truth_index
 from tczoo.sandbox import Limits, Sandbox, Verdict
@@ -29,6 +29,6 @@ __all__ = [
     "CALL_FAILURE_REASONS", "PRELUDE", "Check", "Evidence", "Execution", "Generator", "Limits", "OracleUnavailable",
     "Outcome", "Sandbox", "Signature", "Verdict", "call_seed", "can_check", "check_outputs", "check_with_checker",
     "classify", "dedupe", "ground_truth_index", "evaluate_literal", "gather_evidence", "input_key", "interleave", "py_call", "read_call",
-    "record", "required_args", "rerun", "run_generators", "run_program", "run_programs", "same_output",
+    "outputs_match", "record", "required_args", "rerun", "run_generators", "run_program", "run_programs", "same_output",
     "signature_of", "with_prelude",
 ]

@@ -114,14 +114,15 @@ def run_generators(sandbox: "Sandbox", generators: list[Generator], *, seed: int
                    time_ms: int = 5000, memory_mb: int = 1024, rounds: int = 3, per_call: int | None = None,
                    max_input_kb: int = 4096, functional: bool = False, signature: Signature | None = None,
                    strings_only: bool = False, keep_blank: bool = False,
-                   seen: set[str] | None = None) -> list[Generator]:
+                   seen: set[str] | None = None, dedupe: bool = True) -> list[Generator]:
     """Call the generators round by round until each has given ``per_generator`` new
     inputs, stopped giving new ones, failed, or ``rounds`` rounds have run. A ``"list"``
     generator is called once per round and keeps the first ``per_call`` inputs of each
     list. A blank input is dropped (``empty_input``) unless ``keep_blank`` (HarnessLLM
     judges such an input like any other: a ground truth that crashes on it makes the
     test invalid). ``seen`` (input keys) is shared with the caller to deduplicate
-    across runs.
+    across runs; ``dedupe=False`` keeps every input as its call gave it (the caller
+    orders and deduplicates them its own way).
     Fills and returns ``generators``."""
     seen = seen if seen is not None else set()
     for _ in range(rounds):
@@ -162,10 +163,11 @@ def run_generators(sandbox: "Sandbox", generators: list[Generator], *, seed: int
                     _retire(g, "input_too_large", f"{len(text.encode(errors='surrogatepass')) // 1024} KB "
                                                   f"> {max_input_kb} KB")
                     break
-                key = input_key(text, functional)
-                if key in seen:
-                    continue
-                seen.add(key)
+                if dedupe:
+                    key = input_key(text, functional)
+                    if key in seen:
+                        continue
+                    seen.add(key)
                 fresh[id(g)] += 1
                 if len(g.tests) < per_generator or g.returns == "list":
                     g.tests.append(TestCase(input=text, origin=g.origin or g.name))
@@ -194,22 +196,36 @@ def record(suite, generators: list[Generator], *, seed: int, per_call: int | Non
 
 
 def rerun(sandbox: "Sandbox", program: Program, spec: GeneratorSpec, *, extra_rounds: int, functional: bool = False,
-          signature: Signature | None = None, per_generator: int | None = None,
-          seen: set[str] | None = None) -> list[list[TestCase]]:
-    """Call a recorded generator program again, ``extra_rounds`` more times per function,
-    continuing the method's seed sequence (HarnessLLM's re-seeded scaling): the inputs of
-    each new round, in function order, deduplicated against ``seen``."""
-    rounds: list[list[TestCase]] = []
+          signature: Signature | None = None, seen: set[str] | None = None,
+          dedupe: bool = True) -> list[list[TestCase]]:
+    """Call a recorded generator program again for ``extra_rounds`` more rounds,
+    continuing the method's seed sequence (HarnessLLM's re-seeded scaling).
+
+    Round ``r`` (1, 2, ...) repeats what the method did: each function is called as often
+    as the method called it (``calls[f]``, at least once), with the next call indices
+    ``r * calls[f] + j``. All rounds run in one batch. Returns each round's inputs,
+    function by function, as TestCases with ``origin`` the generator's name and
+    ``meta["round"] = r``. With ``dedupe`` the inputs are deduplicated in round order,
+    against ``seen`` too; without it every input comes back as its call gave it (the
+    first ``per_call`` of a list), so that a caller can pool them in another order."""
     seen = seen if seen is not None else set()
-    per = per_generator or spec.per_call or 10**9
-    for r in range(extra_rounds):
-        gens = [Generator(name=spec.names.get(f, f), code=program.code, function=f, origin=spec.names.get(f, f),
-                          returns=spec.returns, calls=spec.calls.get(f, 1) + r) for f in spec.functions]
-        run_generators(sandbox, gens, seed=spec.seed, per_generator=per, rounds=1, per_call=spec.per_call,
-                       time_ms=spec.time_ms, memory_mb=spec.memory_mb, functional=functional,
-                       signature=signature, strings_only=spec.strings_only, keep_blank=spec.keep_blank, seen=seen)
-        rounds.append([t.model_copy(update={"meta": {"round": r + 1}}) for g in gens for t in g.tests])
-    return rounds
+    by_round: list[list[Generator]] = []
+    for r in range(1, extra_rounds + 1):
+        row = []
+        for f in spec.functions:
+            name = spec.names.get(f, f)
+            made = max(1, spec.calls.get(f, 1))
+            row += [Generator(name=name, code=program.code, function=f, origin=name, returns=spec.returns,
+                              calls=r * made + j) for j in range(made)]
+        by_round.append(row)
+    # per_generator=1 plans exactly one call per Generator (its preset call index); a
+    # list generator still keeps up to per_call inputs of that call.
+    run_generators(sandbox, [g for row in by_round for g in row], seed=spec.seed, per_generator=1, rounds=1,
+                   per_call=spec.per_call, time_ms=spec.time_ms, memory_mb=spec.memory_mb, functional=functional,
+                   signature=signature, strings_only=spec.strings_only, keep_blank=spec.keep_blank, seen=seen,
+                   dedupe=dedupe)
+    return [[t.model_copy(update={"meta": {"round": r}}) for g in row for t in g.tests]
+            for r, row in enumerate(by_round, 1)]
 
 
 # --------------------------------------------------------------------------- internals

@@ -18,13 +18,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tczoo.execution.calls import with_prelude
-from tczoo.execution.outputs import same_output
+from tczoo.execution.outputs import outputs_match
 from tczoo.execution.programs import run_program
 from tczoo.sandbox.types import Limits, PyCall
 from tczoo.schema import Oracle, OracleKind
 
 if TYPE_CHECKING:
     from tczoo.sandbox import Sandbox
+    from tczoo.schema import Validator
 
 
 @dataclass
@@ -46,10 +47,11 @@ def can_check(oracle: Oracle) -> bool:
 
 def check_outputs(sandbox: "Sandbox", oracle: Oracle, cases: list[tuple[str, str | None, str]], *,
                   limits: Limits, comparator: str | None = None, entry_point: str | None = None,
-                  checker_time_ms: int = 5000) -> list[Check]:
+                  validator: "Validator | None" = None, checker_time_ms: int = 5000) -> list[Check]:
     """One ``Check`` per (input, expected output or None, program output) case.
 
-    ``limits`` bound the reference program; ``checker_time_ms`` is the CPU time each
+    ``limits`` bound the reference program; ``comparator``/``validator`` are the
+    problem's (``outputs_match``); ``checker_time_ms`` is the CPU time each
     ``check_output`` call gets."""
     functional = entry_point is not None
     if not can_check(oracle):
@@ -67,14 +69,16 @@ def check_outputs(sandbox: "Sandbox", oracle: Oracle, cases: list[tuple[str, str
     else:
         expected = [e for _, e, _ in cases]
         missing = "no_expected_output"
-    out = []
-    for (_, _, output), want in zip(cases, expected):
-        if want is None:
-            out.append(Check(False, missing))
-        elif same_output(output, want, comparator=comparator, functional=functional):
-            out.append(Check(True))
+    known = [(i, (inp, output, want)) for i, ((inp, _, output), want) in enumerate(zip(cases, expected))
+             if want is not None]
+    match = outputs_match(sandbox, [c for _, c in known], comparator=comparator, validator=validator,
+                          functional=functional)
+    out = [Check(False, missing) for _ in cases]
+    for (i, _), ok in zip(known, match):
+        if ok is None:
+            out[i] = Check(False, "validator_failed", "the problem's output validator failed itself")
         else:
-            out.append(Check(False, "mismatch"))
+            out[i] = Check(True) if ok else Check(False, "mismatch")
     return out
 
 

@@ -1,8 +1,11 @@
 """When two outputs are the same answer: the one comparison every method and runner uses.
 
 stdin problems compare text by the problem's comparator (``tczoo.sandbox.compare``:
-tokens by default, ``exact``, ``float:ABS[:REL]``). Functional problems compare the
-``repr`` of returned values as Python values: equal when equal as literals
+tokens by default, ``exact``, ``float:ABS[:REL]``, ``kattis[:FLAGS]``), or — comparator
+``program`` — by the problem's own output validator (a Kattis package's
+``output_validators/``), which runs in the sandbox and needs the test's input: use
+``outputs_match`` for those (``same_output`` refuses them). Functional problems compare
+the ``repr`` of returned values as Python values: equal when equal as literals
 (``ast.literal_eval``), tuples equal to lists, floats within 1e-9 relative; outputs that
 are not literals (objects, ``inf``) compare as text.
 """
@@ -11,9 +14,15 @@ from __future__ import annotations
 
 import ast
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tczoo.sandbox.compare import compare_outputs
+from tczoo.sandbox.types import Verdict
+from tczoo.sandbox.validators import output_judgement, output_validator_job
+
+if TYPE_CHECKING:
+    from tczoo.sandbox import Sandbox
+    from tczoo.schema import Validator
 
 
 def same_output(a: str, b: str, *, comparator: str | None = None, functional: bool = False) -> bool:
@@ -24,6 +33,25 @@ def same_output(a: str, b: str, *, comparator: str | None = None, functional: bo
     ok_a, va = _literal(a)
     ok_b, vb = _literal(b)
     return ok_a and ok_b and _same_value(va, vb)
+
+
+def outputs_match(sandbox: "Sandbox | None", cases: list[tuple[str, str, str]], *, comparator: str | None = None,
+                  validator: "Validator | None" = None, functional: bool = False) -> list[bool | None]:
+    """For each (input, output, expected): whether ``output`` is a right answer where
+    ``expected`` is. With a problem's output validator it is asked in the sandbox (one
+    batch); a validator that fails itself gives None (an infrastructure failure, never a
+    verdict on the output). Without one, ``same_output``."""
+    if validator is None or functional:
+        return [same_output(out, exp, comparator=comparator, functional=functional) for _, out, exp in cases]
+    if sandbox is None:
+        raise ValueError("comparing outputs with an output validator needs a sandbox")
+    unique = list(dict.fromkeys(cases))
+    jobs = [output_validator_job(validator, i, exp, out) for i, out, exp in unique]
+    verdict = {}
+    for case, run in zip(unique, sandbox.run_many(jobs)):
+        judged = output_judgement(run, validator.program.name).verdict
+        verdict[case] = None if judged is Verdict.SE else judged is Verdict.AC
+    return [verdict[c] for c in cases]
 
 
 def _literal(text: str) -> tuple[bool, Any]:

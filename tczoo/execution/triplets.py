@@ -31,13 +31,14 @@ from enum import Enum
 from typing import TYPE_CHECKING
 
 from tczoo.execution.oracle import Check, check_outputs
-from tczoo.execution.outputs import same_output
+from tczoo.execution.outputs import outputs_match
 from tczoo.execution.programs import Execution, run_program
 from tczoo.sandbox.types import Limits, Verdict
 from tczoo.schema import Oracle, Program
 
 if TYPE_CHECKING:
     from tczoo.sandbox import Sandbox
+    from tczoo.schema import Validator
 
 
 class Outcome(str, Enum):
@@ -110,27 +111,31 @@ def classify(ev: Evidence, indices: list[int]) -> tuple[Outcome, str, int | None
 
 def gather_evidence(sandbox: "Sandbox", f: Program, g: Program, oracle: Oracle,
                     probes: list[tuple[str, str | None]], *, limits: Limits, comparator: str | None = None,
-                    entry_point: str | None = None, checker_time_ms: int = 5000) -> Evidence:
+                    entry_point: str | None = None, validator: "Validator | None" = None,
+                    checker_time_ms: int = 5000) -> Evidence:
     """Run f and g on the probes (input, expected output or None) and check their
     outputs with the suite's oracle."""
     functional = entry_point is not None
     inputs = [p[0] for p in probes]
     g_runs = run_program(sandbox, g, inputs, limits=limits, entry_point=entry_point)
     f_runs = run_program(sandbox, f, inputs, limits=limits, entry_point=entry_point)
+    both = [i for i, (gr, fr) in enumerate(zip(g_runs, f_runs)) if gr.ok and fr.ok]
+    agree = dict(zip(both, outputs_match(sandbox, [(inputs[i], f_runs[i].output, g_runs[i].output) for i in both],
+                                         comparator=comparator, validator=validator, functional=functional)))
     differs = []
-    for gr, fr in zip(g_runs, f_runs):
+    for i, (gr, fr) in enumerate(zip(g_runs, f_runs)):
         if not gr.ok or fr.verdict is Verdict.SE:
             differs.append(False)
         elif not fr.ok:
             differs.append(True)
-        else:
-            differs.append(not same_output(fr.output, gr.output, comparator=comparator, functional=functional))
+        else:  # a validator that failed itself (None) separates nothing
+            differs.append(agree[i] is False)
     g_idx = [i for i, r in enumerate(g_runs) if r.ok]
     f_idx = [i for i, r in enumerate(f_runs) if differs[i] and r.ok]
     cases = ([(inputs[i], probes[i][1], g_runs[i].output) for i in g_idx]
              + [(inputs[i], probes[i][1], f_runs[i].output) for i in f_idx])
     checks = check_outputs(sandbox, oracle, cases, limits=limits, comparator=comparator, entry_point=entry_point,
-                           checker_time_ms=checker_time_ms)
+                           validator=validator, checker_time_ms=checker_time_ms)
     g_checks: list[Check | None] = [None] * len(probes)
     f_checks: list[Check | None] = [None] * len(probes)
     for i, c in zip(g_idx, checks[: len(g_idx)]):

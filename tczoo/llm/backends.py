@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from tczoo.errors import UserError
 
 
 # Sample indices reserved per independent generation of a task (see
@@ -34,7 +35,7 @@ class ProviderError(Exception):
         self.reason = reason
 
 
-class ModelSpecError(ValueError):
+class ModelSpecError(UserError, ValueError):
     """The model string names nothing usable (bad path, unknown local model ...)."""
 
 
@@ -55,9 +56,15 @@ def render_prompt(messages: list[dict]) -> str:
 class Backend:
     cacheable = True  # answers worth keeping in the exchange cache
     max_concurrency: int | None = None  # backend's own cap (an in-process model: 1)
+    context_window: int | None = None  # tokens the model holds, prompt + answer (None: not ours to know)
 
     async def answer(self, messages: list[dict], params: dict[str, Any], sample: int) -> Answer:
         raise NotImplementedError
+
+    def unsupported(self, names: list[str]) -> list[str]:
+        """Which of these sampling parameters the model does not take (dropped from the
+        call with a logged note, never an error)."""
+        return []
 
 
 # --------------------------------------------------------------------------- scripted
@@ -168,6 +175,18 @@ class LiteLLMBackend(Backend):
         self.model = model
         self.api_base = api_base
         self.api_key = api_key
+        self._supported: set[str] | None = None  # what LiteLLM says the model takes (empty: unknown)
+
+    def unsupported(self, names: list[str]) -> list[str]:
+        if self._supported is None:
+            litellm = _litellm()
+            try:
+                model, provider, _, _ = litellm.get_llm_provider(self.model, api_base=self.api_base)
+                self._supported = set(litellm.get_supported_openai_params(model=model, custom_llm_provider=provider)
+                                      or ())
+            except Exception:  # a provider LiteLLM cannot describe: send everything, drop_params decides
+                self._supported = set()
+        return [n for n in names if self._supported and n not in self._supported]
 
     async def answer(self, messages, params, sample):
         litellm = _litellm()

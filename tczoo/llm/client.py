@@ -9,12 +9,17 @@
 - a concurrency limit shared by all callers of the client;
 - failures come back as ``Completion(ok=False, error=...)``: a provider error never
   crashes a run;
-- usage (calls, tokens, cost) accumulates on the client and on each ``Session``.
+- usage (calls, tokens, cost) accumulates on the client and on each ``Session``;
+- the parameters are fitted to the model (``fit_params``): a sampling parameter the
+  provider does not take is left out, a ``max_tokens`` beyond the model's context window
+  is cut to it; each change is logged once and noted on the exchange record
+  (``notes``, ``sent``), so the run directory says what the model was really asked.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import threading
 import time
@@ -28,6 +33,20 @@ from tczoo.paths import cache_dir
 from tczoo.schema import Usage
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
+SAMPLING_PARAMS = ("temperature", "top_p", "presence_penalty", "seed", "stop")
+log = logging.getLogger("tczoo.llm")
+
+
+def fit_params(backend: Backend, model: str, params: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The parameters ``backend`` is sent for ``params``, and a note for each change."""
+    sent, notes = dict(params), []
+    for name in backend.unsupported([p for p in SAMPLING_PARAMS if p in sent]):
+        notes.append(f"{name}={sent.pop(name)!r} dropped: {model} does not take it")
+    window = backend.context_window
+    if window and sent.get("max_tokens", 0) > window:
+        notes.append(f"max_tokens {sent['max_tokens']} capped to {window}, the context window of {model}")
+        sent["max_tokens"] = window
+    return sent, notes
 
 
 @dataclass
@@ -78,6 +97,7 @@ class LLMClient:
         self.usage = Usage()
         self._usage_lock = threading.Lock()
         self._semaphores: dict[int, asyncio.Semaphore] = {}
+        self._noted: set[str] = set()
 
     # ------------------------------------------------------------------ public
 
@@ -130,8 +150,18 @@ class LLMClient:
             self._semaphores[loop_id] = asyncio.Semaphore(max(1, cap))
         return self._semaphores[loop_id]
 
+    def _fit(self, params: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        sent, notes = fit_params(self.backend, self.model, params)
+        for note in notes:
+            if note not in self._noted:
+                self._noted.add(note)
+                log.warning(note)
+        return sent, notes
+
     async def _one(self, messages: list[dict], params: dict[str, Any], sample: int) -> Completion:
-        key = exchange_key(self.model, messages, params, sample)
+        # ``params`` as asked (what replay matches), ``sent`` as the model gets them (the cache key)
+        sent, notes = self._fit(params)
+        key = exchange_key(self.model, messages, sent, sample)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -146,12 +176,13 @@ class LLMClient:
                     cost_usd=hit["cost"],
                 )
                 self._account(done)
-                self._log(messages, params, done)
+                self._log(messages, params, done, sent, notes)
                 return done
 
-        call_params = dict(params, timeout=self.settings.timeout_s)
+        call_params = dict(sent, timeout=self.settings.timeout_s)
         attempt = 0
         async with self._semaphore():
+            started = time.monotonic()  # latency counts the provider (and retries), not the queue
             while True:
                 try:
                     answer = await asyncio.wait_for(
@@ -174,7 +205,7 @@ class LLMClient:
                         text="", ok=False, error=str(err), reason=err.reason, key=key, sample=sample
                     )
                     self._account(failed)
-                    self._log(messages, params, failed)
+                    self._log(messages, params, failed, sent, notes, time.monotonic() - started)
                     return failed
                 except Exception as exc:  # a backend bug must not take the run down either
                     failed = Completion(
@@ -186,7 +217,7 @@ class LLMClient:
                         sample=sample,
                     )
                     self._account(failed)
-                    self._log(messages, params, failed)
+                    self._log(messages, params, failed, sent, notes, time.monotonic() - started)
                     return failed
 
         done = Completion(
@@ -201,22 +232,24 @@ class LLMClient:
             self.cache.put(
                 key,
                 self.model,
-                {"messages": messages, "params": params, "sample": sample},
+                {"messages": messages, "params": sent, "sample": sample},
                 answer.text,
                 {"prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens},
                 answer.cost_usd,
             )
         self._account(done)
-        self._log(messages, params, done)
+        self._log(messages, params, done, sent, notes, time.monotonic() - started)
         return done
 
     def _account(self, c: Completion) -> None:
         with self._usage_lock:
             self.usage = self.usage.add(usage_of(c))
 
-    def _log(self, messages: list[dict], params: dict[str, Any], c: Completion) -> None:
+    def _log(self, messages: list[dict], params: dict[str, Any], c: Completion,
+             sent: dict[str, Any], notes: list[str], seconds: float = 0.0) -> None:
         if self.on_exchange is None:
             return
+        extra: dict[str, Any] = {"sent": sent, "notes": notes} if notes else {}
         self.on_exchange(
             {
                 "key": c.key,
@@ -232,6 +265,8 @@ class LLMClient:
                 "usage": {"prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens},
                 "cost_usd": c.cost_usd,
                 "time": time.time(),
+                "seconds": round(seconds, 3),
+                **extra,
             }
         )
 

@@ -122,6 +122,7 @@ class LocalBackend(Backend):
     def __init__(self, model: str):
         self.path = resolve_model_path(model)
         self.n_ctx = int(os.environ.get("TCZOO_LOCAL_CTX", "8192"))
+        self.context_window = self.n_ctx  # the client caps max_tokens here, and says so
         self.n_threads = int(os.environ.get("TCZOO_LOCAL_THREADS", str(os.cpu_count() or 2)))
         self._lock = threading.Lock()
 

@@ -25,7 +25,8 @@ from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from tczoo.sandbox.compare import compare_outputs, parse_comparator
+from tczoo.sandbox import validators
+from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
 from tczoo.sandbox.slots import HOST_SLACK_S, Slot, WorkerDied, pack_prefix
 from tczoo.sandbox.types import CompileResult, Job, RunResult, Verdict
 
@@ -37,16 +38,18 @@ LOOKAHEAD = 4  # jobs taken from the iterator per slot (compiles start that earl
 
 
 class _Pending:
-    __slots__ = ("index", "job", "compiled", "failures", "request", "limits", "deadline")
+    __slots__ = ("index", "job", "compiled", "failures", "request", "limits", "deadline", "parent")
 
-    def __init__(self, index: int, job: Job):
-        self.index = index
+    def __init__(self, index: int, job: Job, parent: "tuple[_Pending, RunResult] | None" = None):
+        self.index = index  # the result's place in the stream
         self.job = job
         self.compiled: CompileResult | Future | None = None
         self.failures: list[str] = []
         self.request: dict | None = None
         self.limits = job.limits
         self.deadline = 0.0
+        # An output validator's run: the judged job and its (accepted) run.
+        self.parent = parent
 
 
 def stream(sb: "Sandbox", jobs: Iterable[Job], cancelled: threading.Event,
@@ -105,36 +108,46 @@ class _Driver:
             except StopIteration:
                 self.exhausted = True
                 return
-            parse_comparator(job.comparator)  # a bad comparator is the caller's bug
+            if job.output_validator is None:  # a bad comparator is the caller's bug
+                parse_comparator(job.comparator)
+                if job.expected is not None and job.comparator == PROGRAM:
+                    raise ValueError("comparator 'program' needs the problem's output_validator")
             p = _Pending(self.pulled, job)
             self.pulled += 1
-            known = self.sb.compiler.known(job.program)
-            if known is not None:
-                self._compiled(p, known)
-            else:
-                p.compiled = self._compiles().submit(self.sb._build, job.program)
-                p.compiled.add_done_callback(self._wake)
-                self.compiling.append(p)
+            self._admit(p)
+
+    def _admit(self, p: _Pending) -> None:
+        known = self.sb.compiler.known(p.job.program)
+        if known is not None:
+            self._compiled(p, known)
+        else:
+            p.compiled = self._compiles().submit(self.sb._build, p.job.program)
+            p.compiled.add_done_callback(self._wake)
+            self.compiling.append(p)
 
     def _compiled(self, p: _Pending, built: CompileResult) -> None:
         if not built.ok:
-            self.finished[p.index] = self.sb._compile_failure(built)
+            self._complete(p, self.sb._compile_failure(built))
             return
         p.compiled = built
         job = p.job
         # Tests of one program share their request but for stdin: pack it once.
         flags = tuple(job.program.flags) if job.program.flags is not None else None
-        key = None if job.files else (job.program.language, job.program.code, flags,
+        args = tuple(job.args) if job.args else None
+        key = None if job.files else (job.program.language, job.program.code, flags, args,
                                       *self.sb._limits_key(job.limits))
         cached = self.requests.get(key) if key else None
         if cached is None:
-            request, limits = self.sb._request(job.program, job.limits, None, job.files)
+            request, limits = self.sb._request(job.program, job.limits, job.args, job.files)
             request["prefix"] = pack_prefix(request)
             cached = (request, limits)
             if key:
                 self.requests[key] = cached
         p.request, p.limits = cached
-        self.ready.append(p)
+        if p.parent is not None:
+            self.ready.appendleft(p)  # an output validator's run: its result is awaited
+        else:
+            self.ready.append(p)
 
     def _dispatch(self) -> None:
         while self.ready:
@@ -144,7 +157,9 @@ class _Driver:
             p = self.ready.popleft()
             try:
                 slot.ensure_started()
-                slot.send(p.request, p.job.stdin.encode(), p.limits.memory_mb << 20, p.limits.processes)
+                # A lone surrogate (from JSON, an LLM) reaches the program as bytes.
+                stdin = p.job.stdin.encode("utf-8", "surrogatepass")
+                slot.send(p.request, stdin, p.limits.memory_mb << 20, p.limits.processes)
             except WorkerDied as e:
                 self._failed(slot, p, f"worker failed: {e}")
                 continue
@@ -188,11 +203,7 @@ class _Driver:
                     self._failed(slot, p, result.message)
                     continue
                 self._keep(slot)
-                job = p.job
-                if job.expected is not None and result.verdict is Verdict.AC \
-                        and not compare_outputs(result.stdout, job.expected, job.comparator):
-                    result.verdict = Verdict.WA
-                self.finished[p.index] = result
+                self._complete(p, result)
         now = time.monotonic()
         for fd, (slot, p) in list(self.flight.items()):
             if now > p.deadline:
@@ -201,6 +212,25 @@ class _Driver:
                     slot.fail("worker did not answer in time")
                 except WorkerDied as e:
                     self._failed(slot, p, f"worker failed: {e}")
+
+    def _complete(self, p: _Pending, result: RunResult) -> None:
+        """A run is over: judge it (an output validator is one more run), file it."""
+        if p.parent is not None:  # the validator's run decides its parent's verdict
+            judged, run = p.parent
+            check = validators.output_judgement(result, judged.job.output_validator.program.name)
+            run.verdict, run.message = check.verdict, check.message
+            self.finished[judged.index] = run
+            return
+        job = p.job
+        if job.expected is not None and result.verdict is Verdict.AC:
+            if job.output_validator is not None:
+                follow = validators.output_validator_job(job.output_validator, job.stdin, job.expected,
+                                                         result.stdout)
+                self._admit(_Pending(p.index, follow, parent=(p, result)))
+                return
+            if not compare_outputs(result.stdout, job.expected, job.comparator):
+                result.verdict = Verdict.WA
+        self.finished[p.index] = result
 
     def _land(self, fd: int) -> None:
         self.poller.unregister(fd)
@@ -226,7 +256,7 @@ class _Driver:
         self._keep(slot)
         message = f"sandbox error, {len(p.failures)} attempts on fresh slots: " + " | ".join(p.failures)
         log.error("%s", message[:4000])
-        self.finished[p.index] = RunResult(verdict=Verdict.SE, message=message[:4000])
+        self._complete(p, RunResult(verdict=Verdict.SE, message=message[:4000]))
 
     # ------------------------------------------------------------------ compiles
 

@@ -13,9 +13,9 @@ import warnings
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from tczoo.schema import Language, Program
-from tczoo.sandbox import batch, callpy, jail
-from tczoo.sandbox.compare import compare_outputs, parse_comparator
+from tczoo.schema import Language, Program, Validator
+from tczoo.sandbox import batch, callpy, jail, validators
+from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
 from tczoo.sandbox.compile import CompileLimits, Compiler, java_tool
 
 from tczoo.sandbox.slots import HOST_SLACK_S, SlotPool, WorkerDied, pack_limits
@@ -127,12 +127,30 @@ class Sandbox:
         return RunResult(verdict=Verdict.SE if infra else Verdict.CE, message=built.message)
 
     def judge(self, program: Program, stdin: str, expected: str, limits: Limits = Limits(),
-              comparator: str | None = None, *, files: dict[str, str] | None = None) -> RunResult:
-        parse_comparator(comparator)  # a bad comparator is the caller's bug: fail early
+              comparator: str | None = None, *, files: dict[str, str] | None = None,
+              output_validator: Validator | None = None) -> RunResult:
+        """Run ``program`` and judge its output: by ``output_validator`` when the problem
+        has one (see :mod:`tczoo.sandbox.validators`), else by ``comparator``."""
+        if output_validator is None:
+            parse_comparator(comparator)  # a bad comparator is the caller's bug: fail early
+            if comparator == PROGRAM:
+                raise ValueError("comparator 'program' needs the problem's output_validator")
         result = self.run(program, stdin, limits, files=files)
-        if result.verdict is Verdict.AC and not compare_outputs(result.stdout, expected, comparator):
+        if result.verdict is not Verdict.AC:
+            return result
+        if output_validator is not None:
+            check = self.validate_output(output_validator, stdin, expected, result.stdout)
+            result.verdict, result.message = check.verdict, check.message
+        elif not compare_outputs(result.stdout, expected, comparator):
             result.verdict = Verdict.WA
         return result
+
+    def validate_output(self, validator: Validator, input: str, answer: str, output: str) -> RunResult:
+        """Ask a problem's output validator about ``output`` (for ``input``, with the
+        reference ``answer``): the validator's run, its verdict AC, WA or SE."""
+        job = validators.output_validator_job(validator, input, answer, output)
+        run = self.run(job.program, job.stdin, job.limits, files=job.files, args=job.args)
+        return validators.output_judgement(run, validator.program.name)
 
     async def arun(self, *a, **kw) -> RunResult:
         return await asyncio.to_thread(self.run, *a, **kw)
@@ -202,7 +220,8 @@ class Sandbox:
         if self._closed:
             raise RuntimeError("sandbox is closed")
         request, limits = self._request(program, limits, args, files)
-        data = stdin.encode()
+        # A lone surrogate (from JSON, an LLM) must reach the program as bytes, not crash us.
+        data = stdin.encode("utf-8", "surrogatepass")
         failures: list[str] = []
         for _ in range(1 + SE_RETRIES):
             result = self._attempt(request, data, limits)

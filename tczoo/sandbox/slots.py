@@ -18,9 +18,7 @@ import subprocess
 import tempfile
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable
 
 from tczoo.sandbox import jail
 from tczoo.sandbox.cgroups import CgroupTree, SlotGroups
@@ -40,6 +38,25 @@ LIMIT_FIELDS = ("cpu_ms", "wall_ms", "cpu_s", "out_bytes", "err_bytes", "file_by
 PROGRAM_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "TMPDIR": "/tmp"}
 READ_SIZE = 1 << 18
 U64_MAX = (1 << 64) - 1
+
+# bwrap --die-with-parent is PR_SET_PDEATHSIG, which fires when the *thread* that
+# spawned the worker exits, not the process. Callers run/judge from any thread (a
+# short-lived pool, asyncio.to_thread): a worker started there would die with it and
+# the next run on that slot would be SE. So every worker is spawned from this one
+# thread, which lives as long as the process.
+_SPAWNER: "concurrent.futures.ThreadPoolExecutor | None" = None
+_SPAWNER_LOCK = threading.Lock()
+
+
+def _spawn(*args, **kwargs) -> subprocess.Popen:
+    global _SPAWNER
+    import concurrent.futures
+
+    with _SPAWNER_LOCK:
+        if _SPAWNER is None:
+            _SPAWNER = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="tczoo-spawner")
+        spawner = _SPAWNER
+    return spawner.submit(subprocess.Popen, *args, **kwargs).result()
 
 
 class WorkerDied(RuntimeError):
@@ -83,7 +100,8 @@ def pack_prefix(request: dict) -> bytes:
     files = request.get("files") or {}
     parts.append(struct.pack("<I", len(files)))
     for name, content in files.items():
-        n, c = name.encode(), content.encode()
+        # A lone surrogate (from JSON, an LLM) must reach the program as bytes, not crash us.
+        n, c = name.encode(), content.encode("utf-8", "surrogatepass")
         parts += [struct.pack("<I", len(n)), n, struct.pack("<Q", len(c)), c]
     return b"".join(parts)
 
@@ -129,7 +147,7 @@ class _Reader:
 
 class Slot:
     def __init__(self, index: int, level: str, caps: jail.Capabilities, cache_dir: Path,
-                 groups: SlotGroups | None, scratch: Path, spawn: Callable[..., subprocess.Popen]):
+                 groups: SlotGroups | None, scratch: Path):
         self.index = index
         self.level = level
         self.caps = caps
@@ -140,7 +158,6 @@ class Slot:
         self.uid: int | None = None  # claimed when the worker starts
         self._uid_lock: int | None = None
         self.proc: subprocess.Popen | None = None
-        self._spawn = spawn
         self._fds: list[int] = []  # cache dir, cgroup CPU counter: the worker's, kept open
         self._reader: _Reader | None = None
         self._reply: _Reply | None = None  # the run in flight
@@ -186,7 +203,7 @@ class Slot:
         cmd = ["/bin/sh", "-c", script, "sh", *cmd]
         env["TCZOO_CG"] = " ".join(str(p) for p in self.groups.procs_files) if self.groups else ""
         self._err = tempfile.TemporaryFile()
-        self.proc = self._spawn(
+        self.proc = _spawn(
             cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err,
             pass_fds=self._fds, env=env, bufsize=0,
         )
@@ -384,23 +401,15 @@ class SlotPool:
                 self.tree = None
         self.scratch = Path(tempfile.mkdtemp(prefix="tczoo-sandbox-"))
         os.chmod(self.scratch, 0o711)
-        # Jails are started from this one long-lived thread: bwrap --die-with-parent
-        # (PR_SET_PDEATHSIG) fires when the *thread* that forked it exits, so a jail
-        # started from a short-lived caller thread (asyncio.to_thread, a finished
-        # ThreadPoolExecutor) would be killed under the next run of its slot.
-        self._spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tczoo-jail-spawner")
         self.slots = [
             Slot(i, level, caps, cache_dir,
                  self.tree.slot(i) if self.tree else None,
-                 self.scratch, self._spawn)
+                 self.scratch)
             for i in range(size)
         ]
         self._free: queue.SimpleQueue[Slot] = queue.SimpleQueue()
         for s in self.slots:
             self._free.put(s)
-
-    def _spawn(self, cmd: list[str], **kw) -> subprocess.Popen:
-        return self._spawner.submit(subprocess.Popen, cmd, **kw).result()
 
     def acquire(self, timeout: float | None = None) -> Slot | None:
         try:
@@ -421,7 +430,6 @@ class SlotPool:
         for s in self.slots:
             s.stop()
             s.release_uid()
-        self._spawner.shutdown(wait=True)
         if self.tree:
             self.tree.remove()
         shutil.rmtree(self.scratch, ignore_errors=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from tczoo.schema import Program
+from tczoo.schema import Program, Validator
 
 
 class Verdict(str, Enum):
@@ -53,6 +53,18 @@ class Limits(BaseModel):
         return self.wall_ms if self.wall_ms is not None else 2 * self.time_ms + 1000
 
 
+def limits_error(error: ValueError, names: dict[str, str] | None = None) -> str:
+    """One line for a user from a refused ``Limits``: which field (under the name the
+    user knows it by, e.g. ``--time-limit``), what it must be, what was given."""
+    if not isinstance(error, ValidationError):
+        return str(error).splitlines()[0]
+    parts = []
+    for err in error.errors():
+        field = str(err["loc"][0]) if err.get("loc") else "limits"
+        parts.append(f"{(names or {}).get(field, field)} {err.get('input')!r}: {err['msg'].lower()}")
+    return "; ".join(parts)
+
+
 class CompileResult(BaseModel):
     ok: bool
     message: str = ""  # compiler output, truncated
@@ -86,8 +98,10 @@ class Job(BaseModel):
     stdin: str = ""
     limits: Limits = Field(default_factory=Limits)
     expected: str | None = None  # judge against this when given
-    comparator: str | None = None  # None/"tokens", "exact", "float:ABS[:REL]"
+    comparator: str | None = None  # None/"tokens", "exact", "float:ABS[:REL]", "kattis[:FLAGS]"
+    output_validator: Validator | None = None  # judge with the problem's validator instead
     files: dict[str, str] | None = None  # extra files placed in the run directory
+    args: list[str] | None = None  # command-line arguments of the program
     tag: Any = None  # caller's bookkeeping, returned untouched
 
 
