@@ -386,3 +386,22 @@ def test_tczoo_judge_refuses_bad_limits(tmp_path):
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode == 2, (flags, proc.stdout, proc.stderr)
         assert proc.stderr.count("\n") == 1 and flags[0] in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_run_many_judges_with_output_validators_as_judge_does(sb):
+    """In a batch the validator's run is one more job on the slots; its outcome maps to
+    the judged program's verdict exactly as ``judge`` maps it."""
+    from tczoo.schema import Validator
+
+    accept = Validator(program=py("import sys\nsys.exit(42 if open('answer').read().split() == "
+                                  "sys.stdin.read().split()[::-1] else 43)"))
+    broken = Validator(program=Program(code="int main( {", language=Language.CPP, name="v.cpp"))
+    silent = Validator(program=py("pass"))
+    cases = [("print('b a')", accept), ("print('a b')", accept), ("raise SystemExit(3)", accept),
+             ("print('b a')", broken), ("print('b a')", silent)]
+    jobs = [Job(program=py(code), stdin="", expected="a b", output_validator=v, limits=FAST) for code, v in cases]
+    batch = [(r.verdict, r.message) for r in sb.run_many(jobs)]
+    single = [(r.verdict, r.message) for r in
+              (sb.judge(j.program, j.stdin, j.expected, j.limits, output_validator=j.output_validator) for j in jobs)]
+    assert batch == single
+    assert [v for v, _ in batch] == [Verdict.AC, Verdict.WA, Verdict.RE, Verdict.SE, Verdict.SE]
