@@ -1,6 +1,6 @@
 """Sandbox overhead and throughput (issue 3, point 8). A script, not a test.
 
-    python bench/bench_sandbox.py [--runs 300] [--batch 400] [--rounds 7]
+    python bench/bench_sandbox.py [--runs 300] [--batch 400] [--rounds 7] [--cache DIR] [--realtime]
 
 1. Per-run latency of a trivial compiled C++ program (reads two numbers, prints the
    sum): bare ``subprocess.run`` vs ``Sandbox.run`` (one slot, warm), medians of
@@ -8,6 +8,12 @@
    the design the jailed worker replaces.
 2. Batch throughput of ``run_many`` over the same program with 1 worker vs all:
    short batches alternating between the two (warm) Sandboxes, medians of the rates.
+
+On a machine other sessions keep busy, wall-clock figures swing 2-10x between identical
+runs (a woken task waits up to a 4 ms tick for a CPU). ``--realtime`` measures as if
+the machine were idle: this process at SCHED_FIFO 20, the jails (and their programs)
+at 10, so nothing else runs while it does (a few seconds). Compile first (``--cache``
+from an earlier run) so that g++ does not run real-time.
 """
 
 from __future__ import annotations
@@ -43,13 +49,27 @@ def cpu_s() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def jails_realtime(sb: Sandbox) -> None:
+    """The jails one step below this process: like an idle machine's scheduler, which
+    lets a waking, mostly sleeping host thread run at once. Programs inherit it."""
+    for slot in sb._pool.slots:
+        for pid in (slot.groups.pids() if slot.groups else ()):
+            os.sched_setscheduler(pid, os.SCHED_FIFO, os.sched_param(10))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=300)
     ap.add_argument("--batch", type=int, default=400)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--cache", help="compile cache to use (default: a fresh temporary one)")
+    ap.add_argument("--realtime", action="store_true",
+                    help="on a busy machine: run this process (SCHED_FIFO 20) and the jails "
+                         "(SCHED_FIFO 10) ahead of everything else, as if the machine were idle "
+                         "(root; seconds at most: other processes wait meanwhile)")
     opts = ap.parse_args()
+    if opts.realtime:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(20))  # threads made later inherit it
     program = Program(code=ADD, language=Language.CPP)
     cache = Path(opts.cache) if opts.cache else Path(tempfile.mkdtemp(prefix="tczoo-bench-"))
     cores = os.cpu_count() or 1
@@ -60,6 +80,8 @@ def main() -> None:
         binary = cache / sb.compiler.artifact(program)
         limits = Limits(time_ms=1000)
         sb.run(program, "1 2", limits)  # start the slot
+        if opts.realtime:
+            jails_realtime(sb)
 
         def bare():
             subprocess.run([str(binary)], input=b"1 2", capture_output=True, check=True)
@@ -111,6 +133,8 @@ def main() -> None:
     try:
         for w, sb in boxes.items():
             list(sb.run_many(jobs[: w * 4]))  # start every slot
+            if opts.realtime:
+                jails_realtime(sb)
         rates: dict[int, list[float]] = {w: [] for w in counts}
         for _ in range(opts.rounds):
             for w, sb in boxes.items():
@@ -127,6 +151,7 @@ def main() -> None:
     if cores > 1:
         ratio = statistics.median(rates[cores]) / statistics.median(rates[1])
         print(f"speed-up {cores} workers vs 1: {ratio:.2f}x (target >= 1.8x)")
+
 
 if __name__ == "__main__":
     main()

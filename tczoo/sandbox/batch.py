@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from tczoo.sandbox import validators
 from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
-from tczoo.sandbox.slots import HOST_SLACK_S, Slot, WorkerDied, pack_prefix
+from tczoo.sandbox.slots import HOST_SLACK_S, Slot, WorkerDied
 from tczoo.sandbox.types import CompileResult, Job, RunResult, Verdict
 
 if TYPE_CHECKING:
@@ -84,7 +84,6 @@ class _Driver:
         self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         self.poller.register(self._wake_r, select.POLLIN)
         self._compile_pool: ThreadPoolExecutor | None = None
-        self.requests: dict[tuple, tuple[dict, object]] = {}
 
     # ------------------------------------------------------------------ the loop
 
@@ -130,20 +129,7 @@ class _Driver:
             self._complete(p, self.sb._compile_failure(built))
             return
         p.compiled = built
-        job = p.job
-        # Tests of one program share their request but for stdin: pack it once.
-        flags = tuple(job.program.flags) if job.program.flags is not None else None
-        args = tuple(job.args) if job.args else None
-        key = None if job.files else (job.program.language, job.program.code, flags, args,
-                                      *self.sb._limits_key(job.limits))
-        cached = self.requests.get(key) if key else None
-        if cached is None:
-            request, limits = self.sb._request(job.program, job.limits, job.args, job.files)
-            request["prefix"] = pack_prefix(request)
-            cached = (request, limits)
-            if key:
-                self.requests[key] = cached
-        p.request, p.limits = cached
+        p.request, p.limits = self.sb._request(p.job.program, p.job.limits, p.job.args, p.job.files)
         if p.parent is not None:
             self.ready.appendleft(p)  # an output validator's run: its result is awaited
         else:

@@ -18,7 +18,7 @@ from tczoo.sandbox import batch, callpy, jail, validators
 from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
 from tczoo.sandbox.compile import CompileLimits, Compiler, java_tool
 
-from tczoo.sandbox.slots import HOST_SLACK_S, SlotPool, WorkerDied, pack_limits
+from tczoo.sandbox.slots import HOST_SLACK_S, SlotPool, WorkerDied, pack_limits, pack_prefix
 from tczoo.sandbox.types import CallResult, CompileResult, Job, Limits, PyCall, RunResult, Verdict
 
 log = logging.getLogger("tczoo.sandbox")
@@ -93,6 +93,7 @@ class Sandbox:
         self._cancelled = threading.Event()
         self._closed = False
         self._wire_cache: dict[tuple, dict] = {}
+        self._requests: dict[tuple, tuple[dict, Limits]] = {}
 
     # ------------------------------------------------------------------ properties
 
@@ -235,6 +236,26 @@ class Sandbox:
 
     def _request(self, program: Program, limits: Limits, args: list[str] | None,
                  files: dict[str, str] | None) -> tuple[dict, Limits]:
+        """The run's request but for its stdin, packed; the tests of one program share
+        it (without files: they are per run), so it is made once."""
+        key = None
+        if not files:
+            flags = tuple(program.flags) if program.flags is not None else None
+            key = (program.language, program.code, flags, tuple(args) if args else None,
+                   *self._limits_key(limits))
+            made = self._requests.get(key)
+            if made is not None:
+                return made
+        request, limits = self._make_request(program, limits, args, files)
+        request["prefix"] = pack_prefix(request)
+        if key is not None:
+            if len(self._requests) > 4096:
+                self._requests.clear()
+            self._requests[key] = (request, limits)
+        return request, limits
+
+    def _make_request(self, program: Program, limits: Limits, args: list[str] | None,
+                      files: dict[str, str] | None) -> tuple[dict, Limits]:
         # The worker opens the program's file below the cache and hands it over as an
         # fd: a native binary is exec'd from it ("" = argv[0]), an interpreter reads
         # its program from /dev/fd/3.
