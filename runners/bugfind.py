@@ -164,6 +164,10 @@ class BugfindRunner(Runner):
     summary = "GI / ITR / TBR over (problem, buggy, ground-truth) triplets, first-k and re-seeded scaling"
     headline = "tbr"
     Params = BugfindParams
+    scores_empty_suites = True  # a response without a usable test is a format error, in the denominator
+
+    def label(self, method: str) -> str:
+        return method.upper() if len(method) <= 3 else method.capitalize()
 
     # ------------------------------------------------------------------ triplets
 
@@ -401,7 +405,7 @@ class BugfindRunner(Runner):
         columns += ["responses", "format err"]
         rows = []
         for (model, method), recs in sorted(groups.items()):
-            row: dict[str, Any] = {"model": model, "method": method.upper() if len(method) <= 3 else method.capitalize()}
+            row: dict[str, Any] = {"model": model, "method": self.label(method)}
             for ds in datasets:
                 sub = [r for r in recs if r.detail.get("dataset", "benchmark") == ds]
                 for col, key in (("GI", "gi"), ("ITR", "itr"), ("TBR", "tbr")):

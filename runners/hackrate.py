@@ -35,6 +35,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tczoo.errors import UserError
 from tczoo.paths import cached_json
 from tczoo.runner import Matrix, Runner, Table, TaskSpec
 from tczoo.sandbox import Job, Limits, Verdict, compare_outputs
@@ -311,7 +312,7 @@ class HackRateRunner(Runner):
                     rec = json.loads(line)
                     pid, inp = rec["problem_id"], rec["input"]
                 except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                    raise ValueError(f"{tests_path}:{n}: need a JSON object with problem_id and input ({exc})") from exc
+                    raise UserError(f"{tests_path}:{n}: need a JSON object with problem_id and input ({exc})") from exc
                 by_problem.setdefault(str(pid), []).append(TestCase(input=inp, output=rec.get("output"), origin="external"))
         own = sandbox is None
         sandbox = sandbox or Sandbox()
@@ -319,7 +320,7 @@ class HackRateRunner(Runner):
             problems = {p.id: p for p in load_benchmark(benchmark, sandbox=sandbox)}
             unknown = sorted(set(by_problem) - set(problems))
             if unknown:
-                raise ValueError(f"tests name problems not in {benchmark}: {', '.join(unknown[:5])}")
+                raise UserError(f"tests name problems not in {benchmark}: {', '.join(unknown[:5])}")
             runner = cls(sandbox, **({"scale": scale} if scale else {}))
             records = []
             for pid, tests in by_problem.items():

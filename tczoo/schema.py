@@ -408,6 +408,7 @@ class GenerationRecord(Model):
     suite: TestSuite
     seconds: float = 0.0
     error: str | None = None  # the method itself crashed: recorded, run goes on
+    attempt: int = 0  # 0 first; a retried unit appends a record with the next attempt
 
 
 class ScoreRecord(Model):
@@ -421,6 +422,7 @@ class ScoreRecord(Model):
     task: str = ""
     metrics: dict[str, float] = Field(default_factory=dict)
     detail: dict[str, Any] = Field(default_factory=dict)
+    attempt: int = 0  # which attempt of the generation this scores
 
 
 class RunConfig(Model):

@@ -38,6 +38,22 @@ def printable(text: Any, *, newlines: bool = True) -> str:
     return out
 
 
+def to_bytes(text: str) -> bytes:
+    """``text`` as the bytes a program reads: UTF-8, with surrogate escapes turned back
+    into the bytes they stand for (``surrogateescape``); any other lone surrogate is
+    written as its 3-byte form rather than refused."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+
+
+def from_bytes(data: bytes) -> str:
+    """Bytes a program wrote, as text that keeps every byte: invalid UTF-8 becomes
+    surrogate escapes (``to_bytes`` gives the bytes back)."""
+    return data.decode("utf-8", "surrogateescape")
+
+
 def dumps(data: Any, **kwargs: Any) -> str:
     """JSON text that encodes to valid UTF-8 whatever strings ``data`` holds."""
     text = json.dumps(data, ensure_ascii=False, **kwargs)

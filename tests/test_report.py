@@ -21,9 +21,9 @@ def test_scaling_run_reports_and_plots(tmp_path):
                 "--params", params, "--out", str(out))
     assert done.returncode == 0, done.stderr
     [table] = json.loads(_run("report", str(out), "--format", "json").stdout)
-    assert table["columns"][-2:] == ["HR 1x", "HR 2x"]
+    assert table["columns"][-5:] == ["HR 1x", "HR 2x", "units", "failed", "no valid tests"]
     md = _run("report", str(out), "--format", "md").stdout
-    assert "| model | method | problems | PR | AC | WA | RE | TLE | HR | HR 1x | HR 2x |" in md
+    assert "| model | method | problems | PR | AC | WA | RE | TLE | HR | HR 1x | HR 2x | units | failed | no valid tests |" in md
     rows = list(csv.DictReader(io.StringIO(_run("report", str(out), "--format", "csv").stdout)))
     assert rows[0]["method"] == "CRUX" and rows[0]["table"] == table["title"]
     png = tmp_path / "scaling.png"
@@ -34,7 +34,7 @@ def test_scaling_run_reports_and_plots(tmp_path):
 
 def test_plot_without_scaling_columns_is_a_clear_error(tmp_path):
     rules = tmp_path / "rules.jsonl"
-    rules.write_text(json.dumps({"match": "", "response": "[]"}) + "\n")
+    rules.write_text(json.dumps({"match": "", "response": json.dumps([{"input": "1 1\n1\n", "output": "1\n"}])}) + "\n")
     out = tmp_path / "run"
     assert _run("run", "--method", "crux", "--model", f"scripted:{rules}", "--problems", "zm04",
                 "--out", str(out)).returncode == 0

@@ -14,6 +14,7 @@ from typing import Optional
 import typer
 
 from tczoo.cli.kit import CLIError, check_model, echo, require_run_dir, split
+from tczoo.textio import dumps
 
 
 # --------------------------------------------------------------------------- candidates
@@ -123,6 +124,6 @@ def register(app: typer.Typer) -> None:
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("w") as fh:
             for rec in sft_records(run_dir, keep):
-                fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
+                fh.write(dumps(rec) + "\n")
                 n += 1
         echo(f"{n} SFT examples written to {out}", err=True)

@@ -8,8 +8,10 @@ One convention for every command, the kernel's and every plugin's:
   built from the helpers in ``tczoo.cli.kit``;
 - machine output is ``--format json`` (``-f``) wherever a command has any;
 - a usage error (missing or unknown option, unknown command, bad value) and every
-  ``tczoo.errors.UserError`` is one line ``error: ...`` and exit code 2; anything else
-  is a bug and keeps its traceback.
+  ``tczoo.errors.UserError`` is one line ``error: ...`` and exit code 2; a run that
+  could not do its work (``tczoo.errors.RunFailed``: everything failed, the provider
+  stopped answering, the cost limit, a full disk) is one line and exit code 1;
+  anything else is a bug and keeps its traceback.
 
 Startup imports typer, rich and the command modules only; a command imports what it
 needs when it runs (``tczoo --help`` and ``tczoo methods`` stay fast; see docs/cli.md).
@@ -21,9 +23,9 @@ import sys
 
 import typer
 
-from tczoo.cli import browse, listing, runs, tools
+from tczoo.cli import browse, cache, listing, runs, tools
 from tczoo.cli.kit import err_console, warn
-from tczoo.errors import UserError
+from tczoo.errors import RunFailed, UserError
 
 app = typer.Typer(
     add_completion=False,
@@ -32,9 +34,10 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _module in (listing, runs, tools, browse):
+for _module in (listing, runs, tools, cache, browse):
     _module.register(app)
 _KERNEL_COMMANDS = {c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands}
+_KERNEL_COMMANDS |= {g.name for g in app.registered_groups if g.name}
 
 
 def _click_exceptions() -> tuple[type, type, type]:
@@ -84,6 +87,9 @@ def main(argv: list[str] | None = None) -> None:
     except UserError as exc:
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         sys.exit(2)
+    except RunFailed as exc:
+        print(f"error: {_one_line(exc)}", file=sys.stderr)
+        sys.exit(1)
     except click_exc as exc:
         # Missing/unknown option or command, a bad value: click's message, one line.
         message = exc.format_message()

@@ -51,7 +51,7 @@ def echo(text: Any = "", *, err: bool = False) -> None:
 
 
 def warn(text: str) -> None:
-    err_console.print(Text("warning: ", style="bold yellow") + Text(printable(text, newlines=False)))
+    err_console.print(Text("warning: ", style="bold yellow") + Text(printable(text, newlines=False)), soft_wrap=True)
 
 
 # --------------------------------------------------------------------------- options
@@ -145,15 +145,29 @@ PROVIDER_KEYS = {
 KEYLESS = ("hosted_vllm", "ollama", "ollama_chat", "lm_studio", "llamafile")
 
 
-def check_model(model: str, api_base: str | None = None) -> None:
-    """Refuse a model string that names nothing, or a provider whose API key is missing,
-    before any work starts."""
+def check_model(model: str, api_base: str | None = None, *, probe: bool = True) -> None:
+    """Refuse, before any work starts, a model string that names nothing (no such
+    file, no such local model, a provider LiteLLM does not know), a provider whose API
+    key is missing, and an ``--api-base`` nothing answers on (one cheap GET)."""
     from tczoo.llm.backends import LiteLLMBackend, _litellm, make_backend
 
-    backend = make_backend(model)  # ModelSpecError is a UserError
-    provider = model.split("/", 1)[0]
-    if not isinstance(backend, LiteLLMBackend) or api_base or provider in KEYLESS:
-        return  # local, scripted, replay, or a self-hosted server
+    backend = make_backend(model, api_base=api_base)  # ModelSpecError is a UserError
+    if not isinstance(backend, LiteLLMBackend):
+        if api_base:
+            raise CLIError(f"--api-base is for provider models (openai/..., hosted_vllm/...), not {model}")
+        return  # local, scripted, replay
+    provider = backend.provider
+    if provider not in PROVIDER_KEYS and provider not in KEYLESS:
+        known = {getattr(p, "value", str(p)) for p in _litellm().provider_list}
+        if provider not in known:
+            raise CLIError(f"model {model}: unknown provider {provider!r} (e.g. openai, anthropic, gemini, "
+                           "hosted_vllm, ollama; see https://docs.litellm.ai/docs/providers)")
+    if api_base:
+        if probe:
+            probe_api_base(api_base)
+        return  # a self-hosted server: its key, if any, is the server's business
+    if provider in KEYLESS:
+        return
     keys = PROVIDER_KEYS.get(provider)
     if keys is not None:
         missing = [] if any(os.environ.get(k) for k in keys) else [keys[0]]
@@ -165,6 +179,35 @@ def check_model(model: str, api_base: str | None = None) -> None:
         missing = [] if env.get("keys_in_environment") else list(env.get("missing_keys") or [])
     if missing:
         raise CLIError(f"model {model}: missing API key: set {', '.join(missing)}")
+
+
+def probe_api_base(url: str, timeout: float = 5.0) -> None:
+    """One cheap request to ``url``/models: refused connections, unknown hosts and
+    silence are refused here, in seconds, instead of after every call's retries. Any
+    HTTP answer (even an error status) means a server is there."""
+    import http.client
+    import socket
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    parsed = urllib.parse.urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise CLIError(f"--api-base {url!r} is not an http(s) URL (e.g. http://localhost:8000/v1)")
+    target = url.rstrip("/") + "/models"
+    try:
+        with urllib.request.urlopen(urllib.request.Request(target, method="GET"), timeout=timeout):
+            return
+    except urllib.error.HTTPError:
+        return  # a server answered
+    except urllib.error.URLError as exc:
+        reason = exc.reason
+        why = reason.strerror if isinstance(reason, OSError) and reason.strerror else str(reason)
+        raise CLIError(f"--api-base {url}: cannot connect ({why})") from None
+    except (socket.timeout, TimeoutError):
+        raise CLIError(f"--api-base {url}: no answer within {timeout:g} s") from None
+    except (http.client.HTTPException, ConnectionError, OSError):
+        return  # something answered, if badly: the calls will say what
 
 
 # --------------------------------------------------------------------------- progress
@@ -203,5 +246,72 @@ class Progress:
         self._bar.advance(self._task, n)
 
     def callback(self) -> Callable[..., None]:
-        """A ``(stage, done, total)`` callback for the run loop."""
-        return lambda _stage, done, total: self.update(done, total)
+        """A callback for the run loop's ``tczoo.run.Progress`` events."""
+        return lambda p: self.update(p.done, p.total or None)
+
+
+class RunReporter:
+    """Progress of ``tczoo run``: a rich bar on a terminal; otherwise (CI, logs,
+    ``| tee``) a plain line on stderr every ``interval`` seconds
+    (``TCZOO_PROGRESS_INTERVAL``, default 10) with units done of the total, failures
+    so far and tokens — also while the benchmark loads — and one at the end. (A run
+    that ends, or fails, within the first interval prints no progress at all.)"""
+
+    def __init__(self, interval: float | None = None):
+        import threading
+        import time
+
+        self._time = time
+        self.interval = float(interval if interval is not None else os.environ.get("TCZOO_PROGRESS_INTERVAL", 10))
+        self.bar = err_console.is_terminal and os.environ.get("TCZOO_PROGRESS") != "plain"
+        self.started = time.monotonic()
+        self.state: Any = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._tick, daemon=True)
+        self._rich = None
+
+    def __enter__(self) -> "RunReporter":
+        if self.bar:
+            self._rich = Progress("tczoo run")
+            self._rich.__enter__()
+        else:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._rich is not None:
+            self._rich.__exit__(*exc)
+        else:
+            self._stop.set()
+            self._thread.join(timeout=5)
+            if self.state is not None and exc[0] is None:
+                self._line()
+
+    def __call__(self, state: Any) -> None:
+        with self._lock:
+            self.state = state
+        if self._rich is not None:
+            self._rich._bar.update(self._rich._task, description=self._describe(state, bar=True),
+                                   completed=state.done, total=state.total or None)
+
+    def _describe(self, s: Any, bar: bool = False) -> str:
+        if s.stage == "load":
+            return s.note or "loading"
+        text = f"{s.done}/{s.total} units done, {s.failed} failed, {s.tokens:,} tokens"
+        if s.cost:
+            text += f", ${s.cost:.4f}"
+        return text if not bar else f"run: {s.failed} failed, {s.tokens:,} tokens"
+
+    def _line(self) -> None:
+        with self._lock:
+            state = self.state
+        if state is None:
+            return
+        elapsed = int(self._time.monotonic() - self.started)
+        sys.stderr.write(f"tczoo: [{elapsed // 60:02d}:{elapsed % 60:02d}] {self._describe(state)}\n")
+        sys.stderr.flush()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._line()

@@ -47,7 +47,7 @@ def required_args(code: str, function: str) -> int:
     """How many positional parameters ``function`` insists on (0 if unknown)."""
     try:
         tree = ast.parse(code)
-    except SyntaxError:
+    except (SyntaxError, ValueError):  # ValueError: NUL, lone surrogates
         return 0
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:

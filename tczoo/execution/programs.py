@@ -138,7 +138,7 @@ def signature_of(code: str, entry_point: str) -> Signature | None:
     a top-level function, else a method of class ``Solution`` (``self`` dropped)."""
     try:
         tree = ast.parse(code)
-    except SyntaxError:
+    except (SyntaxError, ValueError):  # ValueError: NUL, lone surrogates
         return None
     found, method = None, False
     for node in tree.body:

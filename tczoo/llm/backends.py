@@ -27,12 +27,15 @@ SAMPLE_STRIDE = 1000
 
 
 class ProviderError(Exception):
-    """A call failed. ``retryable`` says whether trying again may help."""
+    """A call failed. ``retryable`` says whether trying again may help; ``retry_after``
+    (seconds) is the provider's own answer to "when?" (HTTP ``Retry-After``)."""
 
-    def __init__(self, message: str, *, retryable: bool = False, reason: str = "provider_error"):
+    def __init__(self, message: str, *, retryable: bool = False, reason: str = "provider_error",
+                 retry_after: float | None = None):
         super().__init__(message)
         self.retryable = retryable
         self.reason = reason
+        self.retry_after = retry_after
 
 
 class ModelSpecError(UserError, ValueError):
@@ -58,6 +61,17 @@ class Backend:
     max_concurrency: int | None = None  # backend's own cap (an in-process model: 1)
     context_window: int | None = None  # tokens the model holds, prompt + answer (None: not ours to know)
 
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What answers: part of every cache key and of a run's provenance. Two
+        backends with the same identity give the same answer to the same request."""
+        return {"backend": type(self).__name__}
+
+    @property
+    def connection_key(self) -> str:
+        """Calls with the same key share one connection limit (``--max-connections``)."""
+        return json.dumps(self.identity, sort_keys=True)
+
     async def answer(self, messages: list[dict], params: dict[str, Any], sample: int) -> Answer:
         raise NotImplementedError
 
@@ -81,6 +95,10 @@ class ScriptedBackend(Backend):
     """
 
     cacheable = False  # the file is the source of truth; editing it must take effect
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"backend": "scripted", "path": str(self.path)}
 
     def __init__(self, path: str):
         self.path = Path(path).expanduser()
@@ -122,7 +140,7 @@ def replay_key(messages: list[dict], params: dict[str, Any], sample: int) -> str
     from tczoo.llm.cache import exchange_key
 
     kept = {k: v for k, v in params.items() if k != "timeout"}
-    return exchange_key("", messages, kept, sample)
+    return exchange_key({}, messages, kept, sample)
 
 
 class ReplayBackend(Backend):
@@ -130,8 +148,13 @@ class ReplayBackend(Backend):
 
     cacheable = False
 
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"backend": "replay", "run": str(self.run_dir)}
+
     def __init__(self, run_dir: str):
-        path = Path(run_dir).expanduser() / "exchanges.jsonl"
+        self.run_dir = Path(run_dir).expanduser()
+        path = self.run_dir / "exchanges.jsonl"
         if not path.is_file():
             raise ModelSpecError(f"replay: {path} not found (is {run_dir} a tczoo run directory?)")
         self.answers: dict[str, dict] = {}
@@ -188,6 +211,21 @@ class LiteLLMBackend(Backend):
                 self._supported = set()
         return [n for n in names if self._supported and n not in self._supported]
 
+    @property
+    def provider(self) -> str:
+        return self.model.split("/", 1)[0]
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        # The server matters as much as the name: two checkpoints served under one
+        # model name on two servers are two models.
+        base = self.api_base.rstrip("/") if self.api_base else None
+        return {"backend": "litellm", "provider": self.provider, "model": self.model, "api_base": base}
+
+    @property
+    def connection_key(self) -> str:
+        return f"{self.provider}@{self.api_base or ''}"
+
     async def answer(self, messages, params, sample):
         litellm = _litellm()
         kwargs = dict(params)
@@ -197,13 +235,22 @@ class LiteLLMBackend(Backend):
         if self.api_key:
             kwargs["api_key"] = self.api_key
         try:
+            # max_retries=0: the client retries (with Retry-After and the circuit
+            # breaker); a second retry loop inside the SDK would hide both.
             response = await litellm.acompletion(
-                model=self.model, messages=messages, timeout=params.get("timeout"), **kwargs
+                model=self.model, messages=messages, timeout=params.get("timeout"), max_retries=0, **kwargs
             )
         except Exception as exc:  # classify; the client decides whether to retry
             raise classify_litellm_error(exc) from exc
-        choice = response.choices[0]
-        text = choice.message.content or ""
+        try:
+            choice = response.choices[0]
+            text = choice.message.content or ""
+        except (AttributeError, IndexError, TypeError) as exc:  # a body that is no chat completion
+            raise ProviderError(f"malformed response: {type(exc).__name__}: {exc}"[:500], retryable=True,
+                                reason="bad_response") from exc
+        if not isinstance(text, str):
+            raise ProviderError(f"malformed response: content is {type(text).__name__}", retryable=True,
+                                reason="bad_response")
         usage = getattr(response, "usage", None)
         try:
             cost = float(litellm.completion_cost(completion_response=response) or 0.0)
@@ -215,6 +262,37 @@ class LiteLLMBackend(Backend):
             completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
             cost_usd=cost,
         )
+
+
+def retry_after(exc: Exception) -> float | None:
+    """Seconds the provider asked us to wait (``Retry-After``: seconds or an HTTP date),
+    from whichever headers LiteLLM kept on the exception."""
+    import email.utils
+    import time
+
+    candidates = [getattr(exc, "litellm_response_headers", None), getattr(exc, "headers", None)]
+    response = getattr(exc, "response", None)
+    candidates.append(getattr(response, "headers", None))
+    for headers in candidates:
+        if not headers:
+            continue
+        try:
+            value = headers.get("retry-after") or headers.get("Retry-After")
+        except AttributeError:
+            continue
+        if value is None:
+            continue
+        value = str(value).strip()
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            pass
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            continue
+        return max(0.0, when.timestamp() - time.time())
+    return None
 
 
 def classify_litellm_error(exc: Exception) -> ProviderError:
@@ -229,10 +307,12 @@ def classify_litellm_error(exc: Exception) -> ProviderError:
         "TimeoutError": "timeout",
     }
     if name in retryable:
-        return ProviderError(f"{name}: {exc}"[:500], retryable=True, reason=retryable[name])
+        return ProviderError(f"{name}: {exc}"[:500], retryable=True, reason=retryable[name],
+                             retry_after=retry_after(exc))
     status = getattr(exc, "status_code", None)
-    if isinstance(status, int) and status >= 500:
-        return ProviderError(f"{name}: {exc}"[:500], retryable=True, reason="server_error")
+    if isinstance(status, int) and (status >= 500 or status == 429):
+        return ProviderError(f"{name}: {exc}"[:500], retryable=True,
+                             reason="rate_limit" if status == 429 else "server_error", retry_after=retry_after(exc))
     reason = {
         "AuthenticationError": "auth",
         "NotFoundError": "model_not_found",

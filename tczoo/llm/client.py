@@ -3,10 +3,18 @@
     client = LLMClient("openai/gpt-4o-mini")
     completions = await client.complete(messages, n=4, temperature=0.8)
 
-- samples are independent calls, each cached under (model, messages, params, index),
-  so a re-run makes zero provider calls and a larger ``n`` only pays for the new ones;
-- retries with exponential backoff on rate limits, 5xx, timeouts and connection errors;
-- a concurrency limit shared by all callers of the client;
+- samples are independent calls, each cached under (the backend's identity: provider,
+  api_base, model or GGUF sha256; messages; every sampling parameter; sample index), so
+  a re-run makes zero provider calls and a larger ``n`` only pays for the new ones;
+- retries with exponential backoff on rate limits, 5xx, timeouts, connection errors
+  and malformed bodies, waiting at least what a ``Retry-After`` header asks;
+- a connection limit per provider and server (``max_connections``), shared by every
+  client of the process;
+- a circuit breaker: ``max_consecutive_errors`` calls in a row that the provider did
+  not answer (after their retries) halt the client — every later call fails at once
+  with reason ``stopped`` — so a dead server costs seconds, not the whole run;
+- a cost limit: once ``max_cost`` USD (LiteLLM's cost, this run's earlier sessions
+  included via ``spent_before``) is spent, later calls fail with reason ``cost_limit``;
 - failures come back as ``Completion(ok=False, error=...)``: a provider error never
   crashes a run;
 - usage (calls, tokens, cost) accumulates on the client and on each ``Session``;
@@ -49,6 +57,7 @@ def fit_params(backend: Backend, model: str, params: dict[str, Any]) -> tuple[di
     return sent, notes
 
 
+
 @dataclass
 class Completion:
     text: str
@@ -63,6 +72,15 @@ class Completion:
     cost_usd: float = 0.0
 
 
+# Failures that mean "the provider is not answering" (as opposed to "this prompt got a
+# bad answer"): enough of them in a row halt the client.
+PROVIDER_DOWN = frozenset({"connection", "server_error", "timeout", "rate_limit", "auth", "model_not_found",
+                           "bad_response", "provider_error", "backend_crash"})
+# Failures that say nothing about the method: the same unit run again may succeed.
+TRANSIENT = frozenset({"connection", "server_error", "timeout", "rate_limit", "bad_response", "stopped",
+                       "cost_limit"})
+
+
 @dataclass
 class LLMSettings:
     temperature: float = 0.2
@@ -70,11 +88,19 @@ class LLMSettings:
     timeout_s: float = 600.0
     retries: int = 4
     backoff_s: float = 2.0
-    concurrency: int = 8
+    max_wait_s: float = 300.0  # longest single wait between retries, Retry-After included
+    max_connections: int = 8
+    max_consecutive_errors: int = 5  # 0: never halt
+    max_cost: float | None = None  # USD
+    spent_before: float = 0.0  # USD this run spent in earlier sessions (counts toward max_cost)
     api_base: str | None = None
     api_key: str | None = None
     cache: bool = True
     cache_path: Path | None = None
+
+
+_CONNECTIONS: dict[tuple[str, int], asyncio.Semaphore] = {}
+_CONNECTIONS_GUARD = threading.Lock()
 
 
 class LLMClient:
@@ -96,8 +122,18 @@ class LLMClient:
         self.on_exchange = on_exchange  # the run store logs every exchange through this
         self.usage = Usage()
         self._usage_lock = threading.Lock()
-        self._semaphores: dict[int, asyncio.Semaphore] = {}
+        self._identity: dict[str, Any] | None = None
+        self.halted: ProviderError | None = None  # set by the circuit breaker or the cost limit
+        self._consecutive = 0
+        self.spent = self.settings.spent_before  # USD, new (uncached) calls only
         self._noted: set[str] = set()
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """The backend's identity (computed once: a local GGUF is hashed)."""
+        if self._identity is None:
+            self._identity = self.backend.identity
+        return self._identity
 
     # ------------------------------------------------------------------ public
 
@@ -141,14 +177,30 @@ class LLMClient:
     # ------------------------------------------------------------------ internals
 
     def _semaphore(self) -> asyncio.Semaphore:
-        # One semaphore per event loop: the client may be used from several asyncio.run().
-        loop_id = id(asyncio.get_running_loop())
-        if loop_id not in self._semaphores:
-            cap = self.settings.concurrency
-            if self.backend.max_concurrency:
-                cap = min(cap, self.backend.max_concurrency)
-            self._semaphores[loop_id] = asyncio.Semaphore(max(1, cap))
-        return self._semaphores[loop_id]
+        # One limit per provider and server, shared by every client of the process; one
+        # semaphore per event loop (a client may be used from several asyncio.run()).
+        cap = self.settings.max_connections
+        if self.backend.max_concurrency:
+            cap = min(cap, self.backend.max_concurrency)
+        key = (f"{self.backend.connection_key}#{max(1, cap)}", id(asyncio.get_running_loop()))
+        with _CONNECTIONS_GUARD:
+            if key not in _CONNECTIONS:
+                _CONNECTIONS[key] = asyncio.Semaphore(max(1, cap))
+            return _CONNECTIONS[key]
+
+    def _halt(self, error: ProviderError) -> None:
+        if self.halted is None:
+            self.halted = error
+
+    def _failed(self, messages, params, key: str, sample: int, error: str, reason: str,
+                sent: dict[str, Any], notes: list[str], seconds: float = 0.0) -> Completion:
+        failed = Completion(text="", ok=False, error=error, reason=reason, key=key, sample=sample)
+        self._account(failed)
+        self._log(messages, params, failed, sent, notes, seconds)
+        return failed
+
+    def _over_budget(self) -> bool:
+        return self.settings.max_cost is not None and self.spent >= self.settings.max_cost
 
     def _fit(self, params: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         sent, notes = fit_params(self.backend, self.model, params)
@@ -161,7 +213,7 @@ class LLMClient:
     async def _one(self, messages: list[dict], params: dict[str, Any], sample: int) -> Completion:
         # ``params`` as asked (what replay matches), ``sent`` as the model gets them (the cache key)
         sent, notes = self._fit(params)
-        key = exchange_key(self.model, messages, sent, sample)
+        key = exchange_key(self.identity, messages, sent, sample)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -184,6 +236,13 @@ class LLMClient:
         async with self._semaphore():
             started = time.monotonic()  # latency counts the provider (and retries), not the queue
             while True:
+                if self.halted is not None:
+                    return self._failed(messages, params, key, sample, str(self.halted), self.halted.reason, sent,
+                                        notes, time.monotonic() - started)
+                if self._over_budget():
+                    self._halt(ProviderError(f"the cost limit of ${self.settings.max_cost:g} is reached "
+                                             f"(${self.spent:.4f} spent)", reason="cost_limit"))
+                    continue
                 try:
                     answer = await asyncio.wait_for(
                         self.backend.answer(messages, call_params, sample),
@@ -196,29 +255,22 @@ class LLMClient:
                         if isinstance(exc, ProviderError)
                         else ProviderError("call timed out", retryable=True, reason="timeout")
                     )
-                    if err.retryable and attempt < self.settings.retries:
+                    if err.retryable and attempt < self.settings.retries and self.halted is None:
                         attempt += 1
-                        delay = self.settings.backoff_s * 2 ** (attempt - 1)
-                        await asyncio.sleep(delay * (0.5 + random.random()))
+                        delay = self.settings.backoff_s * 2 ** (attempt - 1) * (0.5 + random.random())
+                        if err.retry_after is not None:
+                            delay = max(delay, err.retry_after)
+                        await asyncio.sleep(min(delay, self.settings.max_wait_s))
                         continue
-                    failed = Completion(
-                        text="", ok=False, error=str(err), reason=err.reason, key=key, sample=sample
-                    )
-                    self._account(failed)
-                    self._log(messages, params, failed, sent, notes, time.monotonic() - started)
-                    return failed
+                    self._provider_failed(err)
+                    return self._failed(messages, params, key, sample, str(err), err.reason, sent, notes,
+                                        time.monotonic() - started)
                 except Exception as exc:  # a backend bug must not take the run down either
-                    failed = Completion(
-                        text="",
-                        ok=False,
-                        error=f"{type(exc).__name__}: {exc}"[:500],
-                        reason="backend_crash",
-                        key=key,
-                        sample=sample,
-                    )
-                    self._account(failed)
-                    self._log(messages, params, failed, sent, notes, time.monotonic() - started)
-                    return failed
+                    err = ProviderError(f"{type(exc).__name__}: {exc}"[:500], reason="backend_crash")
+                    self._provider_failed(err)
+                    return self._failed(messages, params, key, sample, str(err), err.reason, sent, notes,
+                                        time.monotonic() - started)
+        self._consecutive = 0
 
         done = Completion(
             text=answer.text,
@@ -232,14 +284,28 @@ class LLMClient:
             self.cache.put(
                 key,
                 self.model,
+                self.identity,
                 {"messages": messages, "params": sent, "sample": sample},
                 answer.text,
                 {"prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens},
                 answer.cost_usd,
             )
+        with self._usage_lock:
+            self.spent += answer.cost_usd
         self._account(done)
         self._log(messages, params, done, sent, notes, time.monotonic() - started)
         return done
+
+    def _provider_failed(self, err: ProviderError) -> None:
+        """Count a call the provider did not answer; enough in a row halt the client."""
+        if err.reason not in PROVIDER_DOWN:
+            self._consecutive = 0  # the provider answered; this prompt was the problem
+            return
+        self._consecutive += 1
+        limit = self.settings.max_consecutive_errors
+        if limit and self._consecutive >= limit:
+            self._halt(ProviderError(f"{self._consecutive} calls in a row failed ({err.reason}); last error: {err}",
+                                     reason="stopped"))
 
     def _account(self, c: Completion) -> None:
         with self._usage_lock:
@@ -254,6 +320,7 @@ class LLMClient:
             {
                 "key": c.key,
                 "model": self.model,
+                "backend": self.identity,
                 "messages": messages,
                 "params": params,
                 "sample": c.sample,

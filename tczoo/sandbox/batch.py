@@ -25,6 +25,7 @@ from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
+from tczoo.textio import to_bytes
 from tczoo.sandbox import validators
 from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
 from tczoo.sandbox.slots import HOST_SLACK_S, Slot, WorkerDied
@@ -144,7 +145,7 @@ class _Driver:
             try:
                 slot.ensure_started()
                 # A lone surrogate (from JSON, an LLM) reaches the program as bytes.
-                stdin = p.job.stdin.encode("utf-8", "surrogatepass")
+                stdin = to_bytes(p.job.stdin)
                 slot.send(p.request, stdin, p.limits.memory_mb << 20, p.limits.processes)
             except WorkerDied as e:
                 self._failed(slot, p, f"worker failed: {e}")

@@ -13,6 +13,7 @@ import warnings
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from tczoo.textio import from_bytes, to_bytes
 from tczoo.schema import Language, Program, Validator
 from tczoo.sandbox import batch, callpy, jail, validators
 from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
@@ -222,7 +223,7 @@ class Sandbox:
             raise RuntimeError("sandbox is closed")
         request, limits = self._request(program, limits, args, files)
         # A lone surrogate (from JSON, an LLM) must reach the program as bytes, not crash us.
-        data = stdin.encode("utf-8", "surrogatepass")
+        data = to_bytes(stdin)
         failures: list[str] = []
         for _ in range(1 + SE_RETRIES):
             result = self._attempt(request, data, limits)
@@ -309,8 +310,8 @@ class Sandbox:
             self._pool.release(slot)
 
     def _verdict(self, h: dict, out: bytes, err: bytes, limits: Limits) -> RunResult:
-        stdout = out.decode(errors="replace")
-        stderr = err.decode(errors="replace")
+        stdout = from_bytes(out)  # lossless: a program's invalid UTF-8 survives as surrogate escapes
+        stderr = from_bytes(err)
         if "error" in h:
             return RunResult(verdict=Verdict.SE, message=f"worker: {h['error']}")
         base = dict(

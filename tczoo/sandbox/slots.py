@@ -20,6 +20,7 @@ import threading
 import time
 from pathlib import Path
 
+from tczoo.textio import to_bytes
 from tczoo.sandbox import jail
 from tczoo.sandbox.cgroups import CgroupTree, SlotGroups
 
@@ -101,7 +102,7 @@ def pack_prefix(request: dict) -> bytes:
     parts.append(struct.pack("<I", len(files)))
     for name, content in files.items():
         # A lone surrogate (from JSON, an LLM) must reach the program as bytes, not crash us.
-        n, c = name.encode(), content.encode("utf-8", "surrogatepass")
+        n, c = name.encode(), to_bytes(content)
         parts += [struct.pack("<I", len(n)), n, struct.pack("<Q", len(c)), c]
     return b"".join(parts)
 
