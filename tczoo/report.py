@@ -250,6 +250,37 @@ def run_tables(run_dir: Path) -> tuple[Any, list[Table]]:
     return store, tables
 
 
+def merged_tables(run_dirs: list[Path], runner: str | None = None) -> list[Table]:
+    """The tables of several run directories read as one: each runner (or only
+    ``runner``) summarises the score records of all of them together — one benchmark
+    per run, one row per dataset (TRAILS's Tables 1-3 over LiveCodeBench and
+    CoCoClaNeL runs). Failed generations are left out as ``run_report`` leaves them out,
+    and counted in a note."""
+    from tczoo.registry import get_runner
+    from tczoo.store import RunStore
+
+    by_runner: dict[str, list] = {}
+    left_out = 0
+    for d in run_dirs:
+        store = RunStore.open(d)
+        gens = {(g.method, g.problem_id, g.task): g for g in store.generations()}
+        for s in store.scores():
+            if runner is not None and s.runner != runner:
+                continue
+            g = gens.get((s.method, s.problem_id, s.task))
+            if g is None or "error" in s.detail or \
+                    generation_failure(g, scores_empty=get_runner(s.runner).scores_empty_suites) is not None:
+                left_out += 1
+                continue
+            by_runner.setdefault(s.runner, []).append(s)
+    tables: list[Table] = []
+    for name, records in by_runner.items():
+        tables.extend(get_runner(name)(None).summarize(records))
+    if left_out and tables:
+        tables[0].notes.append(f"{left_out} unit(s) whose generation failed or could not be scored are left out")
+    return tables
+
+
 def _add_health(table: Table, cells: list, runner) -> None:
     if "model" not in table.columns or "method" not in table.columns:
         return
@@ -293,10 +324,10 @@ def _failure_table(summary: RunSummary) -> Table | None:
                                                                 "scored units", "example"], rows=rows, notes=notes)
 
 
-def cell(value: Any) -> str:
-    """One table cell as text: floats with one decimal, None as empty."""
+def cell(value: Any, decimals: int = 1) -> str:
+    """One table cell as text: floats with the table's decimals (one by default), None as empty."""
     if isinstance(value, float):
-        return "nan" if value != value else f"{value:.1f}"
+        return "nan" if value != value else f"{value:.{decimals}f}"
     return "" if value is None else str(value)
 
 
@@ -326,7 +357,7 @@ def render(tables: list[Table], fmt: str) -> str:
     for t in tables:
         out.write(f"### {printable(t.title)}\n\n| " + " | ".join(t.columns) + " |\n|" + "---|" * len(t.columns) + "\n")
         for row in t.rows:
-            out.write("| " + " | ".join(printable(cell(row.get(c)), newlines=False).replace("|", "\\|")
+            out.write("| " + " | ".join(printable(cell(row.get(c), t.decimals), newlines=False).replace("|", "\\|")
                                         for c in t.columns) + " |\n")
         for note in t.notes:
             out.write(f"\n{printable(note)}\n")

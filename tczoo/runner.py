@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
+from tczoo.errors import UserError
 from tczoo.schema import Problem, ScoreRecord, Setting, Task, TestSuite
 
 
@@ -56,6 +57,7 @@ class Table:
     columns: list[str]
     rows: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
+    decimals: int = 1  # how floats are shown (TC-Bench's tables print two)
 
 
 class Runner:
@@ -76,7 +78,7 @@ class Runner:
         """Default: ``samples`` independent tasks of the problem in the method's setting."""
         setting = method_cls.setting
         if setting is Setting.SPEC_TARGET:
-            raise ValueError(
+            raise UserError(
                 f"runner {self.name} has no program under test to give method {method_cls.name}"
             )
         if setting is Setting.SPEC_CORRECT and not problem.solutions:
