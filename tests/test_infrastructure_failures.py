@@ -105,10 +105,10 @@ def test_efficiency_leaves_a_sandbox_error_unscored(tmp_path, monkeypatch):
     times[("cpp-a", "t4")] = [(0, "SE")]
     runner = EfficiencyRunner(TimedSandbox(times), tests=4, random_refs=3)
     with pytest.raises(InfrastructureFailure, match="reference solutions"):
-        runner.score(_problem(), TaskSpec(key=""), _suite(GEN))
+        runner.score(_problem(), TaskSpec(key="", task=None), _suite(GEN))
     monkeypatch.setenv("TCZOO_CACHE", str(tmp_path / "again"))  # the originals are timed again
     times = _times()
     times[("py-b", "g2")] = [(0, "SE")]
     runner = EfficiencyRunner(TimedSandbox(times), tests=4, random_refs=3)
     with pytest.raises(InfrastructureFailure):
-        runner.score(_problem(), TaskSpec(key=""), _suite(GEN))
+        runner.score(_problem(), TaskSpec(key="", task=None), _suite(GEN))

@@ -361,6 +361,7 @@ print(json.dumps({"hits": hits, "mountinfo": open("/proc/self/mountinfo").read()
                  " while (readdir(d)) n++; printf(\"%d\\n\", n - 2); }")
     r = solo.run(native, "", Limits())
     assert r.verdict is Verdict.AC and r.stdout.strip() == "4", r  # 0, 1, 2 and the listing
+    next_run_is_clean(solo, fresh)
 
 
 # --------------------------------------------------------------------------- compiler bombs
@@ -481,7 +482,7 @@ public class Spin { public static void main(String[] a) throws Exception {
 
 
 @pytest.mark.skipif(shutil.which("javac") is None, reason="no JDK on this machine")
-def test_java_threads_cpu_counts(solo, clean):
+def test_java_threads_cpu_counts(solo, fresh, clean):
     java = Program(code=JAVA_THREADS, language=Language.JAVA)
     r = solo.run(java, "", Limits(time_ms=5000, wall_ms=60_000, memory_mb=256), args=["150"])
     assert r.verdict is Verdict.AC and r.stdout == "joined\n", r
@@ -489,12 +490,13 @@ def test_java_threads_cpu_counts(solo, clean):
     r, secs = run_timed(solo, java, "", Limits(time_ms=1000, wall_ms=60_000, memory_mb=256), args=["800"])
     assert r.verdict is Verdict.TLE and "CPU" in r.message and secs < 60, r
     assert 1000 <= r.cpu_ms < 1500, r.cpu_ms
+    next_run_is_clean(solo, fresh)
 
 
 # --------------------------------------------------------------------------- infrastructure failures
 
 
-def test_worker_killed_under_a_run_is_retried_on_a_fresh_slot(solo, clean):
+def test_worker_killed_under_a_run_is_retried_on_a_fresh_slot(solo, fresh, clean):
     """A jail that dies under a run (here: killed from outside) is an infrastructure
     failure: the run is repeated on a fresh jail, and the caller sees its real verdict."""
     slot = solo._pool.slots[0]
@@ -515,9 +517,10 @@ def test_worker_killed_under_a_run_is_retried_on_a_fresh_slot(solo, clean):
     killer.join()
     assert r.verdict is Verdict.AC and r.stdout == "slept\n", r
     assert slot.starts == starts + 1
+    next_run_is_clean(solo, fresh, restarted=True)
 
 
-def test_worker_killed_under_a_batch_is_retried(solo, clean):
+def test_worker_killed_under_a_batch_is_retried(solo, fresh, clean):
     """The same in run_many's poll loop: the job whose jail died runs again; the batch
     comes back complete and in order."""
     slot = solo._pool.slots[0]
@@ -539,6 +542,7 @@ def test_worker_killed_under_a_batch_is_retried(solo, clean):
     killer.join()
     assert [(r.verdict, r.stdout) for r in results] == [(Verdict.AC, f"{i}\n") for i in range(4)]
     assert slot.starts == starts + 1
+    next_run_is_clean(solo, fresh, restarted=True)
 
 
 def test_jails_outlive_the_thread_that_started_them(net, tmp_path):
