@@ -110,8 +110,9 @@ def main() -> None:
         # sensitive to other load than wall time, which on a shared machine is mostly
         # waiting for a CPU.
         slot = sb._pool.slots[0]
-        if slot.groups and slot.groups.cpu_dir:
-            usage = slot.groups.cpu_dir / "cpuacct.usage"
+        cpu_dir = getattr(slot.groups, "cpu_dir", None)  # older versions (main before issue 12) have none
+        if cpu_dir:
+            usage = cpu_dir / "cpuacct.usage"
             n = opts.runs
             c0 = cpu_s()
             for _ in range(n):
