@@ -197,7 +197,7 @@ def reproduce(
     paths = write(repro, results)
     _print_tables([repro.settings, repro.comparison], fmt)
     echo("written: " + ", ".join(str(p) for p in paths), err=True)
-    if not repro.ours:
+    if not repro.scored:
         raise RunFailed(f"{target}: nothing was scored; the failures are in {paths[0]}")
 
 

@@ -62,7 +62,7 @@ def _renamed(value: Any, rule: list[str] | None) -> Any:
     return re.sub(rule[0], rule[1], str(value))
 
 
-def our_rows(target: Target, tables: list[Table], label_of) -> tuple[list[dict[str, Any]], Table | None]:
+def our_rows(target: Target, tables: list[Table], label_of, model: str = "") -> tuple[list[dict[str, Any]], Table | None]:
     """Our rows in the layout's columns (numbers as the runner computed them; ``failed``
     and ``no valid tests`` where the report put them), with the failure counts, and the
     runner table they come from."""
@@ -73,7 +73,7 @@ def our_rows(target: Target, tables: list[Table], label_of) -> tuple[list[dict[s
     methods = target.run.methods + target.run.optional_methods
     rows = []
     for row in table.rows:
-        out: dict[str, Any] = {"source": OURS, "model": label_of(row.get("model", ""))}
+        out: dict[str, Any] = {"source": OURS, "model": label_of(row.get("model") or model)}
         for k in layout.keys + layout.show:
             value = _renamed(row.get(k), layout.rename.get(k))
             if k == "method" or k == "selector":  # the method's own name, as the paper data spells it
@@ -85,12 +85,17 @@ def our_rows(target: Target, tables: list[Table], label_of) -> tuple[list[dict[s
             if c in row:
                 out[c] = row[c]
         rows.append(out)
+    # the paper's method order; a row that names no method (best-of-N's "Original
+    # pass@1") keeps its place before or after the method rows
     order = {norm(m): i for i, m in enumerate(methods)}
+    named = [i for i, r in enumerate(rows) if any(norm(r.get(k)) in order for k in ("method", "selector"))]
 
     def rank(item: tuple[int, dict[str, Any]]) -> tuple:
         i, r = item
-        named = [order.get(norm(r.get(k)), len(order)) for k in ("method", "selector") if k in r]
-        return (*named, i)
+        found = [order[norm(r.get(k))] for k in ("method", "selector") if norm(r.get(k)) in order]
+        if found:
+            return (found[0], i)
+        return (-1 if named and i < named[0] else len(order), i)
 
     return [r for _, r in sorted(enumerate(rows), key=rank)], table
 

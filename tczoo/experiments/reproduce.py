@@ -107,6 +107,12 @@ class Reproduction:
     details: list[Table] = field(default_factory=list)  # counts, failures, the runner's own tables
     figure_rows: list[dict[str, Any]] = field(default_factory=list)
 
+    @property
+    def scored(self) -> bool:
+        """Whether any number of ours came out (else every cell failed or was excluded)."""
+        columns = [c for c in self.comparison.columns if c not in ("source", "model", *ADDED)]
+        return any(_has_number(r, columns) for r in self.ours)
+
 
 def _problem_ids(stores: list) -> tuple[list[str], int | None]:
     ids: set[str] = set()
@@ -225,7 +231,7 @@ def build(target: Target, spec: GridSpec, out: Path, *, sandbox=None) -> Reprodu
 
     grid = [c for c in cells(spec, Path(out)) if (c.dir / "config.json").is_file()]
     stores = [RunStore.open(c.dir) for c in grid]
-    by_runner, _ = runner_tables(stores)
+    by_runner, summary = runner_tables(stores)
     details, _ = stores_report(stores)
     label = model_label
     paper = paper_rows(target)
@@ -245,15 +251,68 @@ def build(target: Target, spec: GridSpec, out: Path, *, sandbox=None) -> Reprodu
                                  rows=t.rows, notes=t.notes))
         figure_rows = ours
     else:
-        ours, table = our_rows(target, [t for ts in by_runner.values() for t in ts], label)
+        ours, table = our_rows(target, [t for ts in by_runner.values() for t in ts], label,
+                               spec.models[0] if spec.models else "")
         columns = target.layout.columns
         figure_rows = ours
+    ours += _unscored_rows(target, spec, ours, summary, columns)
     rows = side_by_side(target, ours, paper)
     comparison = comparison_table(target, rows, table, columns)
-    if not ours:
-        comparison.notes.append("no row of ours: nothing was scored (see the failures below)")
+    details = [_relabelled(t, spec) for t in details]
+    if not any(_has_number(r, columns) for r in ours):
+        comparison.notes.append("no number of ours: nothing was scored (see the failures below)")
+    if any(r.get(c) is None for r in ours for c in columns):
+        comparison.notes.append("an empty cell of ours: the runner has no number there (a language without accepted "
+                                "solutions, a problem excluded by the runner's rules: see the notes below)")
     return Reproduction(target=target, spec=spec, comparison=comparison, ours=ours, paper=paper,
                         settings=settings_table(target, spec, stores), details=details, figure_rows=figure_rows)
+
+
+def _relabelled(table: Table, spec: GridSpec) -> Table:
+    """``table`` with each model named by ``model_label`` (a replayed run's tables read
+    as the recorded run's)."""
+    names = {m: model_label(m) for m in spec.models if model_label(m) != m}
+    if not names:
+        return table
+
+    def fix(value: Any) -> Any:
+        if isinstance(value, str):
+            for old, new in names.items():
+                value = value.replace(old, new)
+        return value
+
+    table.title = fix(table.title)
+    table.rows = [{k: fix(v) for k, v in row.items()} for row in table.rows]
+    table.notes = [fix(n) for n in table.notes]
+    return table
+
+
+def _has_number(row: dict[str, Any], columns: list[str]) -> bool:
+    return any(isinstance(row.get(c), (int, float)) and not isinstance(row.get(c), bool) for c in columns)
+
+
+def _unscored_rows(target: Target, spec: GridSpec, ours: list[dict[str, Any]], summary, columns: list[str]
+                   ) -> list[dict[str, Any]]:
+    """A row for every method of the grid that has none in the runner's table (all its
+    generations failed, or the runner excluded every problem), saying which."""
+    from tczoo.experiments.metrics import norm
+
+    if "method" not in target.layout.keys:
+        return []
+    have = {norm(r.get("method")) for r in ours}
+    rows = []
+    for model in spec.models:
+        for method in spec.methods:
+            if norm(method) in have:
+                continue
+            cell = summary.cells.get((model, method))
+            what = "not run" if cell is None else ("failed" if cell.status == "failed" else "not scored")
+            row = {"source": OURS, "model": model_label(model), "method": method, **{c: what for c in columns}}
+            if cell is not None:
+                row.update({"units": cell.attempted, "failed": cell.failed + cell.score_errors,
+                            "no valid tests": cell.no_valid})
+            rows.append(row)
+    return rows
 
 
 def _variant_rows(target: Target, variant_tables: dict[str, list[Table]], label) -> tuple[list, list[str], Any]:
@@ -263,7 +322,7 @@ def _variant_rows(target: Target, variant_tables: dict[str, list[Table]], label)
     columns: list[str] = []
     first_table = None
     for variant in target.variants:
-        rows, table = our_rows(target, variant_tables.get(variant.label, []), label)
+        rows, table = our_rows(target, variant_tables.get(variant.label, []), label, "")
         first_table = first_table or table
         for row in rows:
             key = (row.get("model"), *(row.get(k) for k in target.layout.keys))
