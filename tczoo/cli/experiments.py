@@ -41,7 +41,7 @@ def _check_models(models: list[str], api_base: str | None) -> None:
         check_model(model, api_base if is_provider(model) else None)
 
 
-def _print_tables(tables, fmt: str) -> None:
+def print_tables(tables, fmt: str) -> None:
     import sys
 
     from tczoo.experiments.metrics import decimals, show
@@ -116,7 +116,7 @@ def compare(
     echo(f"comparison recorded in {out}", err=True)
     _session_warnings(session)
     tables, summary, _ = grid_report(out, spec)
-    _print_tables(tables, fmt)
+    print_tables(tables, fmt)
     if summary.warning() and not summary.all_failed:
         warn(summary.warning())
     if session.halted:
@@ -154,7 +154,7 @@ def reproduce(
 
     if list_targets:
         known = targets()
-        rows = [{"target": n, "paper": t.paper, "methods": ",".join(t.run.methods + t.run.optional_methods),
+        rows = [{"target": n, "paper": t.paper, "methods": ",".join(t.methods) or "(none: benchmark analysis)",
                  "what": t.title} for n, t in known.items()]
         if fmt == "json":
             emit_json(rows)
@@ -170,13 +170,19 @@ def reproduce(
     from tczoo.experiments.reproduce import build, default_out, execute, plan, write
 
     chosen = get_target(target)
+    missing = chosen.missing_methods()
+    if missing:
+        raise CLIError(f"target {target} runs {', '.join(missing)}, which are not installed")
     spec = plan(chosen, model, benchmark=check_benchmark(benchmark), problems=split(problems), samples=samples,
                 params=_params(params), options=options)
-    check_grid(spec)
+    if chosen.run is not None:
+        check_grid(spec)
     folder = out or default_out(chosen, spec)
     if results.exists() and not results.is_dir():
         raise CLIError(f"--results {results} exists and is not a directory")
-    if report_only:
+    if chosen.run is None:
+        folder.mkdir(parents=True, exist_ok=True)  # holds the built benchmark
+    elif report_only:
         if read_spec(folder) is None:
             raise CLIError(f"--report-only: {folder} holds no comparison (run the same command without it first)")
     else:
@@ -188,14 +194,14 @@ def reproduce(
         if session.halted:
             raise RunFailed(f"stopped: {session.halted[0].halted or 'the provider stopped answering'}; "
                             "run the same command again to resume")
-    sandbox = options.open_sandbox() if chosen.variants else None
+    sandbox = options.open_sandbox() if chosen.analysis is not None else None
     try:
         repro = build(chosen, spec, folder, sandbox=sandbox)
     finally:
         if sandbox is not None:
             sandbox.close()
     paths = write(repro, results)
-    _print_tables([repro.settings, repro.comparison], fmt)
+    print_tables([repro.settings, repro.comparison], fmt)
     echo("written: " + ", ".join(str(p) for p in paths), err=True)
     if not repro.scored:
         raise RunFailed(f"{target}: nothing was scored; the failures are in {paths[0]}")

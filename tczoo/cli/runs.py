@@ -196,18 +196,33 @@ def print_report(run_dir: Path | list[Path], fmt: str, *, after_run: bool = Fals
 
 
 def report(
-    run_dirs: list[Path] = typer.Argument(..., help="run directories"),
+    run_dirs: list[Path] = typer.Argument(..., help="run directories, or comparison directories (tczoo compare --out)"),
     fmt: str = format_option(*REPORT_FORMATS),
     plot: Optional[Path] = typer.Option(None, "--plot", help="also draw the scaling curves (HR at k x rank) to this PNG"),
 ) -> None:
-    """Print the paper-style result tables of one or more runs."""
+    """Print the paper-style result tables of one or more runs (a comparison directory:
+    its model × method report)."""
+    from tczoo.experiments.grid import is_grid
     from tczoo.report import plot_scaling, run_tables
 
-    for d in run_dirs:
+    grids = [d for d in run_dirs if is_grid(d)]
+    runs = [d for d in run_dirs if not is_grid(d)]
+    for d in runs:
         require_run_dir(d)
-    print_report(list(run_dirs), fmt)
+    tables = []
+    if runs:
+        print_report(runs, fmt)
+        tables += [t for d in runs for t in run_tables(d)[1]]
+    for g in grids:
+        from tczoo.cli.experiments import print_tables
+        from tczoo.experiments.compare import grid_report
+
+        grid_tables, summary, _ = grid_report(g)
+        print_tables(grid_tables, fmt)
+        if summary.warning():
+            warn(f"{g}: {summary.warning()}")
+        tables += grid_tables
     if plot is not None:
-        tables = [t for d in run_dirs for t in run_tables(d)[1]]
         if not plot_scaling(tables, plot):
             raise CLIError("nothing to plot: score with scales, e.g. --params '{\"runner:hackrate\": {\"scales\": [1,2,3,4,5]}}'")
         echo(f"plot written to {plot}", err=True)

@@ -57,6 +57,8 @@ class GridSpec(BaseModel):
     params: dict[str, Any] = Field(default_factory=dict)  # {"crux": {...}, "runner:hackrate": {...}}
     llm: dict[str, Any] = Field(default_factory=dict)  # RunOptions.recorded()
     cross: list[str] = Field(default_factory=list)  # runners that also score every cell's suites
+    # a reproduction target's own options ({"analysis": {...}, "build": {...}}), which no cell sees
+    target: dict[str, Any] = Field(default_factory=dict)
 
 
 def is_provider(model: str) -> bool:
@@ -151,6 +153,7 @@ def is_grid(path: Path) -> bool:
 # so a later comparison may add models or methods (reproduction targets of one paper share
 # their runs this way); everything else must match.
 GROWS = ("methods", "models", "cross")
+IGNORED = ("target",)  # read by the reproduction that asks, never by a cell
 
 
 def _open_grid(spec: GridSpec, out: Path) -> None:
@@ -166,9 +169,10 @@ def _open_grid(spec: GridSpec, out: Path) -> None:
         raise GridError(f"{out} is a run directory, not a comparison; use another --out")
     old = read_spec(out)
     if old is not None:
-        same = {k: v for k, v in spec.model_dump().items() if k not in GROWS}
-        diff = config_diff(old.model_copy(update={k: getattr(spec, k) for k in GROWS}), spec)  # type: ignore[arg-type]
-        if diff or {k: v for k, v in old.model_dump().items() if k not in GROWS} != same:
+        keep = GROWS + IGNORED
+        same = {k: v for k, v in spec.model_dump().items() if k not in keep}
+        diff = config_diff(old.model_copy(update={k: getattr(spec, k) for k in keep}), spec)  # type: ignore[arg-type]
+        if diff or {k: v for k, v in old.model_dump().items() if k not in keep} != same:
             raise GridError(f"{out} holds a comparison with different settings ({'; '.join(diff)}); "
                             "use another --out, or delete it")
         spec = spec.model_copy(update={k: list(dict.fromkeys([*getattr(old, k), *getattr(spec, k)])) for k in GROWS})

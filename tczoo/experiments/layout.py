@@ -70,7 +70,7 @@ def our_rows(target: Target, tables: list[Table], label_of, model: str = "") -> 
     table = pick_table(tables, layout)
     if table is None:
         return [], None
-    methods = target.run.methods + target.run.optional_methods
+    methods = target.methods
     rows = []
     for row in table.rows:
         out: dict[str, Any] = {"source": OURS, "model": label_of(row.get("model") or model)}
@@ -105,7 +105,7 @@ def paper_rows(target: Target) -> list[dict[str, Any]]:
     out = []
     for tid, table in target.paper_tables():
         for rec in table.records():
-            out.append({"source": f"paper {table.ref.split(' (')[0]}", "_table": tid, **rec})
+            out.append({"source": "paper " + re.split(r" \(|:", table.ref)[0], "_table": tid, **rec})
     return out
 
 

@@ -3,9 +3,10 @@ table out as the paper does, the paper's own numbers beside ours.
 
 A target (``targets.yaml``) is run as a grid of one model × the target's methods
 (``tczoo.experiments.grid``: resumable, cached, one run directory per method), then
-read back from the recorded runs only — ``build`` executes nothing but the rescoring a
-variant asks for (Figure 4a's WrongSelect basis) — so a recorded run regenerates its
-table byte for byte. ``write`` puts ``results/<paper>/<target>.md`` and ``.csv`` (and
+read back from the recorded runs only — ``build`` executes nothing but what an analysis
+asks for (``tczoo.analyses``: TC-Bench's Figure 4a rescoring on the WrongSelect basis,
+4c and 6 on other validators, 7 and 8 over the built benchmark) — so a recorded run
+regenerates its table byte for byte. ``write`` puts ``results/<paper>/<target>.md`` and ``.csv`` (and
 ``.png`` for a figure) in place; the markdown starts with every setting in which this
 run differs from the paper's.
 """
@@ -22,12 +23,13 @@ from typing import Any, Callable
 
 from tczoo.experiments.grid import GridSession, GridSpec, cells, read_spec, run_grid
 from tczoo.experiments.layout import OURS, comparison_table, our_rows, paper_rows, side_by_side
-from tczoo.experiments.targets import Target, papers
+from tczoo.experiments.targets import Target, TargetError, papers
 from tczoo.report import ADDED, render, runner_tables, stores_report
 from tczoo.run import Progress, RunOptions
 from tczoo.runner import Table
 
 DEFAULT_ROOT = Path("runs/reproduce")
+TARGET_KEYS = ("analysis", "build")
 
 
 # --------------------------------------------------------------------------- planning
@@ -56,17 +58,30 @@ def plan(target: Target, model: str, *, benchmark: str = "zoo-mini", problems: l
          options: RunOptions | None = None) -> GridSpec:
     """The grid that reproduces ``target`` with ``model``."""
     options = options or RunOptions()
+    params = dict(params or {})
+    # "analysis" and "build" in --params reach the target's analysis, not a method or runner
+    own = {k: params.pop(k) for k in TARGET_KEYS if k in params}
+    for key, value in own.items():
+        if not isinstance(value, dict):
+            raise TargetError(f"--params: the value for {key!r} must be an object of options")
+    if own and target.analysis is None:
+        raise TargetError(f"--params names {', '.join(own)}, but target {target.name} runs no analysis")
+    if target.run is None:  # an analysis of the benchmark itself: nothing to run
+        if params:
+            raise TargetError(f"target {target.name} runs no method: --params takes only {', '.join(TARGET_KEYS)}")
+        return GridSpec(methods=[], models=[], benchmark=benchmark, problems=problems, llm=options.recorded(),
+                        target=own)
     methods = target.run.methods + installed(target.run.optional_methods)
     return GridSpec(methods=methods, models=[model], benchmark=benchmark, problems=problems,
                     samples=samples or target.run.samples, runner=target.run.runner,
-                    params=merge_params(target.run.params, params or {}), llm=options.recorded())
+                    params=merge_params(target.run.params, params), llm=options.recorded(), target=own)
 
 
 def default_out(target: Target, spec: GridSpec, root: Path = DEFAULT_ROOT) -> Path:
     """``runs/reproduce/<run name>-<settings hash>``: targets that run the same
     experiment (same run name, benchmark, problems, samples, params, sampling) share it;
     another model or method is another cell of it."""
-    settings = spec.model_dump(exclude={"methods", "models", "cross"})
+    settings = spec.model_dump(exclude={"methods", "models", "cross", "target"})
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:8]
     return root / f"{target.run_name or target.name}-{digest}"
 
@@ -139,9 +154,10 @@ def settings_table(target: Target, spec: GridSpec, stores: list) -> Table:
         sampling.append(f"temperature {spec.llm['temperature']} where a method's paper fixes none")
     if spec.llm.get("max_tokens") not in (None, defaults.max_tokens):
         sampling.append(f"at most {spec.llm['max_tokens']} tokens per answer where a method's paper sets no limit")
-    overrides = {k: v for k, v in spec.params.items() if target.run.params.get(k) != v}
+    run_params = target.run.params if target.run is not None else {}
+    overrides = {k: v for k, v in spec.params.items() if run_params.get(k) != v}
     here = {
-        "model": model_label(spec.models[0]) if spec.models else "",
+        "model": model_label(spec.models[0]) if spec.models else "none: the analysis reads the benchmark itself",
         "benchmark": here_bench,
         "samples": f"{spec.samples} generation(s) per task"
                    + (" (a runner's own count where it sets one, e.g. 8 bug-finding responses)" if spec.samples == 1
@@ -153,76 +169,59 @@ def settings_table(target: Target, spec: GridSpec, stores: list) -> Table:
     }
     rows = [{"setting": key, "here": here.get(key, "tczoo's implementation (see docs/)"), "paper": value}
             for key, value in target.paper_setting.items()]
-    missing = [m for m in target.run.optional_methods if m not in spec.methods]
+    missing = [m for m in target.run.optional_methods if m not in spec.methods] if target.run else []
     if missing:
         rows.append({"setting": "methods", "here": f"{', '.join(missing)} not installed: no row",
                      "paper": ", ".join(target.run.methods + target.run.optional_methods)})
+    if spec.target:
+        rows.append({"setting": "analysis options", "here": json.dumps(spec.target, sort_keys=True),
+                     "paper": "the target's defaults"})
     if overrides:
         rows.append({"setting": "--params", "here": json.dumps(overrides, sort_keys=True),
-                     "paper": json.dumps({k: target.run.params.get(k, "paper default") for k in overrides},
+                     "paper": json.dumps({k: run_params.get(k, "paper default") for k in overrides},
                                          sort_keys=True)})
     return Table(title="settings: here and in the paper", columns=["setting", "here", "paper"], rows=rows)
 
 
-def _variant_tables(target: Target, spec: GridSpec, out: Path, stores: list, by_runner: dict,
-                    sandbox) -> dict[str, list[Table]]:
-    """Per variant label, the runner tables of the same generations scored on the
-    variant's problems."""
-    found: dict[str, list[Table]] = {}
-    for variant in target.variants:
-        if variant.problems == "as-run":
-            found[variant.label] = [t for ts in by_runner.values() for t in ts]
-        else:
-            found[variant.label] = rescore_on_basis(spec, out, sandbox)
-    return found
+def run_analysis(target: Target, spec: GridSpec, out: Path, sandbox) -> list[Table]:
+    """The target's analysis: over each of its run directories (their tables merged:
+    one row per model × method), or over the benchmark built from its benchmark."""
+    from tczoo.registry import get_analysis
 
-
-def rescore_on_basis(spec: GridSpec, out: Path, sandbox, *, restarts: int = 1000, seed: int = 0) -> list[Table]:
-    """Every successful generation of the grid scored again, on each problem's
-    WrongSelect basis instead of its whole pool of wrong codes (TC-Bench §4, Figure 4a):
-    the same tests, the same validators and budget, only the wrong codes differ."""
-    from tczoo.benchmarks import load_benchmark
-    from tczoo.benchmarks.construct import judge_matrix
-    from tczoo.benchmarks.wrongselect import build_benchmark_from_matrix
-    from tczoo.outcomes import generation_failure
-    from tczoo.registry import get_runner
-    from tczoo.run import build_units, score_unit
-    from tczoo.store import RunStore
-
-    problems = load_benchmark(spec.benchmark, spec.problems, sandbox=sandbox)
-    basis = {}
-    left_out = []
-    for p in problems:
-        built = None
-        if p.golden_tests and p.wrong_solutions:
-            built = build_benchmark_from_matrix(p, judge_matrix(p, sandbox), restarts=restarts, seed=seed, min_rank=1)
-        if built is None:
-            left_out.append(p.id)
-            continue
-        keep = {w.digest for w in built.wrong_solutions}
-        basis[p.id] = p.model_copy(update={"wrong_solutions": [w for w in p.wrong_solutions if w.digest in keep]})
-    records: dict[str, list] = {}
-    for cell in cells(spec, out):
+    analysis = target.analysis
+    fn = get_analysis(analysis.name)
+    options = {**analysis.options, **(spec.target.get("analysis") or {})}
+    if analysis.over == "benchmark":
+        return fn(f"tcbench:{built_benchmark(target, spec, out, sandbox)}", sandbox, **options)
+    merged: dict[str, Table] = {}
+    for cell in cells(spec, Path(out)):
         if not (cell.dir / "config.json").is_file():
             continue
-        store = RunStore.open(cell.dir)
-        units = {u.key: u for u in build_units(cell.config, list(basis.values()), sandbox)}
-        empty_ok = get_runner(cell.runner).scores_empty_suites
-        for g in store.generations():
-            unit = units.get((g.method, g.problem_id, g.task))
-            if unit is None or generation_failure(g, scores_empty=empty_ok) is not None:
-                continue
-            record = score_unit(unit, g.suite, g.model, g.attempt)
-            if "error" not in record.detail:
-                records.setdefault(cell.runner, []).append(record)
-    tables = [t for name, recs in records.items() for t in get_runner(name)(None).summarize(recs)]
-    sizes = ", ".join(f"{pid}: {len(b.wrong_solutions)} of {len(next(p for p in problems if p.id == pid).wrong_solutions)}"
-                      for pid, b in basis.items())
-    for t in tables:
-        t.notes.append(f"WrongSelect basis ({restarts} restarts, seed {seed}) — wrong codes kept per problem: {sizes}"
-                       + (f"; left out (no golden tests, or excluded by the filters): {', '.join(left_out)}"
-                          if left_out else ""))
-    return tables
+        for table in fn(cell.dir, sandbox, **options):
+            into = merged.get(table.title)
+            if into is None:
+                merged[table.title] = table
+            else:
+                into.rows += table.rows
+                into.notes += [n for n in table.notes if n not in into.notes]
+    return list(merged.values())
+
+
+def built_benchmark(target: Target, spec: GridSpec, out: Path, sandbox) -> Path:
+    """The benchmark's problems through TC-Bench's construction (judge, filter,
+    WrongSelect; ``analysis.build`` options), written once into ``out``."""
+    from tczoo.benchmarks import load_benchmark
+    from tczoo.benchmarks.construct import build_benchmark
+    from tczoo.schema import Language
+
+    options = {**target.analysis.build, **(spec.target.get("build") or {})}
+    if "languages" in options and options["languages"] is not None:
+        options["languages"] = tuple(Language.parse(x) for x in options["languages"])
+    digest = hashlib.sha256(json.dumps(options, sort_keys=True, default=str).encode()).hexdigest()[:8]
+    path = Path(out) / f"built-{digest}.jsonl"
+    if not path.is_file():
+        build_benchmark(load_benchmark(spec.benchmark, spec.problems, sandbox=sandbox), sandbox, path, **options)
+    return path
 
 
 def build(target: Target, spec: GridSpec, out: Path, *, sandbox=None) -> Reproduction:
@@ -235,26 +234,22 @@ def build(target: Target, spec: GridSpec, out: Path, *, sandbox=None) -> Reprodu
     details, _ = stores_report(stores)
     label = model_label
     paper = paper_rows(target)
-    figure_rows: list[dict[str, Any]] = []
-    if target.variants:
+    columns = target.layout.columns
+    model = spec.models[0] if spec.models else ""
+    if target.analysis is not None:
         own = sandbox is None
         if own:
             sandbox = RunOptions().open_sandbox()
         try:
-            variant_tables = _variant_tables(target, spec, Path(out), stores, by_runner, sandbox)
+            tables = run_analysis(target, spec, Path(out), sandbox)
         finally:
             if own:
                 sandbox.close()
-        ours, columns, table = _variant_rows(target, variant_tables, label)
-        for t in variant_tables.get(target.variants[-1].label, []) if len(target.variants) > 1 else []:
-            details.append(Table(title=f"{t.title} — on the {target.variants[-1].label}", columns=t.columns,
-                                 rows=t.rows, notes=t.notes))
-        figure_rows = ours
+        ours, table = our_rows(target, tables, label, model)
+        details = tables + details
     else:
-        ours, table = our_rows(target, [t for ts in by_runner.values() for t in ts], label,
-                               spec.models[0] if spec.models else "")
-        columns = target.layout.columns
-        figure_rows = ours
+        ours, table = our_rows(target, [t for ts in by_runner.values() for t in ts], label, model)
+    figure_rows = ours
     ours += _unscored_rows(target, spec, ours, summary, columns)
     rows = side_by_side(target, ours, paper)
     comparison = comparison_table(target, rows, table, columns)
@@ -315,48 +310,24 @@ def _unscored_rows(target: Target, spec: GridSpec, ours: list[dict[str, Any]], s
     return rows
 
 
-def _variant_rows(target: Target, variant_tables: dict[str, list[Table]], label) -> tuple[list, list[str], Any]:
-    """One row per key with each layout column per variant (``HR (all wrong codes)``),
-    and, with two variants, their difference."""
-    merged: dict[tuple, dict[str, Any]] = {}
-    columns: list[str] = []
-    first_table = None
-    for variant in target.variants:
-        rows, table = our_rows(target, variant_tables.get(variant.label, []), label, "")
-        first_table = first_table or table
-        for row in rows:
-            key = (row.get("model"), *(row.get(k) for k in target.layout.keys))
-            into = merged.setdefault(key, {k: v for k, v in row.items() if k not in target.layout.columns})
-            for c in target.layout.columns:
-                name = f"{c} ({variant.label})"
-                into[name] = row.get(c)
-                if name not in columns:
-                    columns.append(name)
-    if len(target.variants) == 2:
-        a, b = (v.label for v in target.variants)
-        for c in target.layout.columns:
-            name = f"{c} difference"
-            for row in merged.values():
-                x, y = row.get(f"{c} ({a})"), row.get(f"{c} ({b})")
-                row[name] = x - y if isinstance(x, (int, float)) and isinstance(y, (int, float)) else None
-            columns.append(name)
-    return list(merged.values()), columns, first_table
-
-
 # --------------------------------------------------------------------------- writing
 
 
 def command_line(spec: GridSpec, target: Target) -> str:
     """The command that reproduces this result (from the settings, not argv: the same
     for a replayed run)."""
-    parts = ["tczoo reproduce", target.name, "--model", model_label(spec.models[0])]
+    parts = ["tczoo reproduce", target.name]
+    if spec.models:
+        parts += ["--model", model_label(spec.models[0])]
     if spec.benchmark != "zoo-mini":
         parts += ["--benchmark", spec.benchmark]
     if spec.problems:
         parts += ["--problems", ",".join(spec.problems)]
-    if spec.samples != target.run.samples:
+    if target.run is not None and spec.samples != target.run.samples:
         parts += ["--samples", str(spec.samples)]
-    overrides = {k: v for k, v in spec.params.items() if target.run.params.get(k) != v}
+    run_params = target.run.params if target.run is not None else {}
+    overrides = {k: v for k, v in spec.params.items() if run_params.get(k) != v}
+    overrides.update(spec.target)
     if overrides:
         parts += ["--params", "'" + json.dumps(overrides, sort_keys=True) + "'"]
     from tczoo.llm import LLMSettings

@@ -11,7 +11,7 @@ from __future__ import annotations
 import fnmatch
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -64,9 +64,16 @@ class RunPlan(_Model):
     samples: int = 1
 
 
-class Variant(_Model):
-    label: str
-    problems: str = "as-run"  # "as-run" or "wrongselect-basis"
+class Analysis(_Model):
+    """An analysis (``tczoo.analyses`` entry point) whose tables the target lays out
+    instead of the runners' own: over each run directory of the target's runs, or over
+    the benchmark built from the target's benchmark (``tczoo build-benchmark``'s
+    pipeline, ``build`` its options)."""
+
+    name: str
+    over: Literal["run", "benchmark"] = "run"
+    options: dict[str, Any] = Field(default_factory=dict)
+    build: dict[str, Any] = Field(default_factory=dict)
 
 
 class Layout(_Model):
@@ -78,35 +85,60 @@ class Layout(_Model):
 
 
 class Figure(_Model):
-    kind: str  # "lines" | "bars"
+    """``lines``: one line per row over the layout's columns at ``x`` (wide rows), or,
+    with ``x_column``, one line per ``series`` value through (x_column, y) points (long
+    rows); ``bars``: per row (labelled by ``group``, default the first key), one bar per
+    column of ``columns`` (default the layout's)."""
+
+    kind: Literal["lines", "bars"]
     x: list[float] = Field(default_factory=list)
+    x_column: str | None = None
+    y: str | None = None
+    series: str | None = None
+    group: str | None = None
+    columns: list[str] = Field(default_factory=list)
     xlabel: str = ""
     ylabel: str = ""
+    log_x: bool = False
 
 
 class Target(_Model):
     name: str = ""
     paper: str
     title: str
-    run: RunPlan
+    run: RunPlan | None = None  # None: no model runs (an analysis of the benchmark itself)
     run_name: str = ""
-    variants: list[Variant] = Field(default_factory=list)
+    analysis: Analysis | None = None
     layout: Layout
     compare: list[str] = Field(default_factory=list)
     compare_with: dict[str, Any] = Field(default_factory=dict)
     figure: Figure | None = None
     paper_setting: dict[str, str] = Field(default_factory=dict)
 
+    @property
+    def methods(self) -> list[str]:
+        return (self.run.methods + self.run.optional_methods) if self.run is not None else []
+
     def paper_tables(self) -> list[tuple[str, PaperTable]]:
         paper = papers()[self.paper]
         return [(t, paper.tables[t]) for t in self.compare]
+
+    def missing_methods(self) -> list[str]:
+        """Methods of the target's runs that are not installed (optional ones aside)."""
+        from tczoo.registry import method_names
+
+        known = set(method_names())
+        return [m for m in (self.run.methods if self.run else []) if m not in known]
 
 
 @lru_cache(maxsize=None)
 def papers() -> dict[str, Paper]:
     import yaml
 
-    raw = yaml.safe_load(data_file("papers.yaml").read_text()) or {}
+    return load_papers(yaml.safe_load(data_file("papers.yaml").read_text()) or {})
+
+
+def load_papers(raw: dict[str, Any]) -> dict[str, Paper]:
     out = {}
     for key, value in raw.items():
         try:
@@ -126,14 +158,17 @@ def papers() -> dict[str, Paper]:
 def targets() -> dict[str, Target]:
     import yaml
 
-    raw = yaml.safe_load(data_file("targets.yaml").read_text()) or {}
+    return load_targets(yaml.safe_load(data_file("targets.yaml").read_text()) or {}, papers())
+
+
+def load_targets(raw: dict[str, Any], known_papers: dict[str, Paper]) -> dict[str, Target]:
     out: dict[str, Target] = {}
     for name, value in raw.items():
         try:
             target = Target.model_validate({**value, "name": name})
         except ValidationError as exc:
             raise TargetError(f"targets.yaml: {name}: {' '.join(str(exc).splitlines()[:3])}") from None
-        paper = papers().get(target.paper)
+        paper = known_papers.get(target.paper)
         if paper is None:
             raise TargetError(f"targets.yaml: {name}: unknown paper {target.paper!r}")
         for tid in target.compare:
@@ -141,17 +176,13 @@ def targets() -> dict[str, Target]:
             if table is None:
                 raise TargetError(f"targets.yaml: {name}: paper {target.paper} has no table {tid!r}")
             if table.rows:
-                missing = [c for c in target.layout.columns if c not in table.columns]
-                if missing:
-                    raise TargetError(f"targets.yaml: {name}: {tid} has no column {missing[0]!r}")
+                if not any(c in table.columns for c in target.layout.columns):
+                    raise TargetError(f"targets.yaml: {name}: {tid} has none of the columns {target.layout.columns}")
                 missing = [k for k in target.layout.keys if k not in table.keys]
                 if missing:
                     raise TargetError(f"targets.yaml: {name}: {tid} has no key {missing[0]!r}")
-        if target.figure is not None and target.figure.kind not in ("lines", "bars"):
-            raise TargetError(f"targets.yaml: {name}: figure kind must be lines or bars")
-        for v in target.variants:
-            if v.problems not in ("as-run", "wrongselect-basis"):
-                raise TargetError(f"targets.yaml: {name}: unknown variant problems {v.problems!r}")
+        if target.run is None and (target.analysis is None or target.analysis.over != "benchmark"):
+            raise TargetError(f"targets.yaml: {name}: a target without runs needs an analysis over the benchmark")
         out[name] = target
     return out
 
