@@ -120,8 +120,7 @@ def compare(
     if summary.warning() and not summary.all_failed:
         warn(summary.warning())
     if session.halted:
-        raise RunFailed(f"stopped: {session.halted[0].halted or 'the provider stopped answering'}; "
-                        "run the same command again to resume")
+        raise RunFailed(f"stopped: {session.stop_reason()}; run the same command again to resume")
     if summary.all_failed:
         raise RunFailed(summary.cause())
 
@@ -192,8 +191,7 @@ def reproduce(
         echo(f"runs recorded in {folder}", err=True)
         _session_warnings(session)
         if session.halted:
-            raise RunFailed(f"stopped: {session.halted[0].halted or 'the provider stopped answering'}; "
-                            "run the same command again to resume")
+            raise RunFailed(f"stopped: {session.stop_reason()}; run the same command again to resume")
     sandbox = options.open_sandbox() if chosen.analysis is not None else None
     try:
         repro = build(chosen, spec, folder, sandbox=sandbox)

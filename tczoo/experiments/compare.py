@@ -21,7 +21,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tczoo.experiments.grid import GridSpec, cells, is_provider, read_spec, wall_times
+from tczoo.experiments.grid import GridSpec, cells, is_provider, not_started, read_spec, wall_times
 from tczoo.experiments.metrics import decimals, lookup, show
 from tczoo.report import FAILED, NO_VALID, RunSummary, runner_tables, stores_report
 from tczoo.runner import Table
@@ -81,6 +81,7 @@ def grid_report(out: Path, spec: GridSpec | None = None) -> tuple[list[Table], R
     full, summary = stores_report(list(stores.values()))
     by_runner, _ = runner_tables(list(stores.values()))
     times = wall_times(out)
+    skipped = not_started(out)
     tables: list[Table] = []
 
     for runner in dict.fromkeys(c.runner for c in grid):
@@ -116,7 +117,7 @@ def grid_report(out: Path, spec: GridSpec | None = None) -> tuple[list[Table], R
         column, value, table = found[0] if found else ("", None, None)
         rows.append({
             "model": c.model, "method": c.method, "runner": c.runner,
-            "status": state.status if state else ("no task" if c.units == 0 and store is None else "not run"),
+            "status": state.status if state else skipped.get((c.model, c.method), "not run"),
             "headline": f"{column} {_status_text(value, table, column, state)}".strip() if found else "",
             "units": state.attempted if state else 0, "failed": (state.failed + state.score_errors) if state else 0,
             "no valid tests": state.no_valid if state else 0,

@@ -199,6 +199,12 @@ class GridSession:
 
     cells: list[CellSession] = field(default_factory=list)
     cross: Any = None  # tczoo.experiments.cross.CrossSession when cross-scoring ran
+    down: dict[str, str] = field(default_factory=dict)  # model -> why its provider is considered down
+
+    def stop_reason(self) -> str:
+        """One line: which providers stopped answering, and how."""
+        return "; ".join(f"{model}: {why}" for model, why in self.down.items()) or next(
+            (c.halted for c in self.cells if c.halted), "the provider stopped answering")
 
     @property
     def halted(self) -> list[CellSession]:
@@ -240,7 +246,7 @@ async def run_grid(spec: GridSpec, out: Path, options: RunOptions | None = None,
         session = GridSession()
         total = sum(c.units for c in grid)
         base = Progress("run", total=total)
-        down: dict[str, str] = {}  # model -> why its provider is considered down
+        down = session.down
         for i, cell in enumerate(grid, 1):
             done_before, failed_before, tokens_before, cost_before = base.done, base.failed, base.tokens, base.cost
             scope = f"cell {i}/{len(grid)} {cell.label}"
@@ -248,10 +254,12 @@ async def run_grid(spec: GridSpec, out: Path, options: RunOptions | None = None,
             session.cells.append(state)
             if not cell.units:
                 state.not_started = "no task: the runner has none for this method on these problems"
+                _log(out, state, time.time())
                 continue
             if cell.model in down:
                 state.not_started = SKIPPED_DOWN
                 base.done += cell.units
+                _log(out, state, time.time())
                 continue
 
             def tick(p: Progress, scope=scope) -> None:
@@ -276,6 +284,9 @@ async def run_grid(spec: GridSpec, out: Path, options: RunOptions | None = None,
                     state.halted = str(run_session.halted)
                     if run_session.halted.reason == "stopped":
                         down[cell.model] = state.halted
+            why = _provider_down(store)
+            if why:
+                down.setdefault(cell.model, why)
             base.done = done_before + cell.units
             _log(out, state, started)
         if spec.cross:
@@ -288,27 +299,63 @@ async def run_grid(spec: GridSpec, out: Path, options: RunOptions | None = None,
             sandbox.close()
 
 
+def _provider_down(store) -> str | None:
+    """Why the provider looks down after a cell: nothing succeeded and every failure was
+    a call the provider did not answer (each cell has its own client, so a cell of a
+    unit or two never reaches the circuit breaker on its own)."""
+    from tczoo.llm.client import PROVIDER_DOWN
+    from tczoo.report import analyse
+
+    cells = list(analyse(store).cells.values())
+    failures = [k for c in cells for k in c.failures]
+    if not cells or any(c.scored for c in cells) or not failures:
+        return None
+    if all(stage == "llm" and reason in PROVIDER_DOWN for stage, reason in failures):
+        return f"every call failed ({', '.join(sorted({r for _, r in failures}))})"
+    return None
+
+
 def _log(out: Path, state: CellSession, started: float) -> None:
     line = {"model": state.cell.model, "method": state.cell.method, "dir": str(state.cell.dir.relative_to(out)),
             "started": started, "seconds": state.seconds, "generated": state.generated, "skipped": state.skipped,
-            "halted": state.halted}
+            "halted": state.halted, "not_started": state.not_started}
     with (Path(out) / LOG_FILE).open("a") as fh:
         fh.write(json.dumps(line) + "\n")
 
 
-def wall_times(out: Path) -> dict[tuple[str, str], tuple[float, int]]:
-    """(model, method) -> (wall seconds over every session that ran the cell, sessions)."""
+def _log_lines(out: Path) -> list[dict]:
     path = Path(out) / LOG_FILE
-    times: dict[tuple[str, str], tuple[float, int]] = {}
-    if not path.is_file():
-        return times
-    for line in path.read_text().splitlines():
+    found = []
+    for line in (path.read_text().splitlines() if path.is_file() else []):
         try:
             rec = json.loads(line)
-            key = (rec["model"], rec["method"])
-            seconds = float(rec.get("seconds") or 0.0)
-        except (ValueError, KeyError, TypeError):
+            if isinstance(rec, dict) and "model" in rec and "method" in rec:
+                found.append(rec)
+        except ValueError:
             continue  # a torn last line of an interrupted session
+    return found
+
+
+def wall_times(out: Path) -> dict[tuple[str, str], tuple[float, int]]:
+    """(model, method) -> (wall seconds over every session that ran the cell, sessions)."""
+    times: dict[tuple[str, str], tuple[float, int]] = {}
+    for rec in _log_lines(out):
+        if rec.get("not_started"):
+            continue
+        key = (rec["model"], rec["method"])
         before = times.get(key, (0.0, 0))
-        times[key] = (before[0] + seconds, before[1] + 1)
+        times[key] = (before[0] + float(rec.get("seconds") or 0.0), before[1] + 1)
     return times
+
+
+def not_started(out: Path) -> dict[tuple[str, str], str]:
+    """(model, method) -> why the last session did not start the cell (only for cells
+    that never ran)."""
+    found: dict[tuple[str, str], str] = {}
+    for rec in _log_lines(out):
+        key = (rec["model"], rec["method"])
+        if rec.get("not_started"):
+            found[key] = "no task" if str(rec["not_started"]).startswith("no task") else "not run: provider down"
+        else:
+            found.pop(key, None)
+    return found
