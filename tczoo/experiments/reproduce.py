@@ -215,8 +215,11 @@ def built_benchmark(target: Target, spec: GridSpec, out: Path, sandbox) -> Path:
     from tczoo.schema import Language
 
     options = {**target.analysis.build, **(spec.target.get("build") or {})}
-    if "languages" in options and options["languages"] is not None:
-        options["languages"] = tuple(Language.parse(x) for x in options["languages"])
+    languages = options.get("languages")
+    if isinstance(languages, str):
+        languages = [languages]
+    if languages is not None:  # "all": every language (the paper keeps C/C++)
+        options["languages"] = None if "all" in languages else tuple(Language.parse(x) for x in languages)
     digest = hashlib.sha256(json.dumps(options, sort_keys=True, default=str).encode()).hexdigest()[:8]
     path = Path(out) / f"built-{digest}.jsonl"
     if not path.is_file():
