@@ -110,10 +110,34 @@ def harness_answer() -> str:
     return "The greedy may forget a richer late offer.\n\n" + fenced(code)
 
 
+def _inputs(*texts: str) -> str:
+    return "Here are the inputs.\n\n" + "".join(f"```input\n{t}\n```\n\n" for t in texts)
+
+
+# TRAILS, zero-shot CoT and HoarePrompt: the phrases only their templates say. TRAILS
+# judges every (input, output) pair correct, CoT says correct, HoarePrompt incorrect.
+VERIFIER_RULES: list[tuple[str, str | list[str]]] = [
+    (r"category-partition", "```json\n" + json.dumps(
+        [{"name": n, "preconditions": f"{n} offers", "behaviour": "as specified"} for n in ("single", "many")])
+     + "\n```"),
+    (r"describe what is needed to run", "It reads standard input.\nProperties: first line n, then n lines `d p`."),
+    (r"Inputs that failed", _inputs("1\n1 5")),
+    (r"belong to this scenario", _inputs("1\n1 5", "2\n1 3\n1 7")),
+    (r"Output produced", "The printed total is the best one.\nVerdict: CORRECT"),
+    (r"## The program, annotated", "The greedy keeps the richest offers.\nCorrectness: False"),
+    (r"Write the precondition", "Precondition: n offers, each with a deadline and a fee."),
+    (r"State after the branch taken when the condition holds", "Output State: **merged**"),
+    (r"\nLoop:\n", "Output State: **after the loop**"),
+    (r"\nCode:\n", "Output State: **updated**"),
+    (r"## The program\n", "Step by step, the program keeps the best fees.\nCorrectness: True"),
+]
+
+
 def zm01_rules() -> list[tuple[str, str | list[str]]]:
     """(regex, answer) for every built-in method's templates, most specific first."""
     stab_batch = "\n\n".join(fenced(_efficiency_generator(20000, reverse=i % 2 == 1)) for i in range(5))
     return [
+        *VERIFIER_RULES,
         (r"(?s)Your previous generator failed.*perf_input_gen", fenced(
             "def perf_input_gen(scale: int) -> str:\n    n = 500 * scale\n"
             "    return f\"{n}\\n\" + \"\".join(f\"{n - i} {i + 1}\\n\" for i in range(n))\n")),

@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from tczoo.experiments.metrics import NOT_METRICS, decimals, norm, show
-from tczoo.experiments.targets import Layout, PaperTable, Target
+from tczoo.experiments.targets import Layout, Target
 from tczoo.report import ADDED
 from tczoo.runner import Table
 
@@ -133,6 +133,15 @@ def side_by_side(target: Target, ours: list[dict[str, Any]], paper: list[dict[st
     return rows
 
 
+def places(target: Target, column: str, ours_table: Table | None) -> int:
+    """How many decimals a column is printed with: as the paper prints it (the first
+    compared table with numbers in that column), else as the runner does."""
+    for _, table in target.paper_tables():
+        if table.rows and column in table.columns:
+            return table.places(column)
+    return decimals(ours_table, column) if ours_table is not None else 1
+
+
 def comparison_table(target: Target, rows: list[dict[str, Any]], ours_table: Table | None,
                      columns: list[str] | None = None) -> Table:
     """Rows of both sources under the same columns, every number printed as the paper
@@ -141,17 +150,19 @@ def comparison_table(target: Target, rows: list[dict[str, Any]], ours_table: Tab
     metrics = columns or layout.columns
     identity = ["source", "model", *layout.keys, *layout.show]
     tables = dict(target.paper_tables())
-    places_for = next(iter(tables.values()), PaperTable(ref=""))
+    digits = {c: places(target, c, ours_table) for c in metrics}
     shown = []
     for row in rows:
         paper_table = tables.get(row.get("_table", ""))
         out = {c: row.get(c) for c in identity}
         for c in metrics:
             value = row.get(c)
-            places = (paper_table or places_for).places(c) if (paper_table or places_for).rows else (
-                decimals(ours_table, c) if ours_table is not None else 1)
-            out[c] = show(value, places) if isinstance(value, (int, float)) and not isinstance(value, bool) else (
-                "" if value is None else str(value))
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                out[c] = show(value, digits[c])
+            elif value is None and paper_table is not None and c in paper_table.columns and paper_table.rows:
+                out[c] = "(illegible)"  # the paper prints no legible number there: never guessed
+            else:
+                out[c] = "" if value is None else str(value)
         for c in ADDED:
             out[c] = "" if row.get("source") != OURS else show(row.get(c))
         shown.append(out)
