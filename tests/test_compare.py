@@ -224,3 +224,49 @@ def test_a_provider_that_stops_answering_stops_its_model_not_the_grid(tmp_path):
     configs = {p.parent.name + "@" + p.parent.parent.name.split("-")[0]: json.loads(p.read_text())
                for p in out.glob("*/*/config.json")}
     assert {c["model"]: c["llm"]["api_base"] for c in configs.values()} == {"hosted_vllm/m": server.base, good: None}
+
+
+def test_one_grid_over_two_providers_that_answer_alike_and_its_replay(tmp_path):
+    """Two providers answering with the same rules — the scripted backend in-process and
+    an OpenAI-compatible server on loopback reached through LiteLLM with --api-base — give
+    the same tests, so the same numbers in one matrix; each cell's usage is its own
+    provider's (the server counts 11 + 7 tokens a call). The recorded grid then replays
+    (replay:DIR) as a third provider with the same numbers and no call made."""
+    import re
+
+    from tczoo.llm.backends import render_prompt
+    from tests.experiment_fixtures import zm01_rules
+    from tests.fake_openai import FakeOpenAI
+
+    rules = write_rules(tmp_path / "rules.jsonl")
+    compiled = [(re.compile(m, re.S), a) for m, a in zm01_rules()]
+
+    def answer(messages):
+        prompt = render_prompt(messages)
+        return next((a if isinstance(a, str) else a[0]) for p, a in compiled if p.search(prompt))
+
+    out = tmp_path / "cmp"
+    with FakeOpenAI(answer=answer) as server:
+        done = _tczoo(["compare", "--methods", "crux,lcb", "--models", f"hosted_vllm/zm01,{rules}", "--problems",
+                       "zm01", "--api-base", server.base, "--out", str(out), "-f", "json"], tmp_path)
+        calls = len(server.requests)
+    assert done.returncode == 0, done.stderr
+    tables = json.loads(done.stdout)
+    matrix = {r["model"]: r for r in _table(tables, "hackrate: HR by model × method")["rows"]}
+    assert set(matrix) == {"hosted_vllm/zm01", rules}
+    for method in ("crux", "lcb"):
+        float(matrix[rules][method])  # a number, the same from both providers
+        assert matrix["hosted_vllm/zm01"][method] == matrix[rules][method]
+    cost = {(r["model"], r["method"]): r for r in _table(tables, "cost and time per cell")["rows"]}
+    served = [cost[("hosted_vllm/zm01", m)] for m in ("crux", "lcb")]
+    assert calls >= 2 and sum(c["LLM calls"] for c in served) == calls
+    assert all(c["status"] == "ok" and c["prompt tokens"] == 11 * c["LLM calls"]
+               and c["completion tokens"] == 7 * c["LLM calls"] and c["wall s"] > 0 for c in served)
+    assert all(cost[(rules, m)]["cost USD"] == "not priced (local)" for m in ("crux", "lcb"))
+
+    again = _tczoo(["compare", "--methods", "crux,lcb", "--models", f"replay:{out}", "--problems", "zm01",
+                    "--out", str(tmp_path / "again"), "-f", "json"], tmp_path)
+    assert again.returncode == 0, again.stderr
+    replayed = _table(json.loads(again.stdout), "hackrate: HR by model × method")["rows"]
+    assert len(replayed) == 1
+    assert {m: replayed[0][m] for m in ("crux", "lcb")} == {m: matrix[rules][m] for m in ("crux", "lcb")}
