@@ -12,6 +12,8 @@ its commands from these helpers, so that all commands look and fail alike:
   values where they are parsed;
 - ``check_model``: a model string that names nothing, or a provider without its API
   key, is refused before any work starts;
+- ``executor_option``/``address_option``/``execution_options``: ``--executor
+  local|ray --address auto|HOST:PORT``, the same on every command that runs work;
 - ``progress``: a progress bar on a terminal, a plain line on stderr otherwise.
 
 Nothing here imports more than typer and rich at import time: ``tczoo --help`` must
@@ -88,6 +90,28 @@ def rich_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
     for row in rows:
         table.add_row(*(Text(printable(v)) for v in row))
     return table
+
+
+def executor_option() -> Any:
+    """``--executor``: where a command's runs and generations go (``tczoo.distributed``)."""
+    return typer.Option("local", "--executor", metavar="local|ray",
+                        help="local: this machine's sandbox slots; ray: a Ray cluster (pip install 'tczoo[dist]')")
+
+
+def address_option() -> Any:
+    """``--address``: which Ray cluster ``--executor ray`` uses."""
+    return typer.Option(None, "--address", metavar="auto|HOST:PORT",
+                        help="with --executor ray: auto (the cluster this machine joined) or the head's HOST:PORT; "
+                             "default: $RAY_ADDRESS, else a private Ray instance on this machine")
+
+
+def execution_options(executor: str, address: str | None) -> Any:
+    """The ``tczoo.distributed.ExecutionOptions`` of ``--executor``/``--address``; a bad
+    value is a one-line usage error. Every command that runs programs or generates
+    passes it on (``tczoo.run.run``/``rescore``, or ``tczoo.distributed.open_cluster``)."""
+    from tczoo.distributed import execution_options as make
+
+    return make(executor, address)
 
 
 def split(values: str | None) -> list[str] | None:

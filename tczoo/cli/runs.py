@@ -15,6 +15,9 @@ from tczoo.cli.kit import (
     echo,
     emit_json,
     err_console,
+    executor_option,
+    address_option,
+    execution_options,
     format_option,
     parse_json_option,
     RunReporter,
@@ -48,6 +51,8 @@ def run(
     max_errors: int = typer.Option(5, "--max-consecutive-errors", min=0, help="stop the run after this many provider failures in a row (0: never)"),
     retry_failed: bool = typer.Option(False, "--retry-failed", help="generate every failed unit again (transient provider failures are retried without it)"),
     no_cache: bool = typer.Option(False, "--no-cache", help="do not read or write the LLM exchange cache"),
+    executor: str = executor_option(),
+    address: Optional[str] = address_option(),
     fmt: str = format_option(*REPORT_FORMATS, help="format of the report printed at the end"),
 ) -> None:
     """Generate tests with METHOD(s) on a benchmark, record everything in OUT, and score them.
@@ -64,6 +69,7 @@ def run(
     from tczoo.run import check_params, run as run_all
     from tczoo.schema import RunConfig
 
+    execution = execution_options(executor, address)
     names = split(method) or []
     if not names:
         raise CLIError("--method names no method")
@@ -95,7 +101,7 @@ def run(
     check_model(model, api_base)
     with RunReporter() as reporter:
         store = asyncio.run(run_all(config, out, settings=settings, progress=reporter, concurrency=concurrency,
-                                    retry_failed=retry_failed))
+                                    retry_failed=retry_failed, execution=execution))
     echo(f"run recorded in {store.root}", err=True)
     session = store.session
     for line in (session.warnings if session is not None else []):
@@ -114,9 +120,12 @@ def score(
     tests: Optional[Path] = typer.Option(None, "--tests", help='JSONL of {"problem_id", "input", "output"?} from anywhere'),
     scale: Optional[int] = typer.Option(None, "--scale", min=1, help="with --tests: test budget k x rank (TC-Bench scaling)"),
     detail: Optional[Path] = typer.Option(None, "--detail", help="with --tests: write per-problem detail JSON here"),
+    executor: str = executor_option(),
+    address: Optional[str] = address_option(),
     fmt: str = format_option(*REPORT_FORMATS),
 ) -> None:
     """Score a run directory again, or score external tests (--benchmark B --tests F) with HackRate."""
+    execution = execution_options(executor, address)
     if run_dir is not None:
         from tczoo.run import rescore
 
@@ -125,7 +134,7 @@ def score(
                            "a run directory is scored with its own configuration")
         require_run_dir(run_dir)
         with progress("score") as bar:
-            rescore(run_dir, progress=bar.callback())
+            rescore(run_dir, progress=bar.callback(), execution=execution)
         print_report(run_dir, fmt)
         return
     if not (benchmark and tests):
@@ -139,7 +148,11 @@ def score(
         raise CLIError("the installed hackrate runner cannot score external tests")
     require_file(tests, "tests file")
     _check_tests_file(tests)
-    result = scorer(benchmark=benchmark, tests_path=tests, scale=scale, detail_path=detail)
+    from tczoo.distributed import open_cluster
+
+    with open_cluster(execution) as cluster:
+        result = scorer(benchmark=benchmark, tests_path=tests, scale=scale, detail_path=detail,
+                        sandbox=cluster.sandbox)
     if fmt == "json":
         emit_json(result)
     else:

@@ -21,7 +21,7 @@ from tczoo.sandbox.compile import CompileLimits, Compiler, java_tool
 
 JAVA_RUN_OPTS = ["-Xss64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"]
 JAVA_THREADS = 64
-from tczoo.sandbox.executor import LocalExecutor, ordered_stream
+from tczoo.sandbox.executor import Executor, LocalExecutor, ordered_stream
 from tczoo.sandbox.slots import HOST_SLACK_S, SlotPool, WorkerDied
 from tczoo.sandbox.types import CallResult, CompileResult, Job, Limits, PyCall, RunResult, Verdict
 
@@ -44,12 +44,14 @@ class Sandbox:
 
     Thread-safe: ``run``/``judge``/``call_python`` may be called from any thread
     (each borrows one of ``workers`` jailed worker slots); ``run_many`` spreads a
-    batch over all slots.
+    batch over all slots. With an ``executor`` (``tczoo.distributed``: a Ray
+    cluster), batches (``run_many``, ``call_many`` and every ``tczoo.execution``
+    batch) run there instead, results in the same order; single runs stay here.
     """
 
     def __init__(self, workers: int | None = None, cache_dir: Path | None = None,
                  isolation: str = "auto", *, compile_limits: CompileLimits | None = None,
-                 cgroup_parent: str | None = None):
+                 cgroup_parent: str | None = None, executor: Executor | None = None):
         if isolation not in ("auto", "full", "none"):
             raise ValueError("isolation must be 'auto', 'full' or 'none'")
         self.workers = max(1, workers or os.cpu_count() or 1)
@@ -68,6 +70,7 @@ class Sandbox:
         self.compiler = Compiler(self.cache_dir, self.level, self.caps, compile_limits)
         self._pool = SlotPool(self.workers, self.level, self.caps, self.cache_dir, cgroup_parent)
         self._executor: LocalExecutor | None = None
+        self.executor = executor  # where batches run; None: this machine's slots
         self._cancelled = threading.Event()
         self._closed = False
 
@@ -150,6 +153,8 @@ class Sandbox:
     def run_many(self, jobs: Iterable[Job], *,
                  progress: Callable[[int, int], None] | None = None) -> Iterator[RunResult]:
         self._cancelled.clear()
+        if self.executor is not None:
+            return ordered_stream(self.executor, jobs, self._cancelled, progress)
         if self._executor is None:
             self._executor = LocalExecutor(self._run_job, self.workers)
         return ordered_stream(self._executor, jobs, self._cancelled, progress)
