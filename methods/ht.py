@@ -1,11 +1,16 @@
 """HT: HardTests-style generation — an input validator, then four families of inputs:
 LLMGen (small inputs written directly), RPGen (range-based random generator) or SPGen
 (one generator per output category), and HackGen (inputs that break plausible wrong
-approaches). Every input must pass the validator; outputs come from the correct codes
-and are kept only where those agree.
+approaches). Every input must pass the validator; outputs come from the correct code.
 
 TC-Bench §3.1.1 (after He et al., 2025, HardTests / HardTestGen). Setting:
 specification + correct code.
+
+What the TC-Bench paper says of HT: it "adds an input validator over LCB", outputs come
+from the correct code, its edge-case generator may return nothing, and its prompts carry
+(simple) few-shot examples, on which its results depend (A.3). The method runs only the
+correct code the task carries (one, the runner's choice) and its own validator; it never
+sees the scorer's validators.
 
 Choices where the papers are silent, or where we follow HardTestGen's structure:
 
@@ -15,21 +20,25 @@ Choices where the papers are silent, or where we follow HardTestGen's structure:
   JSON object: the LLMGen inputs, whether the problem has several output categories, the
   RPGen/SPGen code (``gen_random_input`` or ``gen_category_input_<label>`` functions)
   and the HackGen code (``gen_hack_input_<scenario>`` functions, or null). Code comes as
-  JSON strings; fenced Python blocks are accepted as well.
+  JSON strings; fenced Python blocks are accepted as well. Each prompt shows one worked
+  example (our own toy problem) before the task.
 - The validator must accept every sample; if it does not (or cannot be parsed) a fresh
   one is sampled once. With no usable validator and ``require_validator`` (default) the
   method gives up: an input nobody checked could break the constraints, and a wrong code
   "hacked" by such an input would inflate HackRate. With ``require_validator=False`` it
   goes on unvalidated (recorded as ``validator_unusable``).
 - Budget: the families present share it equally; each family is asked for
-  ``oversample`` (2) times its share because inputs are lost to the validator and to
-  disagreeing correct codes. Generator functions are seeded and called with distinct
+  ``oversample`` (2) times its share because its own validator rejects some (the
+  method's filter, which the paper describes). Generator functions are seeded and called with distinct
   seeds; duplicates are removed across all families; a failing generator is recorded
   and retired. The final list takes inputs round-robin over LLMGen, HackGen and
   RPGen/SPGen, so any prefix keeps every family.
-- Outputs: the task's correct programs (at most ``max_correct``) run on every validated
-  input under the problem's limits times ``time_factor``; the input is kept when all
-  run cleanly and print the same output (up to whitespace).
+- Outputs: the task's correct program runs on every validated input under the
+  problem's limits times ``time_factor``. An input it cannot answer stays without an
+  output, the failure recorded; the scorer's validators decide whether it is valid.
+  ``max_correct`` > 1 (our option, for a runner that hands over several correct codes,
+  as HardTestGen uses several oracles) requires them to agree; where they do not, the
+  input likewise has no output.
 """
 
 from __future__ import annotations
@@ -75,7 +84,7 @@ class HtParams(MethodParams):
     oversample: float = Field(2.0, ge=1, description="candidates per family = share x this")
     validator_retries: int = Field(1, ge=0)
     require_validator: bool = True
-    max_correct: int = Field(8, ge=1, description="correct programs that must agree on an output")
+    max_correct: int = Field(1, ge=1, description="correct programs given that must agree on an output")
     time_factor: float = Field(1.5, gt=0)
     generator_time_ms: int = Field(5000, ge=100)
     validator_time_ms: int = Field(5000, ge=100)
@@ -86,7 +95,7 @@ class HtParams(MethodParams):
 class Ht(Method):
     name = "ht"
     paper = "TC-Bench §3.1.1 (He et al., 2025, HardTests)"
-    summary = "validator + LLMGen/RPGen/SPGen/HackGen inputs; outputs where the correct codes agree"
+    summary = "validator + LLMGen/RPGen/SPGen/HackGen inputs; outputs from the correct code"
     setting = Setting.SPEC_CORRECT
     produces = OracleKind.EXPECTED_OUTPUT
     runner = "hackrate"
@@ -288,15 +297,17 @@ class Ht(Method):
         results = await ctx.run_all(programs, [t.input for t in flat], limits)
         answered = {}
         for t, runs in zip(flat, results):
+            answered[id(t)] = t
             failed = [(p, r) for p, r in zip(programs, runs) if not r.ok]
             if failed:
                 prog, run = failed[0]
                 suite.fail("oracle", f"correct_code_{run.verdict.value.lower()}",
-                           f"{prog.name or 'correct'}: {run.detail[-300:]}", t.origin)
+                           f"{prog.name or 'correct'}: kept without an output: {run.detail[-300:]}", t.origin)
                 continue
             outs = [r.output for r in runs]
             if not all(same_output(o, outs[0], comparator=task.checker) for o in outs[1:]):
-                suite.fail("oracle", "correct_codes_disagree", f"input {t.input[:80]!r}", t.origin)
+                suite.fail("oracle", "correct_codes_disagree", f"input {t.input[:80]!r} kept without an output",
+                           t.origin)
                 continue
             answered[id(t)] = t.model_copy(update={"output": outs[0]})
-        return [[answered[id(t)] for t in g if id(t) in answered] for g in groups]
+        return [[answered[id(t)] for t in g] for g in groups]

@@ -5,22 +5,29 @@ TC-Bench §3.1.1 (after Jain et al., 2024, LiveCodeBench's test generation: rand
 edge-case input generators written by an LLM, outputs from a correct solution).
 Setting: specification + correct code.
 
+The paper: "LCB requires LLM to generate both multiple random and edge-case input
+generators"; outputs come from executing the inputs on the correct code. The method
+runs only that code (the task carries one, the runner's choice): it never sees the
+scorer's validators and does not filter its inputs by them.
+
 Choices where the papers are silent:
 
 - Two prompts: ``lcb/random`` asks for ``generate() -> str`` returning one random input
   (``random`` is seeded by us before each call, so distinct seeds give distinct inputs);
   ``lcb/edge`` asks for ``generate_edge_cases() -> list[str]`` returning a list of
   hand-picked boundary inputs (called once). ``random_generators`` and
-  ``edge_generators`` set how many samples of each prompt are used (1 each by default).
+  ``edge_generators`` samples of each prompt (2 and 2: "multiple", the paper gives no
+  number) are independent generators.
 - The budget is shared: ``edge_share`` of it (half) goes to edge-case inputs, the
-  random generators fill the rest (``oversample`` times as many are made, since inputs
-  the correct code fails on are dropped); a shortfall on one side is filled from the
-  other. The final list alternates edge-case and random inputs, so any prefix keeps both
-  kinds.
-- Outputs: the first correct program of the task runs on every input, under the
-  problem's limits times ``time_factor``; the suite carries them as expected outputs
-  (so it can be scored by any runner). An input the correct code fails on (too large,
-  or outside the constraints so it crashes) is dropped with its reason.
+  random generators fill the rest; a shortfall on one side is filled from the other.
+  The final list alternates edge-case and random inputs, so any prefix keeps both kinds.
+- Outputs: the correct program runs on every input under the problem's limits times
+  ``time_factor``. An input it cannot answer (a crash or a timeout: too large, or
+  outside the constraints) stays in the suite without an output and the failure is
+  recorded: the method generated it, so it counts in PassRate, and the scorer's
+  validators decide whether it is a valid test (as the reference's filter does with
+  every generated test). ``oversample`` (our option, 1 = off) asks the random
+  generators for more inputs than needed.
 - Generators run only in the sandbox with ``generator_time_ms`` and an output cap; one
   that crashes, hangs or prints too much is recorded and retired, the others go on.
 """
@@ -39,10 +46,10 @@ from tczoo.schema import OracleKind, Setting, Task, TestSuite, interleave
 
 
 class LcbParams(MethodParams):
-    random_generators: int = Field(1, ge=0)
-    edge_generators: int = Field(1, ge=0)
+    random_generators: int = Field(2, ge=0, description="random-input generators (samples of one prompt)")
+    edge_generators: int = Field(2, ge=0, description="edge-case generators (samples of one prompt)")
     edge_share: float = Field(0.5, ge=0, le=1, description="fraction of the budget for edge cases")
-    oversample: float = Field(1.5, ge=1, description="random inputs generated per input needed")
+    oversample: float = Field(1.0, ge=1, description="random inputs generated per input needed (1: none extra)")
     time_factor: float = Field(1.5, gt=0, description="correct code's time limit = problem limit x this")
     generator_time_ms: int = Field(5000, ge=100)
     max_input_kb: int = Field(8192, ge=1)
@@ -74,15 +81,15 @@ class Lcb(Method):
         n_edge = min(edge_share, sum(len(g.tests) for g in edge_gens))
         want_random = task.budget - n_edge
         if random_gens and want_random > 0:
-            # Ask for a few more than needed: inputs the correct code fails on are dropped.
             per = math.ceil(want_random * p.oversample / len(random_gens))
             await ctx.generate(random_gens, per_generator=per, rounds=p.max_rounds, seen=seen, **run)
         record(suite, edge_gens + random_gens, seed=task.seed, time_ms=p.generator_time_ms)
         every = 10**9
-        edge = await self._outputs(task, ctx, suite, interleave([g.tests for g in edge_gens], every))
-        rand = await self._outputs(task, ctx, suite, interleave([g.tests for g in random_gens], every))
+        edge = interleave([g.tests for g in edge_gens], every)
+        rand = interleave([g.tests for g in random_gens], every)
         take_edge = min(len(edge), max(edge_share, task.budget - len(rand)))
-        suite.tests = interleave([edge[:take_edge], rand], task.budget)
+        chosen = interleave([edge[:take_edge], rand], task.budget)
+        suite.tests = await self._outputs(task, ctx, suite, chosen)
         return suite
 
     async def _generators(self, task, ctx, suite, template, n, kind, functions, multi) -> list[Generator]:
@@ -104,7 +111,7 @@ class Lcb(Method):
         return gens
 
     async def _outputs(self, task: Task, ctx: Context, suite: TestSuite, inputs) -> list:
-        """The inputs with the first correct program's outputs; inputs it fails on are dropped."""
+        """The inputs with the correct program's outputs; where it fails, no output."""
         reference = task.correct_programs[0]
         limits = Limits(time_ms=int(task.time_limit_ms * self.params.time_factor), memory_mb=task.memory_limit_mb)
         results = await ctx.run(reference, [t.input for t in inputs], limits)
@@ -112,7 +119,8 @@ class Lcb(Method):
         for test, run in zip(inputs, results):
             if not run.ok:
                 suite.fail("oracle", f"correct_code_{run.verdict.value.lower()}",
-                           f"input {test.input[:80]!r}: {run.detail[-300:]}", test.origin)
+                           f"input {test.input[:80]!r} kept without an output: {run.detail[-300:]}", test.origin)
+                answered.append(test)
                 continue
             answered.append(test.model_copy(update={"output": run.output}))
         return answered

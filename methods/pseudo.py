@@ -14,12 +14,11 @@ Choices where the papers are silent:
   a usable program is recorded and left out of the vote.
 - Vote: every candidate runs on every input under the problem's limits (times
   ``time_factor``); only candidates that ran cleanly vote; outputs are compared up to
-  whitespace. The plurality output wins when it is unique and at least ``min_agree``
-  (default 3) candidates gave it. Three, not two: ten samples of one model at 0.8 share
-  the same slip often enough that two equal wrong programs outvote nothing, and the paper
-  notes that wrong pseudo-outputs cost PassRate as much as dropped tests. Inputs
-  without such a majority are dropped, each with its reason (``no_clean_run``,
-  ``tie``, ``too_few_agree``).
+  whitespace. The most frequent output wins — the plain majority vote the paper
+  describes; a tie for first place goes to the output of the lowest-numbered candidate
+  among the tied. An input on which no candidate ran cleanly has no output and is
+  dropped (``no_clean_run``). ``min_agree`` (default 1, i.e. off) is our option to
+  demand that many agreeing candidates (``too_few_agree``).
 """
 
 from __future__ import annotations
@@ -50,7 +49,7 @@ LITERAL_LIMITS = Limits(time_ms=2000, memory_mb=256)
 
 class PseudoParams(MethodParams):
     candidates: int = Field(10, ge=1, description="candidate solutions sampled")
-    min_agree: int = Field(3, ge=1, description="candidates that must give the winning output")
+    min_agree: int = Field(1, ge=1, description="candidates that must give the winning output (1: plain majority)")
     candidate_temperature: float = Field(0.8, gt=0, description="sampling temperature of the candidates")
     time_factor: float = Field(2.0, gt=0, description="candidate time limit = problem limit x this")
     max_rounds: int = 2
@@ -155,19 +154,18 @@ class Pseudo(Method):
         return programs
 
     def _vote(self, outputs: list[str]) -> tuple[str | None, str, str]:
+        """The most frequent output (a tie goes to the earliest candidate's)."""
         if not outputs:
             return None, "no_clean_run", "no candidate ran cleanly on this input"
-        groups: dict[str, str] = {}
+        first: dict[str, int] = {}
         votes: Counter[str] = Counter()
-        for out in outputs:
+        for k, out in enumerate(outputs):
             key = " ".join(out.split())
-            groups.setdefault(key, out)
+            first.setdefault(key, k)
             votes[key] += 1
-        ranked = votes.most_common()
-        top_key, top = ranked[0]
-        tally = f"votes {[n for _, n in ranked]} from {len(outputs)} clean candidates"
-        if len(ranked) > 1 and ranked[1][1] == top:
-            return None, "tie", tally
+        top = max(votes.values())
+        winner = min((key for key, n in votes.items() if n == top), key=first.__getitem__)
         if top < self.params.min_agree:
+            tally = f"votes {sorted(votes.values(), reverse=True)} from {len(outputs)} clean candidates"
             return None, "too_few_agree", f"{tally}; min_agree={self.params.min_agree}"
-        return groups[top_key], "", ""
+        return outputs[first[winner]], "", ""

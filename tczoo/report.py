@@ -293,10 +293,10 @@ def _failure_table(summary: RunSummary) -> Table | None:
                                                                 "scored units", "example"], rows=rows, notes=notes)
 
 
-def cell(value: Any) -> str:
-    """One table cell as text: floats with one decimal, None as empty."""
+def cell(value: Any, decimals: int = 1) -> str:
+    """One table cell as text: floats with the table's decimals (one by default), None as empty."""
     if isinstance(value, float):
-        return "nan" if value != value else f"{value:.1f}"
+        return "nan" if value != value else f"{value:.{decimals}f}"
     return "" if value is None else str(value)
 
 
@@ -326,7 +326,7 @@ def render(tables: list[Table], fmt: str) -> str:
     for t in tables:
         out.write(f"### {printable(t.title)}\n\n| " + " | ".join(t.columns) + " |\n|" + "---|" * len(t.columns) + "\n")
         for row in t.rows:
-            out.write("| " + " | ".join(printable(cell(row.get(c)), newlines=False).replace("|", "\\|")
+            out.write("| " + " | ".join(printable(cell(row.get(c), t.decimals), newlines=False).replace("|", "\\|")
                                         for c in t.columns) + " |\n")
         for note in t.notes:
             out.write(f"\n{printable(note)}\n")

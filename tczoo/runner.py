@@ -56,6 +56,7 @@ class Table:
     columns: list[str]
     rows: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
+    decimals: int = 1  # how floats are shown (TC-Bench's tables print two)
 
 
 class Runner:

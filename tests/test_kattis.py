@@ -347,8 +347,10 @@ def test_build_benchmark_from_packages_round_trips_with_the_validator(tmp_path):
                  files={"output_validators/v.py": "import sys\nsys.exit(42 if open(sys.argv[2]).read().split()"
                                                   " == sys.stdin.read().split() else 43)\n"})
     out = tmp_path / "built.jsonl"
+    # the package's codes are Python: the paper's C/C++ filter would keep none of them
     proc = subprocess.run([sys.executable, "-m", "tczoo.cli", "build-benchmark", "--benchmark", f"kattis:{tmp_path}",
-                           "--restarts", "5", "--out", str(out)], capture_output=True, text=True, timeout=600)
+                           "--restarts", "5", "--languages", "all", "--out", str(out)],
+                          capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr
     [record] = [json.loads(line) for line in out.read_text().splitlines()]
     assert record["rank"] == 6 and record["checker"] == "program"

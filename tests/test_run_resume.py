@@ -85,7 +85,7 @@ def test_a_scoring_crash_is_recorded_not_fatal(tmp_path):
                            "--benchmark", f"tcbench:{bench}", "--out", str(out)], capture_output=True, text=True, timeout=300)
     # every unit failed to score: the run says so in one line and exits 1, nothing shown as a score
     assert done.returncode == 1, done.stderr
-    assert done.stderr.strip().splitlines()[-1].startswith("error: no generation could be scored: ValueError: "
+    assert done.stderr.strip().splitlines()[-1].startswith("error: no generation could be scored: UnscorableInput: "
                                                            "problem p has no correct code")
     [score] = _lines(out / "scores.jsonl")
     assert "no correct code" in score["detail"]["error"]

@@ -672,6 +672,10 @@ def build_benchmark_from_matrix(
         "source_rows": res.basis,
         "wrong_before": len(problem.wrong_solutions),
         "after_row_filter": len(pre.kept_rows),
+        "candidates": res.candidates,
+        "moves": res.moves,
+        "best_restart": res.best_restart,
+        "history": [round(f, 6) for f in res.history],  # F of each restart's local optimum (Figure 7)
     }
     return problem.model_copy(update={"wrong_solutions": kept, "rank": res.rank, "meta": meta})
 

@@ -210,7 +210,7 @@ def print_report(run_dir: Path | list[Path], fmt: str, *, after_run: bool = Fals
         for t in tables:
             left = [c for c in t.columns if c in ("model", "method", "problem", "selector", "language", "stage",
                                                   "reason", "example")]
-            console.print(rich_table(t.title, t.columns, ([cell(r.get(c)) for c in t.columns] for r in t.rows),
+            console.print(rich_table(t.title, t.columns, ([cell(r.get(c), t.decimals) for c in t.columns] for r in t.rows),
                                      left=left or t.columns[:1]))
             for note in t.notes:
                 echo(note)

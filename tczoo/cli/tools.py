@@ -103,20 +103,32 @@ def build_benchmark(
     max_steps: int = typer.Option(1000, "--max-steps", min=1),
     seed: int = typer.Option(0, "--seed"),
     min_rank: int = typer.Option(5, "--min-rank", min=1),
+    languages: str = typer.Option("cpp,c", "--languages",
+                                  help="languages of the codes kept (the paper: C/C++), comma-separated, or 'all'"),
+    any_verdict: bool = typer.Option(False, "--any-verdict",
+                                     help="keep wrong codes failing with TLE/RE too (the paper keeps those labelled WA)"),
     fmt: str = format_option("table", "json", help="format of the per-problem report: table | json"),
 ) -> None:
     """Judge every wrong code on the golden tests, filter, WrongSelect, write TC-Bench JSONL."""
     from tczoo.benchmarks import load_benchmark
     from tczoo.benchmarks.construct import build_benchmark as build
     from tczoo.sandbox import Sandbox
+    from tczoo.schema import Language
 
     if out.exists() and not out.is_file():
         raise CLIError(f"--out {out} exists and is not a file")
+    try:
+        langs = None if languages.strip() == "all" else tuple(Language.parse(x) for x in split(languages) or [])
+    except ValueError as exc:
+        raise CLIError(f"--languages: {exc}") from None
+    if langs == ():
+        raise CLIError("--languages names no language")
     with Sandbox() as sandbox:
         loaded = load_benchmark(benchmark, split(problems), sandbox=sandbox)
         with progress("judge + select", total=len(loaded)) as bar:
             report = build(loaded, sandbox, out, restarts=restarts, max_steps=max_steps, seed=seed,
-                           min_rank=min_rank, progress=lambda _: bar.advance())
+                           min_rank=min_rank, languages=langs, only_wa=not any_verdict,
+                           progress=lambda _: bar.advance())
     kept = sum(r["kept"] for r in report)
     if fmt == "json":
         emit_json(report)

@@ -7,6 +7,11 @@ Fields: ``problem_id``, ``description``, ``time_limit`` (ms), ``memory_limit`` (
 The golden tests are not
 published; ``output_str`` (one letter per golden test, ``A`` accepted, ``W`` wrong
 answer) becomes the wrong solution's failure signature on those unpublished tests.
+``solutions`` are the paper's validator set (8 correct codes drawn from the fastest 20%
+at construction), so the problem is marked ``meta["validators"] = "published"`` and the
+HackRate runner uses them as they are. A file written by ``tczoo build-benchmark`` also
+carries ``construction`` (the WrongSelect search and the selection of correct codes),
+kept in ``meta["construction"]`` for the analyses of Figures 7-8.
 """
 
 from __future__ import annotations
@@ -70,7 +75,10 @@ def to_problem(record: dict[str, Any], index: int = 0) -> Problem:
         time_ms, memory_mb = int(rec["time_limit"]), int(rec["memory_limit"])
     except (TypeError, ValueError):
         raise RecordError(f"time_limit/memory_limit must be integers (ms, MB) in {rec['problem_id']!r}") from None
-    meta: dict[str, Any] = {"signatures": "upstream output_str on TC-Bench's unpublished golden tests"}
+    meta: dict[str, Any] = {"signatures": "upstream output_str on TC-Bench's unpublished golden tests",
+                            "validators": "published"}
+    if isinstance(rec.get("construction"), dict):
+        meta["construction"] = rec["construction"]
     if skipped:
         meta["skipped_programs"] = skipped
     judging = _judging(rec)
