@@ -260,7 +260,7 @@ async def run(
     ``cluster``: one already open (left open), instead."""
     from tczoo import __version__
     from tczoo.benchmarks import load_benchmark
-    from tczoo.distributed import open_cluster
+    from tczoo.distributed import cluster_of, open_cluster
     from tczoo.provenance import collect
 
     settings = settings or LLMSettings()
@@ -271,6 +271,7 @@ async def run(
     if config.runner:
         get_runner(config.runner)
     check_params(config)
+    cluster = cluster or cluster_of(sandbox)
     own_cluster = cluster is None
     if own_cluster:
         if execution is not None and execution.executor != "local":
@@ -365,10 +366,11 @@ def rescore(out: Path, *, sandbox=None, progress: ProgressFn | None = None,
     """Score the latest successful generation of every unit again (no LLM calls) and
     replace scores.jsonl. ``execution``/``cluster``: where the runs go (see ``run``)."""
     from tczoo.benchmarks import load_benchmark
-    from tczoo.distributed import open_cluster
+    from tczoo.distributed import cluster_of, open_cluster
 
     report = progress or (lambda p: None)
     store = RunStore.open(out, write=True)
+    cluster = cluster or cluster_of(sandbox)
     own_cluster = cluster is None
     try:
         cluster = cluster or open_cluster(execution, sandbox=sandbox)

@@ -383,7 +383,10 @@ def test_answers_are_cached_on_the_driver_whatever_node_asked(ray_cluster, sandb
             asyncio.run(run(config(), tmp_path / "first", settings=settings(), cluster=cluster))
             asked = len(server.requests)
             assert asked >= 4  # 2 problems x 2 samples, at least one call each
-            asyncio.run(run(config(), tmp_path / "second", settings=settings(), cluster=cluster))
+            served = sum(n.served_units for n in cluster.pool.nodes)
+            # a caller that shares one sandbox between runs (tczoo compare) shares its cluster
+            asyncio.run(run(config(), tmp_path / "second", settings=settings(), sandbox=cluster.sandbox))
+            assert sum(n.served_units for n in cluster.pool.nodes) == served + 4
         assert len(server.requests) == asked
         assert all(e["cached"] for e in _lines(tmp_path / "second" / "exchanges.jsonl"))
         # the driver's cache is the local run's cache too

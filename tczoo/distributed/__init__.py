@@ -13,7 +13,9 @@ seconds, not for free).
 
 A ``Cluster`` gives a command three things:
 
-- ``sandbox``: a ``Sandbox`` for the driver. Locally it is this machine's worker pool.
+- ``sandbox``: a ``Sandbox`` for the driver (closing it closes the cluster, so code
+  that only knows sandboxes can hold a cluster: ``cluster_of(sandbox)`` finds it).
+  Locally it is this machine's worker pool.
   On Ray, its batches (``run_many``, ``call_many`` and so every ``tczoo.execution``
   batch: scoring, oracle checks, generators) fan out over one actor per node, each
   holding the node's own ``Sandbox`` and compile cache; results come back in the same
@@ -143,6 +145,13 @@ class Cluster:
         self.close()
 
 
+def cluster_of(sandbox) -> Cluster | None:
+    """The cluster whose sandbox this is (None for a plain one). A command that shares
+    one sandbox between several runs (``tczoo compare``'s grid) shares their cluster
+    too: ``run(sandbox=cluster.sandbox)`` generates on the cluster's nodes."""
+    return getattr(getattr(sandbox, "executor", None), "cluster", None)
+
+
 def open_cluster(options: ExecutionOptions | None = None, *, sandbox=None) -> Cluster:
     """The cluster ``options`` ask for, connected and checked (every node answered and
     runs this tczoo version). ``sandbox``: the local cluster's sandbox (a caller's own,
@@ -155,4 +164,5 @@ def open_cluster(options: ExecutionOptions | None = None, *, sandbox=None) -> Cl
     return RayCluster(options)
 
 
-__all__ = ["Cluster", "ExecutionError", "ExecutionOptions", "check_address", "execution_options", "open_cluster"]
+__all__ = ["Cluster", "ExecutionError", "ExecutionOptions", "check_address", "cluster_of", "execution_options",
+           "open_cluster"]

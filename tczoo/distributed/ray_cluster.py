@@ -241,9 +241,10 @@ class RayExecutor:
     ``submit`` holds jobs back until a chunk is full or ``flush`` is called; one
     thread collects what the nodes answer and sends again what failed."""
 
-    def __init__(self, ray, pool: NodePool, chunk: int | None = None):
+    def __init__(self, ray, pool: NodePool, chunk: int | None = None, cluster: "RayCluster | None" = None):
         self.ray = ray
         self.pool = pool
+        self.cluster = cluster  # closed with this executor (its sandbox's close closes it)
         nodes = pool.alive()
         self.slots = min(n.workers for n in nodes)
         # One actor call costs about what a trivial run does: a chunk carries many runs
@@ -296,6 +297,8 @@ class RayExecutor:
 
     def shutdown(self, cancel_pending: bool = True) -> None:
         with self._lock:
+            if self._closed:
+                return
             self._closed = True
             held, self._held = self._held, []
             flight = list(self._flight.values()) + [c for _, c in self._later]
@@ -308,6 +311,8 @@ class RayExecutor:
             for f in chunk.futures:
                 if not f.done():
                     f.set_exception(RuntimeError("the Ray executor was shut down"))
+        if self.cluster is not None:
+            self.cluster.close()
 
     # ------------------------------------------------------------------ internals
 
@@ -390,6 +395,7 @@ class RayCluster(Cluster):
         self.ray = ray
         self.options = options
         self._own_ray = False
+        self._closed = False
         if not ray.is_initialized():
             self._connect(options)
         self._services: list = []  # one per run: see ledger()
@@ -398,7 +404,7 @@ class RayCluster(Cluster):
         self.sandbox = None
         try:
             self.pool = NodePool(ray, options.workers)
-            self.executor = RayExecutor(ray, self.pool)
+            self.executor = RayExecutor(ray, self.pool, cluster=self)
             from tczoo.sandbox import Sandbox
 
             # Single runs (a loader's check, a CLI judge) stay here; batches go out.
@@ -508,6 +514,9 @@ class RayCluster(Cluster):
         }
 
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         if self.executor is not None:
             self.executor.shutdown()
         if self.sandbox is not None:

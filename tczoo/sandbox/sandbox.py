@@ -47,6 +47,7 @@ class Sandbox:
     batch over all slots. With an ``executor`` (``tczoo.distributed``: a Ray
     cluster), batches (``run_many``, ``call_many`` and every ``tczoo.execution``
     batch) run there instead, results in the same order; single runs stay here.
+    ``close`` shuts the executor down.
     """
 
     def __init__(self, workers: int | None = None, cache_dir: Path | None = None,
@@ -178,6 +179,8 @@ class Sandbox:
         self._cancelled.set()
         if self._executor is not None:
             self._executor.shutdown(cancel_pending=True)
+        if self.executor is not None:
+            self.executor.shutdown(cancel_pending=True)  # a cluster's sandbox: the cluster goes too
         self._pool.close()
 
     def __enter__(self) -> "Sandbox":
