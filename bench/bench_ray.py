@@ -106,7 +106,6 @@ def main() -> None:
                 for w, work in workloads.items():
                     for b, box in boxes.items():
                         best[w, b] = max(best[w, b], throughput(box, work))
-            per_job.executor.shutdown()
             per_job.close()
     print(f"load average at the end {os.getloadavg()[0]:.1f}")
     for w in workloads:

@@ -147,7 +147,7 @@ class Cluster:
 
 def cluster_of(sandbox) -> Cluster | None:
     """The cluster whose sandbox this is (None for a plain one). A command that shares
-    one sandbox between several runs (``tczoo compare``'s grid) shares their cluster
+    one sandbox between several runs (a grid of runs) shares their cluster
     too: ``run(sandbox=cluster.sandbox)`` generates on the cluster's nodes."""
     return getattr(getattr(sandbox, "executor", None), "cluster", None)
 
