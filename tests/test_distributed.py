@@ -255,7 +255,7 @@ def ray_cluster():
 @pytest.fixture(scope="module")
 def model(tmp_path_factory) -> str:
     """CRUX answers per problem (slowly), ALGO's brute force and generator (it fits
-    zm09; on zm01 no oracle passes the samples: failed units are part of the run)."""
+    zm09; on zm01 no oracle passes the samples: suites without a valid test are part of the run)."""
     path = tmp_path_factory.mktemp("model") / "rules.jsonl"
     rules = [
         {"match": "(?s)Commission Deadlines.*test cases for this problem", "response": json.dumps(ZM01_TESTS),
@@ -280,7 +280,10 @@ def baseline(model, sandbox, tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("local") / "run"
     asyncio.run(run(_config(model), out, sandbox=sandbox))
     gens = _lines(out / "generations.jsonl")
-    assert len(gens) == 8 and len(_lines(out / "scores.jsonl")) == 6  # algo on zm01: 2 failed units
+    scores = _lines(out / "scores.jsonl")
+    assert len(gens) == 8 and len(scores) == 8
+    # algo on zm01: no valid test, scored as HackRate 0 (the reference's rule): part of the run
+    assert any(s["method"] == "algo" and s["metrics"]["n_valid"] == 0 for s in scores)
     return out
 
 
