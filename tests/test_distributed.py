@@ -435,3 +435,63 @@ def test_a_node_lost_mid_run_loses_and_repeats_nothing(ray_cluster, model, basel
         asyncio.run(main())
         assert not lost.alive and lost.failures >= 1
     assert_same_run(out, baseline)
+
+
+def _free_ports(n: int) -> list[int]:
+    import socket
+
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+def test_a_cluster_started_by_ray_start_with_token_authentication(model, tmp_path):
+    """What docs/distributed.md tells a user to do: `ray start --head`, then `tczoo run
+    --executor ray --address HOST:PORT`. Recent Ray turns token authentication on for
+    such a cluster and connects a driver given HOST:PORT without the token unless told
+    to; tczoo must use the token this machine holds (here: RAY_AUTH_TOKEN)."""
+    pytest.importorskip("ray")
+    import secrets
+
+    token = secrets.token_hex(32)
+    env = {k: v for k, v in os.environ.items() if k not in ("RAY_AUTH_MODE", "RAY_ADDRESS")}
+    env.update(RAY_AUTH_TOKEN=token, RAY_USAGE_STATS_ENABLED="0")
+    temp = tempfile.mkdtemp(prefix="tcrs", dir="/tmp")  # short: Ray's socket paths must fit 107 bytes
+    gcs, agent, agent_grpc, runtime_env, metrics = _free_ports(5)
+    start = [sys.executable, "-c", "from ray.scripts.scripts import main; main()", "start", "--head",
+             "--port", str(gcs), "--num-cpus", "1", "--include-dashboard=false", "--temp-dir", temp,
+             "--object-store-memory", str(80 << 20),
+             "--dashboard-agent-listen-port", str(agent), "--dashboard-agent-grpc-port", str(agent_grpc),
+             "--runtime-env-agent-port", str(runtime_env), "--metrics-export-port", str(metrics)]
+    # its own session: every Ray process it starts is in one process group, ended below by id
+    head = subprocess.Popen(start, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        started = head.communicate(timeout=120)[0]
+        assert head.returncode == 0, started[-3000:]
+        address = f"127.0.0.1:{gcs}"
+        out = tmp_path / "run"
+        proc = tczoo("run", "-m", "crux", "--model", model, "-p", "zm09", "--out", out,
+                     "--executor", "ray", "--address", address, "-f", "json", env=env, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        [prov] = _lines(out / "provenance.jsonl")
+        assert prov["executor"]["kind"] == "ray" and len(prov["executor"]["nodes"]) == 1
+        assert len(_lines(out / "scores.jsonl")) == 1
+        # a driver without the token is refused in one line that says what to do
+        bare = {k: v for k, v in env.items() if k != "RAY_AUTH_TOKEN"}
+        bare["HOME"] = str(tmp_path / "home")  # no ~/.ray/auth_token either
+        refused = tczoo("score", out, "--executor", "ray", "--address", address, env=bare, timeout=120)
+        assert "auth_token" in one_line_error(refused, 2)
+    finally:
+        for sig, wait in ((signal.SIGTERM, 8), (signal.SIGKILL, 2)):
+            try:
+                os.killpg(head.pid, sig)
+            except ProcessLookupError:
+                break
+            time.sleep(wait)
+        shutil.rmtree(temp, ignore_errors=True)

@@ -75,6 +75,29 @@ def _node_gone(exc: BaseException) -> bool:
     return isinstance(exc, gone)
 
 
+def _token_auth() -> None:
+    """Recent Ray turns token authentication on for every cluster ``ray start`` creates,
+    but a driver turns it on only when it finds the cluster itself (``ray.init()`` or
+    ``address="auto"``), never for an explicit HOST:PORT — and tczoo always hands Ray
+    HOST:PORT (``_reachable``), so its own cluster would refuse it. Do what Ray does
+    for ``auto``, with Ray's own function: a token on this machine (``RAY_AUTH_TOKEN``,
+    ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``) and no ``RAY_AUTH_MODE`` chosen
+    means token mode. (A private API: a Ray without it has no token authentication.)"""
+    try:
+        from ray._private.authentication import authentication_token_setup as auth
+    except ImportError:
+        return
+    log = logging.getLogger(auth.__name__)
+    level = log.level
+    log.setLevel(logging.ERROR)  # its notice that authentication is on is Ray's, not ours
+    try:
+        auth.maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+    except Exception:  # noqa: BLE001 - another Ray's signature: ray.init says what is wrong
+        pass
+    finally:
+        log.setLevel(level)
+
+
 def _reachable(ray, address: str) -> str:
     """``address`` as HOST:PORT (``auto``: the cluster this machine joined last, as
     ``ray start`` noted it), once something answers there; else an ExecutionError."""
@@ -420,6 +443,7 @@ class RayCluster(Cluster):
             # ray.init waits without end for an address nothing answers on (a stale
             # `auto`, a typo): find out first, in seconds.
             address = _reachable(self.ray, address)
+            _token_auth()
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                   "logging_level": logging.WARNING}
         # A private instance gets a second chance: Ray gives its raylet 30 s to start,
@@ -437,7 +461,11 @@ class RayCluster(Cluster):
                 if attempt or address:
                     where = f"at {address}" if address else "on this machine"
                     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                    raise ExecutionError(f"cannot start or reach a Ray cluster {where}: {first}"[:600]) from None
+                    hint = ""
+                    if address and os.environ.get("RAY_AUTH_MODE", "").lower() != "token":
+                        hint = (" (a cluster with token authentication needs its token here: copy the head's "
+                                "~/.ray/auth_token or set RAY_AUTH_TOKEN)")
+                    raise ExecutionError(f"cannot start or reach a Ray cluster {where}: {first}{hint}"[:800]) from None
         self._own_ray = True
 
     def _commit_warnings(self) -> list[str]:
