@@ -75,25 +75,27 @@ def _node_gone(exc: BaseException) -> bool:
     return isinstance(exc, gone)
 
 
-def _token_auth() -> None:
-    """Recent Ray turns token authentication on for every cluster ``ray start`` creates,
-    but a driver turns it on only when it finds the cluster itself (``ray.init()`` or
-    ``address="auto"``), never for an explicit HOST:PORT — and tczoo always hands Ray
-    HOST:PORT (``_reachable``), so its own cluster would refuse it. Do what Ray does
-    for ``auto``, with Ray's own function: a token on this machine (``RAY_AUTH_TOKEN``,
-    ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``) and no ``RAY_AUTH_MODE`` chosen
-    means token mode. (A private API: a Ray without it has no token authentication.)"""
+def _token_auth() -> bool:
+    """Turn token mode on, as Ray's driver does for ``address="auto"``, when this machine
+    holds a token (``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``)
+    and no ``RAY_AUTH_MODE`` was chosen; True when it did. Recent Ray enables token
+    authentication for every cluster ``ray start`` creates but sends the token for
+    ``auto`` only, and tczoo always hands Ray HOST:PORT (``_reachable``). The mode must
+    match the cluster's: a token-mode driver on a cluster without authentication loses
+    its actors. (A private Ray API: a Ray without it has no token authentication.)"""
+    if os.environ.get("RAY_AUTH_MODE") is not None:
+        return False
     try:
         from ray._private.authentication import authentication_token_setup as auth
     except ImportError:
-        return
+        return False
     log = logging.getLogger(auth.__name__)
     level = log.level
     log.setLevel(logging.ERROR)  # its notice that authentication is on is Ray's, not ours
     try:
-        auth.maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+        return bool(auth.maybe_enable_token_auth_if_token_available(warn_if_disabled=False))
     except Exception:  # noqa: BLE001 - another Ray's signature: ray.init says what is wrong
-        pass
+        return False
     finally:
         log.setLevel(level)
 
@@ -438,17 +440,20 @@ class RayCluster(Cluster):
         self.warnings += self._commit_warnings()
 
     def _connect(self, options: ExecutionOptions) -> None:
-        address = options.address or os.environ.get("RAY_ADDRESS")
-        if address:
+        given = options.address or os.environ.get("RAY_ADDRESS")
+        address = None
+        if given:
             # ray.init waits without end for an address nothing answers on (a stale
             # `auto`, a typo): find out first, in seconds.
-            address = _reachable(self.ray, address)
-            _token_auth()
+            address = _reachable(self.ray, given)
+            if given == "auto":
+                _token_auth()  # what ray.init(address="auto") does; we hand it HOST:PORT
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                   "logging_level": logging.WARNING}
         # A private instance gets a second chance: Ray gives its raylet 30 s to start,
-        # which a heavily loaded machine can miss once.
-        for attempt in range(1 if address else 2):
+        # which a heavily loaded machine can miss once. A HOST:PORT that refused us gets
+        # one in token mode, when this machine holds a token (see _token_auth).
+        for attempt in range(2):
             try:
                 if address:
                     self.ray.init(address=address, **kwargs)
@@ -458,6 +463,8 @@ class RayCluster(Cluster):
             except Exception as exc:  # noqa: BLE001 - ConnectionError, ValueError, RuntimeError ...
                 if self.ray.is_initialized():
                     self.ray.shutdown()
+                if address and not attempt and _token_auth():
+                    continue
                 if attempt or address:
                     where = f"at {address}" if address else "on this machine"
                     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
