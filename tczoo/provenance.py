@@ -4,8 +4,8 @@
 (``provenance.jsonl``): tczoo's version and git commit (when run from a checkout, with
 whether the tree had uncommitted changes), Python, the versions of the packages that
 change answers or scores, the compilers the sandbox uses, the sandbox's isolation
-level, the benchmark's content hash and the model's identity (a GGUF's sha256, or
-provider + api_base + model).
+level, the benchmark's content hash, the model's identity (a GGUF's sha256, or
+provider + api_base + model) and where the work ran (``tczoo.distributed``).
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def benchmark_hash(problems: list) -> str:
 
 
 def collect(*, benchmark: str, problems: list, model: str, identity: dict[str, Any], isolation: str,
-            argv: list[str] | None = None) -> dict[str, Any]:
+            argv: list[str] | None = None, executor: dict[str, Any] | None = None) -> dict[str, Any]:
     from tczoo import __version__
 
     return {
@@ -102,4 +102,7 @@ def collect(*, benchmark: str, problems: list, model: str, identity: dict[str, A
         "sandbox": isolation,
         "benchmark": {"spec": benchmark, "problems": len(problems), "sha256": benchmark_hash(problems)},
         "model": {"name": model, "identity": identity},
+        # where the work ran: this machine's slots, or a Ray cluster's nodes (each with
+        # its host, tczoo version, slots and isolation level)
+        "executor": executor or {"kind": "local"},
     }

@@ -30,6 +30,7 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
+from tczoo.distributed import Cluster, ExecutionOptions
 from tczoo.errors import InfrastructureFailure, RunFailed, UserError
 from tczoo.llm import LLMClient, LLMSettings, ProviderError
 from tczoo.llm import Session as LLMSession
@@ -37,7 +38,7 @@ from tczoo.method import Context
 from tczoo.outcomes import generation_failure, transient
 from tczoo.registry import get_method, get_runner
 from tczoo.runner import Runner, TaskSpec
-from tczoo.schema import GenerationRecord, Problem, Provenance, RunConfig, ScoreRecord, TestSuite
+from tczoo.schema import GenerationRecord, Problem, Provenance, RunConfig, ScoreRecord, Task, TestSuite
 from tczoo.store import RunStore
 from tczoo.templates import Prompts
 
@@ -76,12 +77,15 @@ class RunOptions:
     settings: LLMSettings = field(default_factory=LLMSettings)
     concurrency: int = 4
     retry_failed: bool = False
+    execution: ExecutionOptions = field(default_factory=ExecutionOptions)
 
     def open_sandbox(self):
-        """The sandbox programs run in (the one place the executor is chosen)."""
-        from tczoo.sandbox import Sandbox
+        """The sandbox programs run in (the one place the executor is chosen): this
+        machine's, or a Ray cluster's driver sandbox, which brings its cluster along
+        (``run(sandbox=...)`` then generates on the nodes; closing it closes the cluster)."""
+        from tczoo.distributed import open_cluster
 
-        return Sandbox()
+        return open_cluster(self.execution).sandbox
 
     def recorded(self) -> dict[str, Any]:
         """What of these options changes the answers, for ``RunConfig.llm`` (a resumed
@@ -172,36 +176,40 @@ def build_units(config: RunConfig, problems: list[Problem], sandbox) -> list[Uni
 # --------------------------------------------------------------------------- one unit
 
 
-async def _generate(unit: Unit, client: LLMClient, sandbox, prompts: Prompts, attempt: int) -> GenerationRecord:
+async def generate_unit(method_name: str, method: Any, task: Task, problem_id: str, task_key: str, sample: int,
+                        client: LLMClient, sandbox, prompts: Prompts, attempt: int) -> GenerationRecord:
+    """One unit's generation: the method on its task, a method crash recorded as the
+    unit's failure. The same function runs here and on a distributed run's nodes
+    (``tczoo.distributed``), so a record does not depend on where it was made."""
     session = LLMSession(client)
     ctx = Context(
         llm=session,
         sandbox=sandbox,
         prompts=prompts,
-        method=unit.method_name,
-        seed=unit.spec.task.seed,
-        params=unit.method.params.model_dump(),
-        sample_base=unit.spec.sample,
+        method=method_name,
+        seed=task.seed,
+        params=method.params.model_dump(),
+        sample_base=sample,
     )
     started = time.monotonic()
     error = None
     try:
-        suite = await unit.method.generate(unit.spec.task, ctx)
+        suite = await method.generate(task, ctx)
     except (RunFailed, UserError):
         raise  # the run directory cannot be written, a user error: not the method's fault
     except Exception as exc:  # a method bug costs that unit, not the run
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"[-4000:]
         suite = TestSuite(
-            problem_id=unit.problem.id,
-            provenance=Provenance(method=unit.method_name, model=client.model, seed=ctx.seed),
+            problem_id=problem_id,
+            provenance=Provenance(method=method_name, model=client.model, seed=ctx.seed),
         )
         suite.fail("method", "crash", error)
     ctx.finish(suite)
     return GenerationRecord(
-        method=unit.method_name,
+        method=method_name,
         model=client.model,
-        problem_id=unit.problem.id,
-        task=unit.spec.key,
+        problem_id=problem_id,
+        task=task_key,
         suite=suite,
         seconds=round(time.monotonic() - started, 3),
         error=error,
@@ -209,11 +217,37 @@ async def _generate(unit: Unit, client: LLMClient, sandbox, prompts: Prompts, at
     )
 
 
+async def _generate(unit: Unit, client: LLMClient, sandbox, prompts: Prompts, attempt: int) -> GenerationRecord:
+    return await generate_unit(unit.method_name, unit.method, unit.spec.task, unit.problem.id, unit.spec.key,
+                               unit.spec.sample, client, sandbox, prompts, attempt)
+
+
+async def _generate_remote(cluster: Cluster, ledger, unit: Unit, config: RunConfig, settings: LLMSettings,
+                           client: LLMClient, store: RunStore, attempt: int) -> GenerationRecord:
+    """The unit generated on a node of the cluster; its exchanges and record are written
+    here, on the driver, once it is done (a node lost mid-unit leaves nothing behind:
+    the unit runs again elsewhere)."""
+    from tczoo.distributed.node import GenerationRequest
+
+    request = GenerationRequest(method=unit.method_name, params=config.params.get(unit.method_name, {}),
+                                task=unit.spec.task, problem_id=unit.problem.id, task_key=unit.spec.key,
+                                sample=unit.spec.sample, attempt=attempt, model=config.model, settings=settings)
+    result = await cluster.generate(request, ledger)
+    for exchange in result.exchanges:
+        store.log_exchange(exchange)
+    client.absorb(result.exchanges)
+    if result.user_error is not None:
+        raise UserError(result.user_error)
+    return result.record
+
+
 def score_unit(unit: Unit, suite: TestSuite, model: str, attempt: int = 0) -> ScoreRecord:
     """Score one suite; a scoring crash becomes a record with ``detail["error"]`` (the
     report counts it apart) instead of taking the run down."""
     try:
         record = unit.runner.score(unit.problem, unit.spec, suite)
+    except RunFailed:
+        raise  # the machines to score on are gone: nothing about this suite is known
     except Exception as exc:
         detail: dict = {"error": f"{type(exc).__name__}: {exc}"[:2000]}
         if isinstance(exc, InfrastructureFailure):
@@ -251,17 +285,23 @@ async def run(
     concurrency: int | None = None,
     retry_failed: bool | None = None,
     problems: list[Problem] | None = None,
+    execution: ExecutionOptions | None = None,
+    cluster: Cluster | None = None,
 ) -> RunStore:
     """Run ``config`` into the directory ``out`` and return its store (closed for
     writing; ``store.session`` says what this call did).
 
-    ``options`` says how (``settings``, ``concurrency`` and ``retry_failed`` override
-    its fields, for callers that set one); ``sandbox`` is shared with the caller (else
-    one is opened from the options and closed at the end); ``problems`` are the
-    benchmark's problems when the caller loaded them already (a grid of runs loads
-    them once)."""
+    ``options`` says how (``settings``, ``concurrency``, ``retry_failed`` and
+    ``execution`` override its fields, for callers that set one). Where the work runs
+    (``tczoo.distributed``): this machine by default, or a Ray cluster, where units
+    generate on the nodes and every batch of runs fans out over them. ``sandbox`` is
+    shared with the caller (a Ray cluster's sandbox brings its cluster along), or
+    ``cluster`` one already open; either is left open. Else one is opened from the
+    options and closed at the end. ``problems`` are the benchmark's problems when the
+    caller loaded them already (a grid of runs loads them once)."""
     from tczoo import __version__
     from tczoo.benchmarks import load_benchmark
+    from tczoo.distributed import cluster_of, open_cluster
     from tczoo.provenance import collect
 
     options = options or RunOptions()
@@ -275,10 +315,17 @@ async def run(
     if config.runner:
         get_runner(config.runner)
     check_params(config)
-    own_sandbox = sandbox is None
-    sandbox = sandbox or options.open_sandbox()
+    execution = execution or options.execution
+    cluster = cluster or cluster_of(sandbox)
+    own_cluster = cluster is None
+    if own_cluster:
+        if sandbox is None and execution.executor != "local":
+            report(Progress("load", note=f"connecting to the {execution.describe()}"))
+        cluster = open_cluster(execution if sandbox is None else None, sandbox=sandbox)
+    sandbox = cluster.sandbox
     store = None
     try:
+        cluster.check_methods(config.methods)
         if problems is None:
             report(Progress("load", note=f"loading benchmark {config.benchmark}"))
             problems = load_benchmark(config.benchmark, config.problems, sandbox=sandbox)
@@ -291,25 +338,37 @@ async def run(
         store = RunStore.open(out, config)
         if settings.max_cost is not None:
             settings.spent_before = _spent(store)
-        client = LLMClient(config.model, settings, on_exchange=store.log_exchange)
+        ledger = cluster.ledger(settings)
+        client = LLMClient(config.model, settings, on_exchange=store.log_exchange, ledger=ledger)
         store.add_provenance(collect(benchmark=config.benchmark, problems=problems, model=config.model,
-                                     identity=client.identity, isolation=sandbox.isolation_level))
-        session = store.session = Session(warnings=list(store.warnings))
-        await _loop(units, store, client, sandbox, report, concurrency, retry_failed, session)
+                                     identity=client.identity, isolation=sandbox.isolation_level,
+                                     executor=cluster.describe()))
+        session = store.session = Session(warnings=list(store.warnings) + cluster.warnings)
+        if cluster.remote:
+            async def generate(unit: Unit, attempt: int) -> GenerationRecord:
+                return await _generate_remote(cluster, ledger, unit, config, settings, client, store, attempt)
+        else:
+            prompts = Prompts()
+
+            async def generate(unit: Unit, attempt: int) -> GenerationRecord:
+                return await _generate(unit, client, sandbox, prompts, attempt)
+        await _loop(units, store, client, generate, report, concurrency, retry_failed, session)
+        sync = getattr(client.ledger, "sync", None)
+        if sync is not None:
+            sync()  # a node's halt in the last moments of the run
         session.halted = client.halted
         return store
     finally:
         if store is not None:
             store.close()
-        if own_sandbox:
-            sandbox.close()
+        if own_cluster:
+            cluster.close()
 
 
-async def _loop(units: list[Unit], store: RunStore, client: LLMClient, sandbox, report: ProgressFn,
+async def _loop(units: list[Unit], store: RunStore, client: LLMClient, generate, report: ProgressFn,
                 concurrency: int, retry_failed: bool, result: Session) -> None:
     latest = {(g.method, g.problem_id, g.task): g for g in store.generations()}
     scored = {((s.method, s.problem_id, s.task), s.attempt) for s in store.all_scores()}
-    prompts = Prompts()
     state = Progress("run", total=len(units))
 
     def tick() -> None:
@@ -333,7 +392,7 @@ async def _loop(units: list[Unit], store: RunStore, client: LLMClient, sandbox, 
                     result.skipped += 1
                     return
                 attempt = 0 if record is None else record.attempt + 1
-                record = await _generate(unit, client, sandbox, prompts, attempt)
+                record = await generate(unit, attempt)
                 store.add_generation(record)
                 result.generated += 1
             failure = generation_failure(record, scores_empty=unit.runner.scores_empty_suites)
@@ -348,16 +407,23 @@ async def _loop(units: list[Unit], store: RunStore, client: LLMClient, sandbox, 
     await asyncio.gather(*(one(u) for u in units))
 
 
-def rescore(out: Path, options: RunOptions | None = None, *, sandbox=None,
-            progress: ProgressFn | None = None) -> list[ScoreRecord]:
+def rescore(out: Path, options: RunOptions | None = None, *, sandbox=None, progress: ProgressFn | None = None,
+            execution: ExecutionOptions | None = None, cluster: Cluster | None = None) -> list[ScoreRecord]:
     """Score the latest successful generation of every unit again (no LLM calls) and
-    replace scores.jsonl."""
+    replace scores.jsonl. ``execution``/``cluster``: where the runs go (see ``run``)."""
     from tczoo.benchmarks import load_benchmark
+    from tczoo.distributed import cluster_of, open_cluster
 
     report = progress or (lambda p: None)
     store = RunStore.open(out, write=True)
-    own_sandbox = sandbox is None
-    sandbox = sandbox or (options or RunOptions()).open_sandbox()
+    cluster = cluster or cluster_of(sandbox)
+    own_cluster = cluster is None
+    try:
+        cluster = cluster or open_cluster(execution or (options or RunOptions()).execution, sandbox=sandbox)
+    except BaseException:
+        store.close()
+        raise
+    sandbox = cluster.sandbox
     try:
         config = store.config
         report(Progress("load", note=f"loading benchmark {config.benchmark}"))
@@ -374,5 +440,5 @@ def rescore(out: Path, options: RunOptions | None = None, *, sandbox=None,
         return records
     finally:
         store.close()
-        if own_sandbox:
-            sandbox.close()
+        if own_cluster:
+            cluster.close()

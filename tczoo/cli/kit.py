@@ -12,6 +12,8 @@ its commands from these helpers, so that all commands look and fail alike:
   values where they are parsed;
 - ``check_model``: a model string that names nothing, or a provider without its API
   key, is refused before any work starts;
+- ``executor_option``/``address_option``/``execution_options``: ``--executor
+  local|ray --address auto|HOST:PORT``, the same on every command that runs work;
 - ``progress``: a progress bar on a terminal, a plain line on stderr otherwise.
 
 Nothing here imports more than typer and rich at import time: ``tczoo --help`` must
@@ -88,6 +90,28 @@ def rich_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
     for row in rows:
         table.add_row(*(Text(printable(v)) for v in row))
     return table
+
+
+def executor_option() -> Any:
+    """``--executor``: where a command's runs and generations go (``tczoo.distributed``)."""
+    return typer.Option("local", "--executor", metavar="local|ray",
+                        help="local: this machine's sandbox slots; ray: a Ray cluster (pip install 'tczoo[dist]')")
+
+
+def address_option() -> Any:
+    """``--address``: which Ray cluster ``--executor ray`` uses."""
+    return typer.Option(None, "--address", metavar="auto|HOST:PORT",
+                        help="with --executor ray: auto (the cluster this machine joined) or the head's HOST:PORT; "
+                             "default: $RAY_ADDRESS, else a private Ray instance on this machine")
+
+
+def execution_options(executor: str, address: str | None) -> Any:
+    """The ``tczoo.distributed.ExecutionOptions`` of ``--executor``/``--address``; a bad
+    value is a one-line usage error. Every command that runs programs or generates
+    passes it on (``tczoo.run.run``/``rescore``, or ``tczoo.distributed.open_cluster``)."""
+    from tczoo.distributed import execution_options as make
+
+    return make(executor, address)
 
 
 def split(values: str | None) -> list[str] | None:
@@ -225,7 +249,7 @@ def probe_api_base(url: str, timeout: float = 5.0) -> None:
 def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Give a command the options of how a run executes — sampling defaults, the
     provider's ``--api-base``, concurrency, connection, cost and error limits, retries,
-    the cache — and call it with them as one ``options: tczoo.run.RunOptions`` argument.
+    the cache, where it runs (``--executor``/``--address``) — and call it with them as one ``options: tczoo.run.RunOptions`` argument.
 
     ``tczoo run``, ``compare`` and ``reproduce`` are decorated with it, so an execution
     option is declared here once (and its field added to ``RunOptions``)."""
@@ -252,6 +276,8 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
             False, "--retry-failed",
             help="generate every failed unit again (transient provider failures are retried without it)")),
         "no_cache": (bool, typer.Option(False, "--no-cache", help="do not read or write the LLM exchange cache")),
+        "executor": (str, executor_option()),
+        "address": (Optional[str], address_option()),
     }
     signature = inspect.signature(command)
     kept = [p for name, p in signature.parameters.items() if name != "options"]
@@ -272,7 +298,8 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
         if given["max_tokens"] is not None:
             settings.max_tokens = given["max_tokens"]
         options = RunOptions(settings=settings, concurrency=given["concurrency"],
-                             retry_failed=given["retry_failed"])
+                             retry_failed=given["retry_failed"],
+                             execution=execution_options(given["executor"], given["address"]))
         return command(*args, options=options, **kwargs)
 
     wrapper.__signature__ = signature.replace(parameters=kept + added)  # type: ignore[attr-defined]

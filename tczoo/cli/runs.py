@@ -15,6 +15,9 @@ from tczoo.cli.kit import (
     echo,
     emit_json,
     err_console,
+    address_option,
+    execution_options,
+    executor_option,
     format_option,
     parse_json_option,
     RunReporter,
@@ -99,9 +102,12 @@ def score(
     tests: Optional[Path] = typer.Option(None, "--tests", help='JSONL of {"problem_id", "input", "output"?} from anywhere'),
     scale: Optional[int] = typer.Option(None, "--scale", min=1, help="with --tests: test budget k x rank (TC-Bench scaling)"),
     detail: Optional[Path] = typer.Option(None, "--detail", help="with --tests: write per-problem detail JSON here"),
+    executor: str = executor_option(),
+    address: Optional[str] = address_option(),
     fmt: str = format_option(*REPORT_FORMATS),
 ) -> None:
     """Score a run directory again, or score external tests (--benchmark B --tests F) with HackRate."""
+    execution = execution_options(executor, address)
     if run_dir is not None:
         from tczoo.run import rescore
 
@@ -110,7 +116,7 @@ def score(
                            "a run directory is scored with its own configuration")
         require_run_dir(run_dir)
         with progress("score") as bar:
-            rescore(run_dir, progress=bar.callback())
+            rescore(run_dir, progress=bar.callback(), execution=execution)
         print_report(run_dir, fmt)
         return
     if not (benchmark and tests):
@@ -124,7 +130,11 @@ def score(
         raise CLIError("the installed hackrate runner cannot score external tests")
     require_file(tests, "tests file")
     _check_tests_file(tests)
-    result = scorer(benchmark=benchmark, tests_path=tests, scale=scale, detail_path=detail)
+    from tczoo.distributed import open_cluster
+
+    with open_cluster(execution) as cluster:
+        result = scorer(benchmark=benchmark, tests_path=tests, scale=scale, detail_path=detail,
+                        sandbox=cluster.sandbox)
     if fmt == "json":
         emit_json(result)
     else:

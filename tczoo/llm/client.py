@@ -22,11 +22,16 @@
   provider does not take is left out, a ``max_tokens`` beyond the model's context window
   is cut to it; each change is logged once and noted on the exchange record
   (``notes``, ``sent``), so the run directory says what the model was really asked.
+
+What a run spent and whether it halted live in a ``Ledger``; a distributed run
+(``tczoo.distributed``) gives the clients on all its nodes one ledger and one exchange
+cache, both held on the driver's machine.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import random
 import threading
@@ -103,13 +108,48 @@ _CONNECTIONS: dict[tuple[str, int], asyncio.Semaphore] = {}
 _CONNECTIONS_GUARD = threading.Lock()
 
 
+class Ledger:
+    """What a run spent on provider calls (USD, uncached calls only) and why it halted,
+    if it did (the circuit breaker, the cost limit). One per client unless shared: the
+    nodes of a distributed run share the driver's (``tczoo.distributed``), so the cost
+    limit and a halt hold for the whole run."""
+
+    def __init__(self, spent: float = 0.0):
+        self._spent = spent
+        self._halted: ProviderError | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def spent(self) -> float:
+        return self._spent
+
+    @property
+    def halted(self) -> ProviderError | None:
+        return self._halted
+
+    def add(self, usd: float) -> None:
+        with self._lock:
+            self._spent += usd
+
+    def halt(self, error: ProviderError) -> None:
+        with self._lock:
+            if self._halted is None:
+                self._halted = error
+
+
 class LLMClient:
+    """See the module docstring. ``cache`` replaces the SQLite exchange cache (its
+    ``get``/``put`` may return awaitables); ``ledger`` is shared with other clients of
+    the same run."""
+
     def __init__(
         self,
         model: str = DEFAULT_MODEL,
         settings: LLMSettings | None = None,
         *,
         on_exchange: Callable[[dict], None] | None = None,
+        cache: Any = None,
+        ledger: Ledger | None = None,
     ):
         self.model = model
         self.settings = settings or LLMSettings()
@@ -118,15 +158,25 @@ class LLMClient:
         )
         self.cache: ExchangeCache | None = None
         if self.settings.cache and self.backend.cacheable:
-            self.cache = ExchangeCache(self.settings.cache_path or cache_dir() / "llm.sqlite")
+            self.cache = cache if cache is not None else ExchangeCache(
+                self.settings.cache_path or cache_dir() / "llm.sqlite")
         self.on_exchange = on_exchange  # the run store logs every exchange through this
         self.usage = Usage()
         self._usage_lock = threading.Lock()
         self._identity: dict[str, Any] | None = None
-        self.halted: ProviderError | None = None  # set by the circuit breaker or the cost limit
+        self.ledger = ledger or Ledger(self.settings.spent_before)
         self._consecutive = 0
-        self.spent = self.settings.spent_before  # USD, new (uncached) calls only
         self._noted: set[str] = set()
+
+    @property
+    def halted(self) -> ProviderError | None:
+        """Why calls fail at once (the circuit breaker, the cost limit), or None."""
+        return self.ledger.halted
+
+    @property
+    def spent(self) -> float:
+        """USD this run spent on new (uncached) calls, earlier sessions included."""
+        return self.ledger.spent
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -189,8 +239,7 @@ class LLMClient:
             return _CONNECTIONS[key]
 
     def _halt(self, error: ProviderError) -> None:
-        if self.halted is None:
-            self.halted = error
+        self.ledger.halt(error)
 
     def _failed(self, messages, params, key: str, sample: int, error: str, reason: str,
                 sent: dict[str, Any], notes: list[str], seconds: float = 0.0) -> Completion:
@@ -216,6 +265,8 @@ class LLMClient:
         key = exchange_key(self.identity, messages, sent, sample)
         if self.cache is not None:
             hit = self.cache.get(key)
+            if inspect.isawaitable(hit):
+                hit = await hit
             if hit is not None:
                 usage = hit["usage"]
                 done = Completion(
@@ -281,7 +332,7 @@ class LLMClient:
             cost_usd=answer.cost_usd,
         )
         if self.cache is not None:
-            self.cache.put(
+            stored = self.cache.put(
                 key,
                 self.model,
                 self.identity,
@@ -290,8 +341,9 @@ class LLMClient:
                 {"prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens},
                 answer.cost_usd,
             )
-        with self._usage_lock:
-            self.spent += answer.cost_usd
+            if inspect.isawaitable(stored):
+                await stored
+        self.ledger.add(answer.cost_usd)
         self._account(done)
         self._log(messages, params, done, sent, notes, time.monotonic() - started)
         return done
@@ -310,6 +362,16 @@ class LLMClient:
     def _account(self, c: Completion) -> None:
         with self._usage_lock:
             self.usage = self.usage.add(usage_of(c))
+
+    def absorb(self, exchanges: list[dict]) -> None:
+        """Count in this client's usage the exchanges another client made for it (a
+        distributed run's nodes), as read from their exchange records."""
+        for e in exchanges:
+            usage = e.get("usage") or {}
+            self._account(Completion(text="", ok=bool(e.get("ok")), cached=bool(e.get("cached")),
+                                     prompt_tokens=usage.get("prompt_tokens", 0),
+                                     completion_tokens=usage.get("completion_tokens", 0),
+                                     cost_usd=float(e.get("cost_usd") or 0.0)))
 
     def _log(self, messages: list[dict], params: dict[str, Any], c: Completion,
              sent: dict[str, Any], notes: list[str], seconds: float = 0.0) -> None:
@@ -372,6 +434,7 @@ class Session:
 
 __all__ = [
     "Completion",
+    "Ledger",
     "LLMClient",
     "LLMSettings",
     "ModelSpecError",

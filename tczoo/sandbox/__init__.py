@@ -9,7 +9,7 @@ See docs/sandbox.md for the isolation levels, limits and verdict rules.
 
 from tczoo.sandbox.compare import compare_outputs
 from tczoo.sandbox.compile import CompileLimits
-from tczoo.sandbox.executor import Executor, LocalExecutor
+from tczoo.sandbox.executor import Executor
 from tczoo.sandbox.jail import isolation_report
 from tczoo.sandbox.sandbox import IsolationUnavailable, Sandbox
 from tczoo.sandbox.types import CallResult, CompileResult, Job, Limits, PyCall, RunResult, Verdict
@@ -17,6 +17,6 @@ from tczoo.sandbox.validators import input_valid, inputs_valid
 
 __all__ = [
     "Sandbox", "Verdict", "Limits", "RunResult", "CompileResult", "Job", "CallResult",
-    "compare_outputs", "isolation_report", "CompileLimits", "Executor", "LocalExecutor",
+    "compare_outputs", "isolation_report", "CompileLimits", "Executor",
     "IsolationUnavailable", "PyCall", "input_valid", "inputs_valid",
 ]

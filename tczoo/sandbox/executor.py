@@ -1,16 +1,18 @@
-"""Batch execution: the interface a backend implements, and the local thread pool.
+"""Batch execution on another backend: the interface it implements, and the ordered stream.
 
-A backend only has to turn one ``Job`` into one ``RunResult`` somewhere (a local
-jailed worker slot, a Ray actor holding its own Sandbox on another machine ...).
-``ordered_stream`` then gives every backend the same contract: results streamed in
-job order, a bounded number of jobs in flight, progress callbacks and cancellation.
+A backend only has to turn one ``Job`` into one ``RunResult`` somewhere (a Ray actor
+holding its own Sandbox on another machine: see ``tczoo.distributed``); this machine's
+slots are driven by ``tczoo.sandbox.batch`` instead. ``ordered_stream`` then gives every backend the same contract:
+results streamed in job order, a bounded number of jobs in flight, progress callbacks
+and cancellation. A ``Sandbox(executor=...)`` serves ``run_many`` (and so
+``call_many`` and every ``tczoo.execution`` batch) through it.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import deque
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Callable, Iterable, Iterator, Protocol
 
 from tczoo.sandbox.types import Job, RunResult
@@ -21,31 +23,31 @@ class Executor(Protocol):
 
     ``submit`` must not block for long; ``capacity`` is how many jobs it can usefully
     run at once (the lookahead window); ``shutdown`` cancels what has not started.
-    A Ray version: one actor per node wrapping a ``Sandbox(workers=node_cpus)``,
-    ``submit`` = ``actor.execute.remote(job.model_dump())`` wrapped in a Future.
-    Programs travel as source, so each node compiles into its own cache.
+    A backend may hold submitted jobs back to send several in one message (a remote
+    call per job costs more than a run): ``flush`` sends whatever it holds, and
+    ``ordered_stream`` calls it before it waits for a result. Programs travel as
+    source, so each node compiles into its own cache.
     """
 
     capacity: int
 
     def submit(self, job: Job) -> "Future[RunResult]": ...
 
+    def flush(self) -> None: ...
+
     def shutdown(self, cancel_pending: bool = True) -> None: ...
 
 
-class LocalExecutor:
-    """Runs jobs on threads; each thread borrows a jailed worker slot per job."""
+def check_job(job: Job) -> None:
+    """What a backend refuses before it accepts a job: the caller's bugs (a comparator
+    that does not parse, 'program' without an output validator) fail at once, in the
+    caller's thread, wherever the job would have run."""
+    from tczoo.sandbox.compare import PROGRAM, parse_comparator
 
-    def __init__(self, execute: Callable[[Job], RunResult], workers: int):
-        self.capacity = workers
-        self._execute = execute
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tczoo-sandbox")
-
-    def submit(self, job: Job) -> "Future[RunResult]":
-        return self._pool.submit(self._execute, job)
-
-    def shutdown(self, cancel_pending: bool = True) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=cancel_pending)
+    if job.output_validator is None:
+        parse_comparator(job.comparator)
+        if job.expected is not None and job.comparator == PROGRAM:
+            raise ValueError("comparator 'program' needs the problem's output_validator")
 
 
 def ordered_stream(
@@ -81,6 +83,8 @@ def ordered_stream(
             for f in window:
                 f.cancel()
             return
+        if not window[0].done():
+            executor.flush()  # what the backend holds back must leave before we wait on it
         result = window.popleft().result()
         done += 1
         if progress is not None:

@@ -19,6 +19,7 @@ from tczoo.sandbox import batch, callpy, jail, validators
 from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
 from tczoo.sandbox.compile import CompileLimits, Compiler, java_tool
 
+from tczoo.sandbox.executor import Executor, ordered_stream
 from tczoo.sandbox.slots import HOST_SLACK_S, SlotPool, WorkerDied, pack_limits, pack_prefix
 from tczoo.sandbox.types import CallResult, CompileResult, Job, Limits, PyCall, RunResult, Verdict
 
@@ -66,12 +67,15 @@ class Sandbox:
 
     Thread-safe: ``run``/``judge``/``call_python`` may be called from any thread
     (each borrows one of ``workers`` jailed worker slots); ``run_many`` spreads a
-    batch over all slots.
+    batch over all slots. With an ``executor`` (``tczoo.distributed``: a Ray
+    cluster), batches (``run_many``, ``call_many`` and every ``tczoo.execution``
+    batch) run there instead, results in the same order; single runs stay here.
+    ``close`` shuts the executor down.
     """
 
     def __init__(self, workers: int | None = None, cache_dir: Path | None = None,
                  isolation: str = "auto", *, compile_limits: CompileLimits | None = None,
-                 cgroup_parent: str | None = None):
+                 cgroup_parent: str | None = None, executor: Executor | None = None):
         if isolation not in ("auto", "full", "none"):
             raise ValueError("isolation must be 'auto', 'full' or 'none'")
         self.workers = max(1, workers or os.cpu_count() or 1)
@@ -91,6 +95,7 @@ class Sandbox:
         tree = self._pool.tree
         self.compiler = Compiler(self.cache_dir, self.level, self.caps, compile_limits,
                                  tree.job_group if tree else None)
+        self.executor = executor  # where batches run (a Ray cluster); None: this machine's slots
         self._cancelled = threading.Event()
         self._closed = False
         self._wire_cache: dict[tuple, dict] = {}
@@ -188,6 +193,8 @@ class Sandbox:
         if self._closed:
             raise RuntimeError("sandbox is closed")
         self._cancelled.clear()
+        if self.executor is not None:
+            return ordered_stream(self.executor, jobs, self._cancelled, progress)
         return batch.stream(self, jobs, self._cancelled, progress)
 
     def cancel(self) -> None:
@@ -199,6 +206,8 @@ class Sandbox:
             return
         self._closed = True
         self._cancelled.set()
+        if self.executor is not None:
+            self.executor.shutdown(cancel_pending=True)  # a cluster's sandbox: the cluster goes too
         self._pool.close()
 
     def __enter__(self) -> "Sandbox":
