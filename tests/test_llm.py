@@ -144,3 +144,49 @@ def test_scripted_generations_of_a_task_get_different_answers(tmp_path):
     first = client.complete_sync(MSG, first_sample=0)[0].text
     second = client.complete_sync(MSG, first_sample=SAMPLE_STRIDE)[0].text
     assert (first, second) == ("a", "b")
+
+
+# --------------------------------------------------------------------------- response_format
+
+
+TESTS_FORMAT = {"type": "json_schema",
+                "json_schema": {"name": "tests", "schema": {"type": "array", "items": {"type": "string"}}}}
+
+
+def test_providers_get_no_response_format_and_the_same_cache_key(tmp_path):
+    """Only a backend that enforces a response format (the embedded model) sees it: an
+    API provider receives the request it received before, cached under the same key."""
+    with FakeOpenAI() as server:
+        settings = _settings(tmp_path, api_base=server.base, api_key="sk-test")
+        [plain] = LLMClient("openai/fake-model", settings).complete_sync(MSG)
+        [shaped] = LLMClient("openai/fake-model", settings).complete_sync(MSG, response_format=TESTS_FORMAT)
+        assert shaped.cached and shaped.key == plain.key
+        [other] = LLMClient("openai/fake-model", settings).complete_sync(
+            [{"role": "user", "content": "another prompt"}], response_format=TESTS_FORMAT)
+        assert other.ok and not other.cached
+        assert len(server.requests) == 2
+        assert all("response_format" not in body for body in server.requests)
+
+
+def test_replay_matches_exchanges_recorded_with_a_response_format(tmp_path):
+    """A run recorded on the embedded model logs the format in its params; replaying it
+    (a backend that does not enforce formats) still finds those answers."""
+    log = []
+    model = _scripted(tmp_path, [{"match": "A", "response": '["1 2"]'}])
+    LLMClient(model, _settings(tmp_path), on_exchange=log.append).complete_sync(MSG)
+    log[0]["params"]["response_format"] = TESTS_FORMAT  # as the embedded model records it
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "exchanges.jsonl").write_text(json.dumps(log[0]) + "\n")
+    [c] = LLMClient(f"replay:{run_dir}", _settings(tmp_path)).complete_sync(MSG, response_format=TESTS_FORMAT)
+    assert c.ok and c.text == '["1 2"]'
+
+
+def test_local_sampler_seeds_never_collide_across_seed_and_sample():
+    from tczoo.llm.backends import SAMPLE_STRIDE
+    from tczoo.llm.local.sampling import sample_seed
+
+    pairs = [(seed, g * SAMPLE_STRIDE + i) for seed in range(4) for g in range(3) for i in range(12)]
+    seeds = [sample_seed(s, k) for s, k in pairs]
+    assert len(set(seeds)) == len(pairs)  # seed*1000 + sample would collide here
+    assert all(0 <= s < 2**32 for s in seeds) and sample_seed(3, 5) == sample_seed(3, 5)

@@ -1,0 +1,51 @@
+"""``LocalBackend``: the client's view of the embedded engine.
+
+Each ``answer`` call is one sample; the engine decodes every call in flight together,
+so the client's usual fan-out (``n`` concurrent samples, concurrent tasks) is what
+fills a batch. The backend lets the client run as many calls at once as the engine
+has sequence slots.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from tczoo.llm.backends import Answer, Backend
+from tczoo.llm.local.engine import EngineConfig, Request, engine_for
+from tczoo.llm.local.gguf import resolve_model_path
+from tczoo.llm.local.sampling import grammar_for, sample_seed
+
+DEFAULT_TEMPERATURE = 0.2
+DEFAULT_MAX_TOKENS = 1024
+
+
+class LocalBackend(Backend):
+    """llama.cpp in-process, batched (see ``tczoo.llm.local.engine``)."""
+
+    honours_response_format = True  # enforced with a grammar
+
+    def __init__(self, model: str):
+        self.path = resolve_model_path(model)
+        self.config = EngineConfig.from_env()
+        self.max_concurrency = self.config.n_parallel
+
+    async def answer(self, messages: list[dict], params: dict[str, Any], sample: int) -> Answer:
+        engine = await asyncio.to_thread(engine_for, self.path, self.config)  # loads once
+        request = Request(
+            messages=messages,
+            temperature=float(params.get("temperature", DEFAULT_TEMPERATURE)),
+            max_tokens=int(params.get("max_tokens", DEFAULT_MAX_TOKENS)),
+            stop=_stops(params.get("stop")),
+            seed=sample_seed(int(params.get("seed", 0) or 0), sample),
+            grammar=grammar_for(params.get("response_format")),
+        )
+        return await asyncio.wrap_future(engine.submit(request))
+
+
+def _stops(stop: Any) -> list[str]:
+    if stop is None:
+        return []
+    if isinstance(stop, str):
+        stop = [stop]
+    return [s for s in stop if isinstance(s, str) and s]
