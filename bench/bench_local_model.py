@@ -51,7 +51,8 @@ def decode_rate(engine, n: int, tokens: int, base_sample: int) -> tuple[float, i
     requests = [Request(messages=LONG_ANSWER, temperature=0.8, max_tokens=tokens, stop=[],
                         seed=sample_seed(0, base_sample + i), grammar=None) for i in range(n)]
     start = time.perf_counter()
-    answers = [engine.submit(r).result() for r in requests]
+    futures = [engine.submit(r) for r in requests]  # all queued before the first is decoded
+    answers = [f.result() for f in futures]
     wall = time.perf_counter() - start
     produced = sum(a.completion_tokens for a in answers)
     return produced / wall, produced

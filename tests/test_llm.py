@@ -190,3 +190,11 @@ def test_local_sampler_seeds_never_collide_across_seed_and_sample():
     seeds = [sample_seed(s, k) for s, k in pairs]
     assert len(set(seeds)) == len(pairs)  # seed*1000 + sample would collide here
     assert all(0 <= s < 2**32 for s in seeds) and sample_seed(3, 5) == sample_seed(3, 5)
+
+
+@pytest.mark.parametrize("name,value", [("TCZOO_LOCAL_PARALLEL", "eight"), ("TCZOO_LOCAL_CTX", "0"),
+                                        ("TCZOO_LOCAL_PREFIXES", "300")])
+def test_bad_local_model_settings_are_a_clear_error(monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ModelSpecError, match="TCZOO_LOCAL_"):
+        LLMClient("local/qwen2.5-coder-1.5b")

@@ -26,8 +26,8 @@ class LocalBackend(Backend):
     honours_response_format = True  # enforced with a grammar
 
     def __init__(self, model: str):
-        self.path = resolve_model_path(model)
         self.config = EngineConfig.from_env()
+        self.path = resolve_model_path(model)
         self.max_concurrency = self.config.n_parallel
 
     async def answer(self, messages: list[dict], params: dict[str, Any], sample: int) -> Answer:

@@ -3,9 +3,11 @@
 One thread owns the model and its context. Requests (one sample of one prompt each)
 queue up; between decoding steps the thread admits as many as it has free sequence
 slots, and every step decodes one token of every running sequence in one
-``llama_decode`` call. On a CPU a step costs about the same for one sequence as for
-several (the weights are read once per step), so n samples of one prompt, or the
-prompts of concurrent tasks, share the cost.
+few ``llama_decode`` calls. Where decoding is bound by memory bandwidth (the weights
+are read once per call, whatever the number of sequences) n samples of one prompt, or
+the prompts of concurrent tasks, share that cost; where it is bound by arithmetic (a
+CPU with few cores) batching gains little, and the other savings (prefix reuse,
+grammar-ended answers) carry the speed-up.
 
 The KV cache is split in ``n_parallel + n_prefixes`` streams (``kv_unified=False``),
 one sequence id each. A prompt is evaluated once into a *prefix* stream; every sample
@@ -22,9 +24,9 @@ only, never on what else shared its batch or what the prefix cache held:
 - the last prompt token is evaluated in the sample's first decoding step, so every
   sample's first logits come from a decoding step, like all its later ones;
 - decoding steps run ggml's reference attention kernels (``native.ReferenceKernels``)
-  and the repacked weight layouts are off (``use_extra_bufts=False``): both pick
-  their arithmetic by batch shape, which would make a sequence's logits depend on
-  the number of sequences beside it;
+  and decode at most ``DECODE_GROUP`` sequences per ``llama_decode`` call: ggml picks
+  attention and repacked-weight matrix kernels by batch shape, which would make a
+  sequence's logits depend on the number of sequences beside it;
 - each stream holds one sequence, so a sequence's cached tokens sit in position
   order whatever the others do.
 """
@@ -45,11 +47,17 @@ from typing import Any
 
 import numpy as np
 
-from tczoo.llm.backends import Answer, ProviderError
+from tczoo.llm.backends import Answer, ModelSpecError, ProviderError
 from tczoo.llm.local.native import Candidates, ReferenceKernels, llama_cpp_module
 from tczoo.llm.local.sampling import SequenceSampler, grammar_for, sample_seed
 
 PREFILL_CHUNK = 64  # prompt tokens per evaluation call; also the prefix-reuse granularity
+MAX_SEQUENCES = 256  # llama.cpp's LLAMA_MAX_SEQ
+# Sequences per llama_decode call while decoding. ggml's repacked Q4_K/Q4_0 weights use a
+# matrix-vector kernel for up to 3 rows and a 4-row matrix kernel from 4 rows on, and
+# the two round differently: with at most 3 rows per call every row gets the same
+# kernel, so a sequence's logits do not depend on how many others share the step.
+DECODE_GROUP = 3
 
 
 @dataclass(frozen=True)
@@ -68,18 +76,23 @@ class EngineConfig:
             try:
                 value = int(raw)
             except ValueError:
-                raise ProviderError(f"{name}={raw!r} is not an integer", reason="bad_request") from None
+                raise ModelSpecError(f"{name}={raw!r} is not an integer") from None
             if value < low:
-                raise ProviderError(f"{name}={value} must be at least {low}", reason="bad_request")
+                raise ModelSpecError(f"{name}={value} must be at least {low}")
             return value
 
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        return cls(
+        config = cls(
             n_ctx=env_int("TCZOO_LOCAL_CTX", cls.n_ctx, 256),
             n_threads=env_int("TCZOO_LOCAL_THREADS", cpus or 2, 1),
             n_parallel=env_int("TCZOO_LOCAL_PARALLEL", cls.n_parallel, 1),
             n_prefixes=env_int("TCZOO_LOCAL_PREFIXES", cls.n_prefixes, 1),
         )
+        if config.n_parallel + config.n_prefixes > MAX_SEQUENCES:
+            raise ModelSpecError(
+                f"TCZOO_LOCAL_PARALLEL + TCZOO_LOCAL_PREFIXES = {config.n_parallel + config.n_prefixes}"
+                f" exceeds llama.cpp's {MAX_SEQUENCES} sequences")
+        return config
 
 
 @dataclass
@@ -125,7 +138,6 @@ class Engine:
         self.path = path
         L.llama_backend_init()
         mparams = L.llama_model_default_params()
-        mparams.use_extra_bufts = False  # repacked layouts: see the module docstring
         from llama_cpp._utils import suppress_stdout_stderr
 
         with suppress_stdout_stderr(disable=False):  # the loader's notes bypass the logger
@@ -251,30 +263,38 @@ class Engine:
                                 pos=len(tokens) - 1))
 
     def _step(self) -> None:
-        L = self.L
+        """One token for every running sequence, in calls of at most ``DECODE_GROUP``."""
         for slot in [s for s in self.slots if s.request.future.cancelled()]:
             self._release(slot)
         if not self.slots:
             return
-        batch = self.batch
-        batch.n_tokens = len(self.slots)
-        for i, slot in enumerate(self.slots):
+        done = []
+        self.reference.set(True)
+        try:
+            for first in range(0, len(self.slots), DECODE_GROUP):
+                done += self._decode_group(self.slots[first:first + DECODE_GROUP])
+        finally:
+            self.reference.set(False)
+        self.stats["steps"] += 1
+        for slot in done:
+            self._finish(slot)
+
+    def _decode_group(self, group: list[_Slot]) -> list[_Slot]:
+        """Decode one token of each slot in ``group``; the slots that are done."""
+        L, batch = self.L, self.batch
+        batch.n_tokens = len(group)
+        for i, slot in enumerate(group):
             batch.token[i] = slot.next_token
             batch.pos[i] = slot.pos
             batch.n_seq_id[i] = 1
             batch.seq_id[i][0] = slot.stream
             batch.logits[i] = 1
-        self.reference.set(True)
-        try:
-            rc = L.llama_decode(self.ctx, batch)
-        finally:
-            self.reference.set(False)
+        rc = L.llama_decode(self.ctx, batch)
         if rc != 0:
             raise ProviderError(f"llama_decode failed ({rc})", reason="decode_failed")
-        self.stats["steps"] += 1
-        self.stats["decoded"] += len(self.slots)
+        self.stats["decoded"] += len(group)
         done = []
-        for i, slot in enumerate(self.slots):
+        for i, slot in enumerate(group):
             logits = np.ctypeslib.as_array(L.llama_get_logits_ith(self.ctx, i), shape=(self.n_vocab,))
             token = slot.sampler.sample(logits, self.candidates)
             slot.pos += 1
@@ -292,8 +312,7 @@ class Engine:
                 done.append(slot)
             elif slot.n_out >= slot.request.max_tokens or slot.pos + 1 >= self.n_ctx_seq:
                 done.append(slot)
-        for slot in done:
-            self._finish(slot)
+        return done
 
     # ------------------------------------------------------------------ prompts
 
