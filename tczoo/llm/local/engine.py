@@ -176,7 +176,8 @@ class Engine:
         self._clock = itertools.count(1)
         self._closed = False
         # Counters for benchmarks and tests: what was evaluated, what was reused.
-        self.stats = {"prompt_evaluated": 0, "prompt_reused": 0, "steps": 0, "decoded": 0}
+        self.stats = {"prompt_evaluated": 0, "prompt_reused": 0, "steps": 0, "decoded": 0,
+                      "grammar_refused": 0}
         self.thread = threading.Thread(target=self._run, name="tczoo-llama", daemon=True)
         self.thread.start()
 
@@ -428,6 +429,7 @@ class Engine:
 
     def _release(self, slot: _Slot) -> None:
         self.slots.remove(slot)
+        self.stats["grammar_refused"] += slot.sampler.refused
         slot.sampler.close()
         self.L.llama_memory_seq_rm(self.memory, slot.stream, -1, -1)
         self.free_streams.append(slot.stream)

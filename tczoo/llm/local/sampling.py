@@ -80,6 +80,7 @@ class SequenceSampler:
         L = self.L = llama_cpp
         self.chain = L.llama_sampler_chain_init(L.llama_sampler_chain_default_params())
         self.grammar = None
+        self.refused = 0  # tokens the grammar refused (each costs a full-vocabulary pass)
         if temperature <= 0:
             L.llama_sampler_chain_add(self.chain, L.llama_sampler_init_greedy())
         else:
@@ -101,6 +102,7 @@ class SequenceSampler:
         if self.grammar is not None:
             L.llama_sampler_apply(self.grammar, candidates.single(token))
             if not candidates.single_allowed():
+                self.refused += 1
                 cur = candidates.load(logits)
                 L.llama_sampler_apply(self.grammar, cur)
                 L.llama_sampler_apply(self.chain, cur)
