@@ -13,10 +13,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from runners.hackrate import HackRateRunner
+from tczoo.runners.hackrate import HackRateRunner
 from tczoo.benchmarks import load_benchmark
 from tczoo.runner import TaskSpec
-from tczoo.sandbox import Job, Limits, Sandbox
+from tczoo.sandbox import Job, Sandbox
 from tczoo.schema import Oracle, OracleKind, Provenance, TestCase, TestSuite
 
 
@@ -27,19 +27,19 @@ def main() -> None:
     ids = args.problems.split(",") if args.problems else None
     with Sandbox() as sandbox:
         problems = load_benchmark("zoo-mini", ids, sandbox=sandbox)
-        runner = HackRateRunner(sandbox, default_budget=10_000)
+        runner = HackRateRunner(sandbox, scale=None)  # every valid test
         tot_exec = tot_full = 0
         t_early = t_full = 0.0
         print(f"{'problem':28} {'tests':>5} {'wrong':>5} {'exec':>6} {'full':>6} {'saved':>6} {'t_early':>8} {'t_full':>8}")
         for p in problems:
-            p = p.model_copy(update={"rank": None})
             suite = TestSuite(problem_id=p.id, tests=[TestCase(input=t.input, output=t.output) for t in p.golden_tests],
                               oracle=Oracle(kind=OracleKind.EXPECTED_OUTPUT), provenance=Provenance(method="golden"))
-            valid, _ = runner.validate(p, suite)
+            judged, _ = runner.validate(p, suite)
+            valid = [(suite.tests[j.index].input, j.expected) for j in judged if j.valid]
             start = time.perf_counter()
             _, executions = runner.hack(p, valid)
             early = time.perf_counter() - start
-            limits = Limits.of(p)
+            limits = runner.wrong_code_limits(p)
             jobs = [Job(program=w, stdin=i, expected=o, comparator=p.checker, limits=limits)
                     for w in p.wrong_solutions for i, o in valid]
             start = time.perf_counter()

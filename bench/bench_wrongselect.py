@@ -24,7 +24,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import numpy as np  # noqa: E402
 
-from runners.wrongselect import naive_wrong_select, wrong_select  # noqa: E402
+from tczoo.benchmarks.wrongselect import naive_wrong_select, wrong_select  # noqa: E402
 
 
 def structured_matrix(n: int, d: int, seed: int) -> np.ndarray:

@@ -9,18 +9,14 @@ when the model under-delivers); duplicates (whitespace-normalised inputs) are dr
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
 
-from methods.common import dedupe, tests_from_json_answer
-from tczoo.method import Context, Method
-from tczoo.schema import OracleKind, Setting, Task, TestSuite
+from tczoo.parsing import tests_from_json_answer
+from tczoo.method import Context, Method, MethodParams
+from tczoo.schema import OracleKind, Setting, Task, TestSuite, dedupe
 
 
-class CruxParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class CruxParams(MethodParams):
     max_rounds: int = 2
-    temperature: float | None = None
-    max_tokens: int | None = None
 
 
 class Crux(Method):

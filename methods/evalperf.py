@@ -1,4 +1,4 @@
-"""EvalPerf baseline (Liu et al., 2024; as used by STAB, paper 002 §4.2 / §5.4).
+"""EvalPerf baseline (Liu et al., 2024; as used by STAB, arXiv:2605.27981, §4.2 / §5.4).
 
 Setting: specification + a reference implementation. The LLM writes a scalable input
 generator ``def perf_input_gen(scale: int) -> str`` ("synthesizing a synthesizer");
@@ -7,13 +7,18 @@ until the reference exceeds the time limit; the largest input the reference stil
 finishes in time is the test. The loop also stops (keeping the last good input) when
 the generator fails (crash, timeout, memory, output cap), the input exceeds
 ``max_input_kb``, the reference fails on it (a crash means the input is not one it
-accepts), ``max_doublings`` is reached, or — a deliberate addition, on by default and
-switchable with ``check_inputs`` — the input violates the statement's parsed
-constraints (read back with :mod:`methods.stab.inputs`, as STAB's inputs are).
+accepts), or ``max_doublings`` is reached. Our option ``check_inputs`` (off by
+default: EvalPerf has no such check) also stops at an input that violates the
+statement's parsed constraints (read back with :mod:`tczoo.methods.stab.inputs`); its repair
+prompt then says only that the input broke the statement, never which parsed bound,
+since EvalPerf has no constraint saturator.
 
 ``generators`` (5) generators are written per problem, one test each, so EvalPerf
-and STAB hand the efficiency runner the same number of tests. A generator that fails
-already at scale 1 gets ``repairs`` (1) repair calls with the error.
+and STAB hand the efficiency runner the same number of tests, sampled as STAB's
+Appendix A samples every model (temperature 1.0, top-p 0.95, 4,096 tokens). A
+generator that fails already at scale 1 gets ``repairs`` (1) repair calls with the
+error. The reference is the one the efficiency runner chooses (a C++ accepted solution
+that passes every original test, Appendix E).
 """
 
 from __future__ import annotations
@@ -21,20 +26,22 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from methods.common import CALL_FAILURE_REASONS, function_from
-from methods.stab.constraints import parse_constraints
-from methods.stab.inputs import InputChecker, checker_for
-from tczoo.method import Context, Method
-from tczoo.parsing import ParseError, as_stdin
+from tczoo.execution import Limits, py_call, read_call
+from tczoo.methods.stab.constraints import parse_constraints
+from tczoo.methods.stab.inputs import InputChecker, checker_for
+from tczoo.method import Context, Method, MethodParams
+from tczoo.parsing import ParseError, as_stdin, function_from
 from tczoo.schema import Artifact, Language, OracleKind, Program, Setting, Task, TestCase, TestSuite
 
 
 
-class EvalPerfParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class EvalPerfParams(MethodParams):
+    # STAB's Appendix A sampling, used for every generator in its comparison.
+    temperature: float | None = Field(1.0, ge=0, description="sampling temperature (STAB Appendix A)")
+    top_p: float | None = Field(0.95, gt=0, le=1, description="nucleus sampling mass (STAB Appendix A)")
+    max_tokens: int | None = Field(4096, ge=1, description="most tokens per answer (STAB Appendix A)")
     generators: int = Field(5, ge=1, description="perf_input_gen functions (= tests) per problem")
     repairs: int = Field(1, ge=0, description="repair calls for a generator failing at scale 1")
     first_scale: int = Field(1, ge=1)
@@ -43,9 +50,7 @@ class EvalPerfParams(BaseModel):
     gen_time_ms: int = Field(10_000, ge=100, description="CPU time a generator call may take")
     gen_memory_mb: int = Field(1024, ge=64)
     max_input_kb: int = Field(32 * 1024, ge=1)
-    check_inputs: bool = Field(True, description="stop doubling at an input violating the parsed constraints")
-    temperature: float | None = None
-    max_tokens: int | None = None
+    check_inputs: bool = Field(False, description="ours: stop doubling at an input violating the parsed constraints")
 
 
 @dataclass
@@ -59,15 +64,15 @@ class Step:
 
 class EvalPerf(Method):
     name = "evalperf"
-    paper = "EvalPerf (Liu et al., 2024), baseline in STAB (paper 002) §4.2"
+    paper = "EvalPerf (Liu et al., 2024), baseline in STAB (arXiv:2605.27981) §4.2"
     summary = "LLM writes perf_input_gen(scale); scale doubles until the reference exceeds the time limit"
     setting = Setting.SPEC_CORRECT
-    produces = OracleKind.EXPECTED_OUTPUT  # inputs only
+    produces = OracleKind.INPUTS_ONLY
     runner = "efficiency"
     Params = EvalPerfParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task)
+        suite = ctx.new_suite(task, OracleKind.INPUTS_ONLY)
         reference = task.correct_programs[0]
         checker = None
         if self.params.check_inputs:
@@ -102,12 +107,12 @@ class EvalPerf(Method):
             if best is not None:
                 break
             if steps:
-                suite.fail("generator", steps[0].outcome, f"no usable input at scale {steps[0].scale}", item)
+                suite.fail("generator", steps[0].outcome,
+                           f"no usable input at scale {steps[0].scale}: {steps[0].error[-1000:]}".rstrip(": "), item)
             if repairs >= self.params.repairs:
                 break
             repairs += 1
-            error = f"{steps[0].outcome} at scale {steps[0].scale}: {steps[0].error}" if steps \
-                else "the answer held no usable perf_input_gen(scale) function"
+            error = _repair_message(steps[0]) if steps else "the answer held no usable perf_input_gen(scale) function"
             where = f"{item}/repair{repairs}"
             answers = await ctx.ask(suite, "evalperf/repair", first_sample=k, item=where,
                                     previous=code or "", error=error[:3000], **variables)
@@ -127,8 +132,6 @@ class EvalPerf(Method):
     async def double(self, code: str, task: Task, reference: Program, checker: InputChecker | None,
                      ctx: Context) -> tuple[list[Step], tuple[int, str] | None]:
         """The doubling loop: (steps taken, (scale, input) of the largest in-time input)."""
-        from tczoo.sandbox import Limits
-
         p = self.params
         gen_limits = Limits(time_ms=p.gen_time_ms, memory_mb=p.gen_memory_mb, output_kb=2 * p.max_input_kb + 1024)
         ref_limits = Limits(time_ms=p.time_limit_ms or task.time_limit_ms, memory_mb=task.memory_limit_mb)
@@ -136,13 +139,13 @@ class EvalPerf(Method):
         best: tuple[int, str] | None = None
         scale = p.first_scale
         for _ in range(p.max_doublings + 1):
-            call = await asyncio.to_thread(ctx.sandbox.call_python, code, "perf_input_gen", [scale], gen_limits)
-            if not call.ok:
-                steps.append(Step(scale, CALL_FAILURE_REASONS.get(call.error_type or "", "crash"),
-                                  error=(call.error or call.run.message)[-1500:]))
+            [call] = await ctx.call([py_call(code, "perf_input_gen", seed=scale, args=[scale], limits=gen_limits)])
+            ok, value, reason, detail = read_call(call)
+            if not ok:
+                steps.append(Step(scale, reason, error=(detail or call.run.message)[-1500:]))
                 break
             try:
-                text = as_stdin(call.value)
+                text = as_stdin(value)
             except ParseError as exc:
                 steps.append(Step(scale, "bad_return", error=exc.detail))
                 break
@@ -155,18 +158,28 @@ class EvalPerf(Method):
             if checker is not None:
                 problems = checker.check(text)
                 if problems:
-                    steps.append(Step(scale, "constraint_violation", size_kb, error="; ".join(problems[:5])))
+                    # The step keeps the parsed detail; the repair prompt gets only the kind.
+                    kind = "format_error" if problems[0].startswith("format:") else "constraint_violation"
+                    steps.append(Step(scale, kind, size_kb, error="; ".join(problems[:5])))
                     break
-            run = await asyncio.to_thread(ctx.sandbox.run, reference, text, ref_limits)
+            [run] = await ctx.run(reference, [text], ref_limits)
             if run.verdict.value == "TLE":
                 steps.append(Step(scale, "reference_tle", size_kb, run.cpu_ms))
                 break
             if not run.ok:
                 steps.append(Step(scale, "reference_failed", size_kb, run.cpu_ms,
-                                  error=f"reference {run.verdict.value}: {run.stderr[-500:] or run.message}"))
+                                  error=f"reference {run.verdict.value}: {run.detail[-500:]}"))
                 break
             steps.append(Step(scale, "ok", size_kb, run.cpu_ms))
             best = (scale, text)
             scale *= 2
         return steps, best
 
+
+def _repair_message(step: Step) -> str:
+    """What the repair prompt says about a failed first step: the traceback of a crash,
+    but no parsed constraint (EvalPerf has no constraint saturator to give it one)."""
+    if step.outcome in ("constraint_violation", "format_error"):
+        return (f"{step.outcome} at scale {step.scale}: the input does not follow the problem's input "
+                "format and constraints")
+    return f"{step.outcome} at scale {step.scale}: {step.error}"

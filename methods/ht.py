@@ -1,11 +1,16 @@
 """HT: HardTests-style generation — an input validator, then four families of inputs:
 LLMGen (small inputs written directly), RPGen (range-based random generator) or SPGen
 (one generator per output category), and HackGen (inputs that break plausible wrong
-approaches). Every input must pass the validator; outputs come from the correct codes
-and are kept only where those agree.
+approaches). Every input must pass the validator; outputs come from the correct code.
 
 TC-Bench §3.1.1 (after He et al., 2025, HardTests / HardTestGen). Setting:
 specification + correct code.
+
+What the TC-Bench paper says of HT: it "adds an input validator over LCB", outputs come
+from the correct code, its edge-case generator may return nothing, and its prompts carry
+(simple) few-shot examples, on which its results depend (A.3). The method runs only the
+correct code the task carries (one, the runner's choice) and its own validator; it never
+sees the scorer's validators.
 
 Choices where the papers are silent, or where we follow HardTestGen's structure:
 
@@ -15,45 +20,58 @@ Choices where the papers are silent, or where we follow HardTestGen's structure:
   JSON object: the LLMGen inputs, whether the problem has several output categories, the
   RPGen/SPGen code (``gen_random_input`` or ``gen_category_input_<label>`` functions)
   and the HackGen code (``gen_hack_input_<scenario>`` functions, or null). Code comes as
-  JSON strings; fenced Python blocks are accepted as well.
+  JSON strings; fenced Python blocks are accepted as well. Each prompt shows one worked
+  example (our own toy problem) before the task.
 - The validator must accept every sample; if it does not (or cannot be parsed) a fresh
   one is sampled once. With no usable validator and ``require_validator`` (default) the
   method gives up: an input nobody checked could break the constraints, and a wrong code
   "hacked" by such an input would inflate HackRate. With ``require_validator=False`` it
   goes on unvalidated (recorded as ``validator_unusable``).
 - Budget: the families present share it equally; each family is asked for
-  ``oversample`` (2) times its share because inputs are lost to the validator and to
-  disagreeing correct codes. Generator functions are seeded and called with distinct
+  ``oversample`` (2) times its share because its own validator rejects some (the
+  method's filter, which the paper describes). Generator functions are seeded and called with distinct
   seeds; duplicates are removed across all families; a failing generator is recorded
   and retired. The final list takes inputs round-robin over LLMGen, HackGen and
   RPGen/SPGen, so any prefix keeps every family.
-- Outputs: the task's correct programs (at most ``max_correct``) run on every validated
-  input under the problem's limits times ``time_factor``; the input is kept when all
-  run cleanly and print the same output (up to whitespace).
+- Outputs: the task's correct program runs on every validated input under the
+  problem's limits times ``time_factor``. An input it cannot answer stays without an
+  output, the failure recorded; the scorer's validators decide whether it is valid.
+  ``max_correct`` > 1 (our option, for a runner that hands over several correct codes,
+  as HardTestGen uses several oracles) requires them to agree; where they do not, the
+  input likewise has no output.
 """
 
 from __future__ import annotations
 
 import math
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from methods.common import (
-    Generator,
-    call_all,
+from tczoo.execution import Generator, Limits, py_call, read_call, record, same_output
+from tczoo.method import Context, Method, MethodParams
+from tczoo.parsing import (
+    ParseError,
+    as_stdin,
+    code_blocks,
+    extract_code,
+    looks_like_solution,
+    note_truncation,
+    parse_json,
+    python_defines,
+)
+from tczoo.schema import (
+    Artifact,
+    Language,
+    OracleKind,
+    Program,
+    Setting,
+    Task,
+    TestCase,
+    TestSuite,
     dedupe,
     input_key,
     interleave,
-    note_truncation,
-    outputs_of,
-    py_call,
-    read_call,
-    run_generators,
-    same_output,
 )
-from tczoo.method import Context, Method
-from tczoo.parsing import ParseError, as_stdin, code_blocks, extract_code, looks_like_solution, parse_json, python_defines
-from tczoo.schema import Artifact, Language, OracleKind, Program, Setting, Task, TestCase, TestSuite
 
 VALIDATE = "validate_input"
 RANDOM = "gen_random_input"
@@ -61,34 +79,29 @@ CATEGORY = "gen_category_input_"
 HACK = "gen_hack_input_"
 
 
-class HtParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class HtParams(MethodParams):
     llmgen_inputs: int = Field(10, ge=0, description="inputs the model writes directly (at most)")
     oversample: float = Field(2.0, ge=1, description="candidates per family = share x this")
     validator_retries: int = Field(1, ge=0)
     require_validator: bool = True
-    max_correct: int = Field(8, ge=1, description="correct programs that must agree on an output")
+    max_correct: int = Field(1, ge=1, description="correct programs given that must agree on an output")
     time_factor: float = Field(1.5, gt=0)
     generator_time_ms: int = Field(5000, ge=100)
     validator_time_ms: int = Field(5000, ge=100)
     max_input_kb: int = Field(8192, ge=1)
     max_rounds: int = Field(3, ge=1)
-    temperature: float | None = None
-    max_tokens: int | None = None
 
 
 class Ht(Method):
     name = "ht"
     paper = "TC-Bench §3.1.1 (He et al., 2025, HardTests)"
-    summary = "validator + LLMGen/RPGen/SPGen/HackGen inputs; outputs where the correct codes agree"
+    summary = "validator + LLMGen/RPGen/SPGen/HackGen inputs; outputs from the correct code"
     setting = Setting.SPEC_CORRECT
     produces = OracleKind.EXPECTED_OUTPUT
     runner = "hackrate"
     Params = HtParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        from tczoo.sandbox import Limits
-
         p = self.params
         suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
         validator = await self._validator(task, ctx, suite)
@@ -104,15 +117,15 @@ class Ht(Method):
         seen: set[str] = set()
         llmgen = dedupe(families[0])[:want]
         seen.update(input_key(t.input) for t in llmgen)
-        limits = Limits(time_ms=p.generator_time_ms, memory_mb=1024, output_kb=p.max_input_kb * 2)
         groups = [llmgen]
         for gens in families[1:]:
             if not gens:
                 groups.append([])
                 continue
-            await run_generators(ctx, suite, gens, per_generator=math.ceil(want / len(gens)), limits=limits,
-                                 task_seed=task.seed, max_rounds=p.max_rounds, max_input_kb=p.max_input_kb,
-                                 seen=seen)
+            await ctx.generate(gens, seed=task.seed, per_generator=math.ceil(want / len(gens)),
+                               time_ms=p.generator_time_ms, rounds=p.max_rounds, max_input_kb=p.max_input_kb,
+                               seen=seen)
+            record(suite, gens, seed=task.seed, time_ms=p.generator_time_ms)
             groups.append(interleave([g.tests for g in gens], want))
         if validator is not None:
             groups = await self._validate(ctx, suite, validator, groups)
@@ -124,8 +137,6 @@ class Ht(Method):
     # ------------------------------------------------------------------ validator
 
     async def _validator(self, task: Task, ctx: Context, suite: TestSuite) -> str | None:
-        from tczoo.sandbox import Limits
-
         limits = Limits(time_ms=self.params.validator_time_ms, memory_mb=1024)
         for attempt in range(1 + self.params.validator_retries):
             item = f"validator-{attempt}"
@@ -154,7 +165,7 @@ class Ht(Method):
     async def _run_validator(self, ctx: Context, code: str, inputs: list[str], limits) -> list[tuple[bool, str]]:
         calls = [py_call(code, VALIDATE, seed=0, args=[s], limits=limits) for s in inputs]
         out = []
-        for res in await call_all(ctx, calls):
+        for res in await ctx.call(calls):
             ok, value, reason, detail = read_call(res)
             if not ok:
                 out.append((False, f"validator {reason}: {detail[-200:]}"))
@@ -165,8 +176,6 @@ class Ht(Method):
         return out
 
     async def _validate(self, ctx, suite, validator: str, groups: list[list[TestCase]]) -> list[list[TestCase]]:
-        from tczoo.sandbox import Limits
-
         limits = Limits(time_ms=self.params.validator_time_ms, memory_mb=1024)
         flat = [t for g in groups for t in g]
         verdicts = await self._run_validator(ctx, validator, [t.input for t in flat], limits)
@@ -282,23 +291,23 @@ class Ht(Method):
     # ------------------------------------------------------------------ outputs
 
     async def _outputs(self, task, ctx, suite, groups: list[list[TestCase]]) -> list[list[TestCase]]:
-        from tczoo.sandbox import Limits
-
         programs = task.correct_programs[: self.params.max_correct]
         limits = Limits(time_ms=int(task.time_limit_ms * self.params.time_factor), memory_mb=task.memory_limit_mb)
         flat = [t for g in groups for t in g]
-        results = await outputs_of(ctx, programs, [t.input for t in flat], limits)
+        results = await ctx.run_all(programs, [t.input for t in flat], limits)
         answered = {}
         for t, runs in zip(flat, results):
+            answered[id(t)] = t
             failed = [(p, r) for p, r in zip(programs, runs) if not r.ok]
             if failed:
                 prog, run = failed[0]
                 suite.fail("oracle", f"correct_code_{run.verdict.value.lower()}",
-                           f"{prog.name or 'correct'}: {run.stderr[-300:] or run.message}", t.origin)
+                           f"{prog.name or 'correct'}: kept without an output: {run.detail[-300:]}", t.origin)
                 continue
-            outs = [r.stdout for r in runs]
-            if not all(same_output(o, outs[0], task.checker) for o in outs[1:]):
-                suite.fail("oracle", "correct_codes_disagree", f"input {t.input[:80]!r}", t.origin)
+            outs = [r.output for r in runs]
+            if not all(same_output(o, outs[0], comparator=task.checker) for o in outs[1:]):
+                suite.fail("oracle", "correct_codes_disagree", f"input {t.input[:80]!r} kept without an output",
+                           t.origin)
                 continue
             answered[id(t)] = t.model_copy(update={"output": outs[0]})
-        return [[answered[id(t)] for t in g if id(t) in answered] for g in groups]
+        return [[answered[id(t)] for t in g] for g in groups]

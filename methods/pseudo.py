@@ -14,45 +14,45 @@ Choices where the papers are silent:
   a usable program is recorded and left out of the vote.
 - Vote: every candidate runs on every input under the problem's limits (times
   ``time_factor``); only candidates that ran cleanly vote; outputs are compared up to
-  whitespace. The plurality output wins when it is unique and at least ``min_agree``
-  (default 3) candidates gave it. Three, not two: ten samples of one model at 0.8 share
-  the same slip often enough that two equal wrong programs outvote nothing, and the paper
-  notes that wrong pseudo-outputs cost PassRate as much as dropped tests. Inputs
-  without such a majority are dropped, each with its reason (``no_clean_run``,
-  ``tie``, ``too_few_agree``).
+  whitespace. The most frequent output wins — the plain majority vote the paper
+  describes; a tie for first place goes to the output of the lowest-numbered candidate
+  among the tied. An input on which no candidate ran cleanly has no output and is
+  dropped (``no_clean_run``). ``min_agree`` (default 1, i.e. off) is our option to
+  demand that many agreeing candidates (``too_few_agree``).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-from methods.common import (
-    dedupe,
+from tczoo.execution import Limits, evaluate_literal
+from tczoo.method import Context, Method, MethodParams
+from tczoo.parsing import (
+    ParseError,
     code_in_json,
-    evaluate_literal,
-    json_cut_off,
     extract_program,
+    json_cut_off,
+    looks_like_solution,
     note_truncation,
-    outputs_of,
+    parse_json,
     solution_not_tests,
     tests_from_value,
 )
-from tczoo.method import Context, Method
-from tczoo.parsing import ParseError, looks_like_solution, parse_json
-from tczoo.schema import Artifact, OracleKind, Setting, Task, TestCase, TestSuite
+from tczoo.schema import Artifact, OracleKind, Setting, Task, TestCase, TestSuite, dedupe
+
+# A literal written with Python expressions is evaluated in the sandbox under these.
+LITERAL_LIMITS = Limits(time_ms=2000, memory_mb=256)
 
 
-class PseudoParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class PseudoParams(MethodParams):
     candidates: int = Field(10, ge=1, description="candidate solutions sampled")
-    min_agree: int = Field(3, ge=1, description="candidates that must give the winning output")
+    min_agree: int = Field(1, ge=1, description="candidates that must give the winning output (1: plain majority)")
     candidate_temperature: float = Field(0.8, gt=0, description="sampling temperature of the candidates")
     time_factor: float = Field(2.0, gt=0, description="candidate time limit = problem limit x this")
     max_rounds: int = 2
-    temperature: float | None = None
-    max_tokens: int | None = None
 
 
 class Pseudo(Method):
@@ -73,18 +73,16 @@ class Pseudo(Method):
         if not candidates:
             suite.fail("oracle", "no_candidates", "no candidate solution could be used; no outputs")
             return suite
-        from tczoo.sandbox import Limits
-
         limits = Limits(time_ms=int(task.time_limit_ms * self.params.time_factor), memory_mb=task.memory_limit_mb)
-        results = await outputs_of(ctx, candidates, [t.input for t in inputs], limits)
+        results = await ctx.run_all(candidates, [t.input for t in inputs], limits)
         for k, program in enumerate(candidates):
             runs = [row[k] for row in results]
             if not any(r.ok for r in runs):
                 worst = runs[0]
                 suite.fail("candidate", f"candidate_{worst.verdict.value.lower()}",
-                           "failed on every input: " + (worst.stderr[-300:] or worst.message), program.name)
+                           "failed on every input: " + worst.detail[-300:], program.name)
         for i, (test, runs) in enumerate(zip(inputs, results)):
-            output, reason, detail = self._vote([r.stdout for r in runs if r.ok])
+            output, reason, detail = self._vote([r.output for r in runs if r.ok])
             if output is None:
                 suite.fail("oracle", reason, detail, f"input#{i}")
                 continue
@@ -94,8 +92,6 @@ class Pseudo(Method):
     # ------------------------------------------------------------------ steps
 
     async def _inputs(self, task: Task, ctx: Context, suite: TestSuite) -> list[TestCase]:
-        from tczoo.sandbox import Limits
-
         tests: list[TestCase] = []
         for round_ in range(self.params.max_rounds):
             missing = task.budget - len(tests)
@@ -114,7 +110,7 @@ class Pseudo(Method):
             if code_in_json(text) and not json_cut_off(text) and not looks_like_solution(text):
                 # Values built by expressions: parse_json would keep only the items before
                 # the first one; evaluate the whole literal in the sandbox instead.
-                data = await evaluate_literal(ctx, text, Limits(time_ms=2000, memory_mb=256))
+                data = await asyncio.to_thread(evaluate_literal, ctx.sandbox, text, LITERAL_LIMITS)
                 if data is not None:
                     suite.fail("parse", "code_in_json", "inputs written as Python expressions; "
                                "evaluated in the sandbox", item)
@@ -125,7 +121,7 @@ class Pseudo(Method):
                 if looks_like_solution(text):
                     suite.fail("parse", "solution_instead_of_tests", text[:300], item)
                     break
-                data = await evaluate_literal(ctx, text, Limits(time_ms=2000, memory_mb=256))
+                data = await asyncio.to_thread(evaluate_literal, ctx.sandbox, text, LITERAL_LIMITS)
                 if data is None:
                     suite.fail("parse", exc.reason, exc.detail or text[:300], item)
                     break
@@ -158,19 +154,18 @@ class Pseudo(Method):
         return programs
 
     def _vote(self, outputs: list[str]) -> tuple[str | None, str, str]:
+        """The most frequent output (a tie goes to the earliest candidate's)."""
         if not outputs:
             return None, "no_clean_run", "no candidate ran cleanly on this input"
-        groups: dict[str, str] = {}
+        first: dict[str, int] = {}
         votes: Counter[str] = Counter()
-        for out in outputs:
+        for k, out in enumerate(outputs):
             key = " ".join(out.split())
-            groups.setdefault(key, out)
+            first.setdefault(key, k)
             votes[key] += 1
-        ranked = votes.most_common()
-        top_key, top = ranked[0]
-        tally = f"votes {[n for _, n in ranked]} from {len(outputs)} clean candidates"
-        if len(ranked) > 1 and ranked[1][1] == top:
-            return None, "tie", tally
+        top = max(votes.values())
+        winner = min((key for key, n in votes.items() if n == top), key=first.__getitem__)
         if top < self.params.min_agree:
+            tally = f"votes {sorted(votes.values(), reverse=True)} from {len(outputs)} clean candidates"
             return None, "too_few_agree", f"{tally}; min_agree={self.params.min_agree}"
-        return groups[top_key], "", ""
+        return outputs[first[winner]], "", ""

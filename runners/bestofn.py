@@ -12,21 +12,31 @@ Candidates (``candidates``):
   (seeded) and cut to ``n`` — a pool whose correctness is known;
 - a path to a JSONL file of ``{"problem_id", "code", "language"?, "name"?,
   "generator"?}`` lines, in sample order, the first ``n`` per problem kept. Write one
-  from a model with ``tczoo bestofn-candidates`` (runners/harness_cli.py).
+  from a model with ``tczoo harness candidates``.
 
 Each candidate gets ``responses`` generations (Table 11: 1 or 5; the run's ``samples``
 when above 1); each response contributes its first k tests (k = ``first_k`` or the
-method's default: 1 for io, 5 for harness). A pooled test is passed when the candidate
+method's default: 1 for io, 5 for harness; Table 11's harness row restricts each
+generator to one input: the harness method's ``per_generator: 1``). A pooled test is passed when the candidate
 runs cleanly and the test's oracle accepts its output (``check_output`` for harness
 tests, the expected output for io tests). Ties go to the earliest candidate in the
 (shuffled or sampled) order. A candidate is *correct* when it passes every golden test
 of the problem (its samples when it has none); problems without any are skipped.
+
+Input diversity (§4.3, Figure 5 / Table 5) is measured on these tests: per stdin
+problem, the pooled inputs of all responses to all candidates (a repeat across
+responses counts as a repeat), downsampled (seeded) so that every method of a candidate
+source has as many inputs as the one with the fewest, then ``input_diversity``,
+averaged over problems.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import math
 import random
+import statistics
 import threading
 from collections import defaultdict
 from pathlib import Path
@@ -34,10 +44,38 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from methods.harness_exec import Check, check_with_expected, check_with_harness, execute, same_output
-from runners.bugfind import neutral_target, oracle_kind
+from tczoo.execution import Limits, can_check, check_outputs, outputs_match, run_program, run_programs
 from tczoo.runner import Runner, Table, TaskSpec
+from tczoo.runners.bugfind import limits_note
 from tczoo.schema import Language, Problem, Program, ScoreRecord, Setting, Task, TestSuite
+
+
+# --------------------------------------------------------------------------- input diversity
+
+
+def input_diversity(inputs: list[str]) -> dict[str, float]:
+    """§4.3 for one problem's inputs, as the paper writes it: unique ratio = 100 · #unique
+    / #total (equality by string matching; every repeat counts in the total), length
+    range = log(max_len + 1) − log(min_len + 1), and length std = the standard deviation
+    (population) of the log of each input length. Natural logs, lengths in characters.
+    An empty input has no log: it is left out of the std (the range's +1 covers it)."""
+    return _diversity([(len(s), _digest(s)) for s in inputs])
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha1(text.encode(errors="surrogatepass")).hexdigest()[:16]
+
+
+def _diversity(items: list[tuple[int, str]]) -> dict[str, float]:
+    if not items:
+        return {"unique_ratio": 0.0, "length_range": 0.0, "length_std": 0.0}
+    lengths = [n for n, _ in items]
+    logs = [math.log(n) for n in lengths if n > 0]
+    return {
+        "unique_ratio": 100.0 * len({h for _, h in items}) / len(items),
+        "length_range": math.log(max(lengths) + 1) - math.log(min(lengths) + 1),
+        "length_std": statistics.pstdev(logs) if len(logs) > 1 else 0.0,
+    }
 
 
 class BestOfNParams(BaseModel):
@@ -48,7 +86,7 @@ class BestOfNParams(BaseModel):
     responses: int = Field(1, ge=1, description="generations per candidate (the run's samples when above 1)")
     first_k: int | None = Field(None, ge=1, description="tests per response (None: method default)")
     max_tests: int = Field(20, ge=1)
-    checker_time_ms: int = Field(5000, ge=100)
+    checker_time_ms: int = Field(20_000, ge=100, description="CPU time per check_output call (the authors' 20 s)")
     label: str | None = Field(None, description="the code-generator column of the table")
     seed: int = 0
 
@@ -124,16 +162,18 @@ class BestOfNRunner(Runner):
         tests = self.golden_tests(problem)
         functional = problem.entry_point is not None
         verdicts = []
-        step = max(2, getattr(self.sandbox, "workers", 2))
+        step = max(2, self.sandbox.workers)
         for cand in self.candidates(problem):
             ok = True
             # a chunk per round of worker slots: a failing candidate stops at its first failing chunk
             for at in range(0, len(tests), step):
                 chunk = tests[at:at + step]
-                runs = execute(self.sandbox, cand, [t[0] for t in chunk], entry_point=problem.entry_point,
-                               time_ms=problem.time_limit_ms, memory_mb=problem.memory_limit_mb)
-                if not all(r.ok and same_output(r.output, exp, functional=functional, comparator=problem.checker)
-                           for r, (_, exp) in zip(runs, chunk)):
+                runs = run_program(self.sandbox, cand, [t[0] for t in chunk], limits=Limits.of(problem),
+                                   entry_point=problem.entry_point)
+                match = outputs_match(self.sandbox, [(t[0], r.output, t[1]) for r, t in zip(runs, chunk) if r.ok],
+                                      comparator=problem.checker, validator=problem.output_validator,
+                                      functional=functional)
+                if not all(r.ok for r in runs) or not all(m is True for m in match):
                     ok = False
                     break
             verdicts.append(ok)
@@ -148,14 +188,14 @@ class BestOfNRunner(Runner):
         if not cands or not self.golden_tests(problem):
             return []
         r = samples if samples > 1 else self.params.responses
-        k = self.params.first_k or getattr(method_cls, "first_k", self.params.max_tests)
+        k = self.params.first_k or method_cls.first_k or self.params.max_tests
         setting = method_cls.setting
         if setting is Setting.SPEC_CORRECT:
             raise ValueError(f"bestofn selects among candidates without a known correct one; "
                              f"method {method_cls.name} needs correct code")
         specs = []
         for i, cand in enumerate(cands):
-            target = neutral_target(cand) if setting is Setting.SPEC_TARGET else None
+            target = cand if setting is Setting.SPEC_TARGET else None
             task = Task.from_problem(problem, setting, budget=self.params.max_tests, seed=seed, target=target)
             for s in range(r):
                 specs.append(TaskSpec(key=f"c{i}/s{s}", task=task, sample=i * r + s,
@@ -164,28 +204,16 @@ class BestOfNRunner(Runner):
 
     def passes(self, problem: Problem, suite: TestSuite, tests: list, cands: list[Program]) -> list[int]:
         """How many of ``tests`` each candidate passes."""
-        kind = oracle_kind(suite)
-        if not tests or kind == "none":
+        if not tests or not can_check(suite.oracle):
             return [0] * len(cands)
-        functional = problem.entry_point is not None
         inputs = [t.input for t in tests]
-        limits = {"entry_point": problem.entry_point, "time_ms": problem.time_limit_ms,
-                  "memory_mb": problem.memory_limit_mb}
-        runs = [execute(self.sandbox, c, inputs, **limits) for c in cands]
-        cells = [(c, i) for c in range(len(cands)) for i in range(len(inputs)) if runs[c][i].ok]
-        if kind == "harness":
-            checks = check_with_harness(self.sandbox, suite.oracle.program.code,
-                                        [(inputs[i], runs[c][i].output) for c, i in cells],
-                                        functional=functional, time_ms=self.params.checker_time_ms)
-        else:
-            if kind == "reference":
-                expected = [r.output if r.ok else None for r in execute(self.sandbox, suite.oracle.program, inputs,
-                                                                        **limits)]
-            else:
-                expected = [t.output for t in tests]
-            checks = [Check(False, "no_reference_output") if expected[i] is None else
-                      check_with_expected([(runs[c][i].output, expected[i])], functional=functional,
-                                          comparator=problem.checker)[0] for c, i in cells]
+        limits = Limits.of(problem)
+        runs = run_programs(self.sandbox, cands, inputs, limits=limits, entry_point=problem.entry_point)
+        cells = [(c, i) for c in range(len(cands)) for i in range(len(inputs)) if runs[i][c].ok]
+        checks = check_outputs(self.sandbox, suite.oracle,
+                               [(inputs[i], tests[i].output, runs[i][c].output) for c, i in cells],
+                               limits=limits, comparator=problem.checker, entry_point=problem.entry_point,
+                               validator=problem.output_validator, checker_time_ms=self.params.checker_time_ms)
         passed = [0] * len(cands)
         for (c, _), check in zip(cells, checks):
             passed[c] += check.ok
@@ -201,13 +229,18 @@ class BestOfNRunner(Runner):
             runner=self.name, method=suite.provenance.method, model=suite.provenance.model, problem_id=problem.id,
             metrics={"tests": float(len(tests)), "candidate": float(spec.context.get("candidate", 0))},
             detail={"passed": passed, "golden": golden, "names": [c.name for c in cands], "label": self.label,
-                    "k": k, "oracle": oracle_kind(suite)},
+                    "k": k, "oracle": suite.oracle.kind.value, "functional": problem.entry_point is not None,
+                    "inputs": [[len(t.input), _digest(t.input)] for t in tests],
+                    "limits": {"time_ms": problem.time_limit_ms, "memory_mb": problem.memory_limit_mb,
+                               "given": problem.limits_given}},
         )
 
     # ------------------------------------------------------------------ table
 
     def summarize(self, scores: list[ScoreRecord]) -> list[Table]:
         scores = [s for s in scores if s.runner == self.name]
+        crashed = [s for s in scores if "passed" not in s.detail]
+        scores = [s for s in scores if "passed" in s.detail]
         if not scores:
             return []
         labels = sorted({s.detail.get("label", "candidates") for s in scores})
@@ -240,8 +273,53 @@ class BestOfNRunner(Runner):
                  "a selector row: the candidate passing the most pooled generated tests."]
         for key, per_label in sorted(counts.items()):
             notes.append(f"{key[1]} ({key[0]}): " + ", ".join(f"{lb}: {n} problems" for lb, n in per_label.items()))
+        if crashed:
+            notes.append(f"{len(crashed)} responses could not be scored (scoring crashed); their tests are not pooled")
+        note = limits_note({s.problem_id: s.detail["limits"] for s in scores if "limits" in s.detail})
+        if note:
+            notes.append(note)
         return [Table(title="Best-of-N selection with generated tests (Table 3 layout)",
-                      columns=["selector", *labels], rows=rows, notes=notes)]
+                      columns=["selector", *labels], rows=rows, notes=notes),
+                self._diversity_table(by_group)]
+
+    def _diversity_table(self, by_group) -> Table:
+        """Figure 5 / Table 5: per stdin problem, each method's pooled inputs downsampled
+        to the fewest any method of the same candidate source has there."""
+        pools: dict[tuple[str, str, str], dict[str, list[tuple[int, str]]]] = {}
+        for key, per_problem in by_group.items():
+            pools[key] = {pid: [(int(n), h) for r in recs for n, h in r.detail.get("inputs", [])]
+                          for pid, recs in per_problem.items() if not recs[0].detail.get("functional")}
+        least: dict[tuple[str, str], int] = {}
+        for (_, _, label), per_problem in pools.items():
+            for pid, items in per_problem.items():
+                if items:
+                    least[(label, pid)] = min(least.get((label, pid), len(items)), len(items))
+        rows, empty = [], 0
+        for key, per_problem in sorted(pools.items()):
+            model, method, label = key
+            vals: dict[str, list[float]] = {"unique_ratio": [], "length_range": [], "length_std": []}
+            for pid, items in sorted(per_problem.items()):
+                if not items:
+                    continue
+                want = least[(label, pid)]
+                rng = random.Random(f"{self.params.seed}:{pid}:{model}:{method}:{label}")
+                sample = rng.sample(items, want) if len(items) > want else items
+                empty += sum(1 for n, _ in sample if n == 0)
+                for name, v in _diversity(sample).items():
+                    vals[name].append(v)
+            rows.append({"model": model, "method": method, "candidates": label, "problems": len(vals["unique_ratio"]),
+                         "inputs/problem": _avg([least[(label, p)] for p, items in per_problem.items() if items]),
+                         "Unique ratio": _avg(vals["unique_ratio"]), "Length range": _avg(vals["length_range"]),
+                         "Length std": _avg(vals["length_std"])})
+        notes = ["Stdin problems only, as the paper (functional inputs are argument objects). Per problem: the "
+                 "tests of all responses to all candidates, downsampled (seeded) to the fewest any method has for "
+                 "that problem and candidate source; unique ratio by exact string; length range "
+                 "ln(max+1) - ln(min+1); length std of ln(length); averaged over problems."]
+        if empty:
+            notes.append(f"{empty} empty inputs are left out of the length std (log 0 is undefined)")
+        return Table(title="Input diversity of the best-of-N tests (Figure 5 / Table 5 layout)",
+                     columns=["model", "method", "candidates", "problems", "inputs/problem", "Unique ratio",
+                              "Length range", "Length std"], rows=rows, notes=notes)
 
 
 def _avg(values) -> float:

@@ -1,7 +1,7 @@
 """HarnessLLM bug finding: GI / ITR / TBR over (problem, buggy f, ground truth g) triplets.
 
-HarnessLLM (Liu et al., 2025) §4.1, Eq. 1, Appendix B.1, Tables 1, 2, 6, 7, 10, Figure 4,
-Figure 5 / Table 5.
+HarnessLLM (Liu et al., 2025) §4.1, Eq. 1, Appendix B.1, Appendix C.3, Tables 1, 2, 6,
+7, 10, Figure 4.
 
 Tasks. Every wrong solution f of a problem makes one triplet with the ground truth g (an
 accepted solution: ``ground_truth`` by name, else the first C++ one, else the first).
@@ -12,27 +12,12 @@ name "target", never its bug description; a SPEC method sees the statement only,
 its suites can be scored here too.
 
 Per response (the first k tests, k = ``first_k`` or the method's default: 1 for io, 5
-for harness), with f and g run on every input in the sandbox:
-
-=====================  =========================================================  ====  ===  ===
-outcome                rule (checked in this order)                               GI    ITR  TBR
-=====================  =========================================================  ====  ===  ===
-format_error           no usable test (no/broken harness, no inputs, bad JSON)
-invalid                g has a runtime error on an input, or g's output fails           x
-                       the oracle and no input separates f from g
-good_input_invalid     some input separates f from g, but g's output fails the    x     x
-                       oracle (a wrong assertion / expected output)
-no_separation          g passes; f(x) = g(x) on every input
-good_input             g passes; some input separates f and g, but f passes too   x
-true_bug               g passes every test and f fails one                        x          x
-=====================  =========================================================  ====  ===  ===
-
-An input *separates* f and g when g runs cleanly on it and f's output differs (by the
-problem's comparator; values for functional problems) or f fails to run (crash, time,
-memory). Inputs on which g runs out of time are left out, as the authors' evaluation
-does. The *oracle* is ``check_output`` for harness suites (a failed assertion, a crash
-and a timeout all fail it; the reason is kept), the expected output for input-output
-suites, the reference program's output for REFERENCE_PROGRAM suites.
+for harness), with f and g run on every input in the sandbox, the tests get an outcome
+(``tczoo.execution.triplets.Outcome``): format_error, invalid, good_input_invalid,
+no_separation, good_input, true_bug. The *oracle* is the suite's own
+(``tczoo.execution.oracle``): ``check_output`` for harness suites, the expected output
+for input-output suites, the reference program's output for REFERENCE_PROGRAM suites; a
+suite whose oracle cannot check outputs (inputs only, LLM judge) is a format error.
 
     GI  = 100 · #{responses with outcome in good_input_invalid, good_input, true_bug} / #responses
     ITR = 100 · #{responses with outcome in invalid, good_input_invalid} / #responses
@@ -40,144 +25,86 @@ suites, the reference program's output for REFERENCE_PROGRAM suites.
 
 averaged over all responses of a dataset (every triplet has the same n responses, so
 this is the paper's "average of 8 runs"); format errors count in the denominator.
+Besides the first k tests, every response is also judged on all its tests
+(``outcomes["all"]``), which the SFT export uses.
 
-RL reward (Eq. 1): 1 for true_bug; 0.1 for good_input and good_input_invalid (all inputs
-valid — g never crashed — and one separates f from g); 0 otherwise (``format_penalty``,
-default 0 as in the paper; the authors' code uses -1).
+Options: ``ks`` also evaluates the first k tests for each k (Tables 6/7). ``repeats``
+scales the number of tests (Figure 4, Table 10), in one of three ways (``repeat_by``;
+``auto`` picks by the method's oracle):
 
-Options: ``ks`` also evaluates the first k tests for each k (Tables 6/7); ``repeats``
-scales the number of tests (Figure 4, Table 10): for R rounds, harness generators run
-again with seeds seed+1 .. seed+R-1, each round adding up to ``per_generator`` inputs
-per generator; the pooled inputs are deduplicated and capped at R·k. An input-output
-suite has no generators: R rounds evaluate its first R·k tests (ask the io method for
-more tests with its ``max_tests``). Input diversity (Figure 5 / Table 5) is summarised
-from the evaluated inputs: see ``input_diversity``.
+- ``generators`` (auto for harnesses and every method whose oracle judges any input):
+  the suite's recorded generators (``Artifact.generator``) are called again with the
+  next seeds (``tczoo.execution.rerun``); the inputs are pooled generator by generator
+  — each generator's rounds 0..R-1, then the next generator, as the authors' evaluation
+  loops — deduplicated and capped at R·k. At the default k = 5 with 5 generators of 4
+  inputs, R = 5 evaluates generate_input_1's 20 inputs of all 5 rounds and
+  generate_input_2's first 5: the same generators the first k covered, R times as many
+  inputs each;
+- ``responses`` (auto for methods that write expected outputs: Table 10's io protocol,
+  Appendix C.3): every response is asked for k tests (the task's budget), R·n responses
+  are sampled per triplet, and responses g·R .. g·R+R-1 form group g; a group's outcome
+  combines its responses' outcomes as the authors' evaluation does
+  (``combine_outcomes``); the n groups give GI/ITR/TBR at R. The main table holds
+  responses 0..n-1 only;
+- ``tests``: the first R·k tests of each response (ask the io method for more tests
+  with its ``max_tests``: the paper's Figure 4 baseline).
+
+The limits each program ran under (the problem's own, or the HarnessLLM sets' stand-in
+when their data state none, ``Problem.limits_given``) are in every record and noted
+under the main table.
 """
 
 from __future__ import annotations
 
-import hashlib
-import math
-import random
 import statistics
 from collections import Counter, defaultdict
-from dataclasses import dataclass
-from enum import Enum
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from methods.harness_exec import (
-    Check,
-    GeneratedInput,
-    check_with_expected,
-    check_with_harness,
-    dedupe_inputs,
-    execute,
-    generator_names,
+from tczoo.execution import (
+    Evidence,
+    Limits,
+    Outcome,
+    can_check,
+    classify,
+    gather_evidence,
+    ground_truth_index,
     input_key,
-    run_generators,
-    same_output,
+    rerun,
     signature_of,
 )
-from tczoo.runner import Runner, Table, TaskSpec
-from tczoo.schema import Language, OracleKind, Problem, Program, ScoreRecord, Setting, Task, TestSuite
+from tczoo.runner import Matrix, Runner, Table, TaskSpec
+from tczoo.schema import OracleKind, Problem, Program, ScoreRecord, Setting, Task, TestCase, TestSuite
+
+GOOD_INPUT = (Outcome.GOOD_INPUT_INVALID, Outcome.GOOD_INPUT, Outcome.TRUE_BUG)
 
 
-class Outcome(str, Enum):
-    FORMAT_ERROR = "format_error"
-    INVALID = "invalid"
-    GOOD_INPUT_INVALID = "good_input_invalid"
-    NO_SEPARATION = "no_separation"
-    GOOD_INPUT = "good_input"
-    TRUE_BUG = "true_bug"
+def _judged(ev: Evidence, i: int) -> list:
+    """[g's code, f's code, whether f's output differs from g's] on probe i, for the
+    run browser: a crash is its verdict, an output the oracle rejects is WA."""
+    def code(run, check) -> str:
+        if not run.ok:
+            return run.verdict.value
+        return "WA" if check is not None and not check.ok else "AC"
 
-    @property
-    def gi(self) -> bool:
-        return self in (Outcome.GOOD_INPUT_INVALID, Outcome.GOOD_INPUT, Outcome.TRUE_BUG)
-
-    @property
-    def itr(self) -> bool:
-        return self in (Outcome.INVALID, Outcome.GOOD_INPUT_INVALID)
-
-    @property
-    def tbr(self) -> bool:
-        return self is Outcome.TRUE_BUG
+    return [code(ev.g_runs[i], ev.g_checks[i]), code(ev.f_runs[i], ev.f_checks[i]), bool(ev.differs[i])]
 
 
-def reward(outcome: Outcome | str, *, format_penalty: float = 0.0) -> float:
-    """HarnessLLM's RL reward r(o; f, g) (Eq. 1) for one response's outcome."""
-    outcome = Outcome(outcome)
-    if outcome is Outcome.TRUE_BUG:
-        return 1.0
-    if outcome in (Outcome.GOOD_INPUT, Outcome.GOOD_INPUT_INVALID):
-        return 0.1
-    if outcome is Outcome.FORMAT_ERROR:
-        return format_penalty
-    return 0.0
-
-
-# --------------------------------------------------------------------------- classification
-
-CRASHES = {"RE", "MLE", "OLE", "CE"}  # g failing to run: the input is invalid
-SKIPPED = {"TLE", "SE"}  # g out of time (the authors skip such inputs), or our sandbox failing
-
-
-@dataclass
-class Evidence:
-    """Everything one response's classification needs, index-aligned with the probes."""
-
-    g_runs: list  # Execution
-    f_runs: list  # Execution
-    differs: list[bool]
-    g_checks: list[Check | None]  # None where g did not run cleanly
-    f_checks: list[Check | None]  # None where f's output was not checked (no difference, or f failed)
-
-
-def classify(ev: Evidence, indices: list[int]) -> tuple[Outcome, str, int | None]:
-    """(outcome, reason, index of the deciding probe) for the tests ``indices``."""
-    if not indices:
-        return Outcome.FORMAT_ERROR, "no_inputs", None
-    for i in indices:
-        if ev.g_runs[i].verdict in CRASHES:
-            return Outcome.INVALID, f"ground_truth_{ev.g_runs[i].verdict}", i
-    live = [i for i in indices if ev.g_runs[i].ok]
-    separating = [i for i in live if ev.differs[i]]
-    for i in live:
-        check = ev.g_checks[i]
-        if check is not None and not check.ok:
-            outcome = Outcome.GOOD_INPUT_INVALID if separating else Outcome.INVALID
-            return outcome, f"ground_truth_check_{check.kind}", i
-    if not separating:
-        return Outcome.NO_SEPARATION, "" if live else "ground_truth_timeout_everywhere", None
-    for i in separating:
-        if not ev.f_runs[i].ok:
-            return Outcome.TRUE_BUG, f"target_{ev.f_runs[i].verdict}", i
-        check = ev.f_checks[i]
-        if check is not None and not check.ok:
-            return Outcome.TRUE_BUG, f"target_check_{check.kind}", i
-    return Outcome.GOOD_INPUT, "", separating[0]
-
-
-# --------------------------------------------------------------------------- input diversity
-
-
-def input_diversity(inputs: list[str]) -> dict[str, float]:
-    """Figure 5 / Table 5 for one problem's inputs: unique ratio (% distinct strings),
-    length range ln(max_len+1) - ln(min_len+1), and the population standard deviation
-    of ln(len+1) (natural log; +1 so an empty input has a defined log)."""
-    if not inputs:
-        return {"unique_ratio": 0.0, "length_range": 0.0, "length_std": 0.0}
-    return _diversity([(len(s), hashlib.sha1(s.encode()).hexdigest()[:16]) for s in inputs])
-
-
-def _diversity(items: list[tuple[int, str]]) -> dict[str, float]:
-    logs = [math.log(n + 1) for n, _ in items]
-    return {
-        "unique_ratio": 100.0 * len({h for _, h in items}) / len(items),
-        "length_range": max(logs) - min(logs),
-        "length_std": statistics.pstdev(logs) if len(logs) > 1 else 0.0,
-    }
+def combine_outcomes(outcomes: list[Outcome]) -> Outcome:
+    """One outcome for a group of responses judged one by one (Table 10's io protocol),
+    by the rule of the authors' evaluation: with no good input among them, all format
+    errors stay a format error, any invalid makes the group invalid, else no
+    separation; with a good input, any invalid response (with or without a separating
+    input) makes it good_input_invalid, else any true bug makes it a true bug, else a
+    good input. A format error next to usable responses counts for nothing."""
+    if not any(o in GOOD_INPUT for o in outcomes):
+        if all(o is Outcome.FORMAT_ERROR for o in outcomes):
+            return Outcome.FORMAT_ERROR
+        return Outcome.INVALID if Outcome.INVALID in outcomes else Outcome.NO_SEPARATION
+    if any(o in (Outcome.INVALID, Outcome.GOOD_INPUT_INVALID) for o in outcomes):
+        return Outcome.GOOD_INPUT_INVALID
+    return Outcome.TRUE_BUG if Outcome.TRUE_BUG in outcomes else Outcome.GOOD_INPUT
 
 
 # --------------------------------------------------------------------------- the runner
@@ -188,31 +115,30 @@ class BugfindParams(BaseModel):
 
     responses: int | None = Field(None, ge=1, description="responses per triplet (None: samples if >1, else 8)")
     first_k: int | None = Field(None, ge=1, description="tests evaluated per response (None: method default)")
-    ks: list[int] = Field(default_factory=list, description="also evaluate the first k tests (Tables 6/7)")
-    repeats: list[int] = Field(default_factory=list, description="re-seeded generator rounds (Figure 4)")
+    ks: list[Annotated[int, Field(ge=1)]] = Field(default_factory=list,
+                                                  description="also evaluate the first k tests (Tables 6/7)")
+    repeats: list[Annotated[int, Field(ge=1, le=1000)]] = Field(
+        default_factory=list, description="R values of the scaling (Figure 4 / Table 10)")
+    repeat_by: Literal["auto", "generators", "responses", "tests"] = Field(
+        "auto", description="how R scales the tests: re-run generators, more responses, more tests of one response")
     ground_truth: str | None = Field(None, description="accepted solution used as g, by name")
     wrong: list[str] | None = Field(None, description="only these wrong solutions (names or name parts)")
     max_triplets: int | None = Field(None, ge=1, description="at most this many wrong solutions per problem")
     max_tests: int = Field(20, ge=1, description="cap on tests per response (the paper's 20)")
-    checker_time_ms: int = Field(5000, ge=100, description="CPU time per check_output call")
-    generator_time_ms: int = Field(5000, ge=100, description="CPU time per generator call (repeats)")
-    format_penalty: float = 0.0
+    checker_time_ms: int = Field(20_000, ge=100, description="CPU time per check_output call (the authors' 20 s)")
+    generator_time_ms: int = Field(20_000, ge=100, description="CPU time per generator call (repeats)")
     seed: int = 0
 
 
-def oracle_kind(suite: TestSuite) -> str:
-    """harness | expected | reference | none"""
-    kind = suite.oracle.kind
-    if kind is OracleKind.CHECKER_PROGRAM and suite.oracle.program is not None:
-        return "harness"
-    if kind is OracleKind.REFERENCE_PROGRAM and suite.oracle.program is not None:
-        return "reference"
-    if kind is OracleKind.EXPECTED_OUTPUT and suite.tests and all(t.output is not None for t in suite.tests):
-        return "expected"
-    return "none"
+def oracle_label(suite: TestSuite) -> str:
+    """harness | expected | reference | the oracle kind that cannot check outputs."""
+    return {OracleKind.CHECKER_PROGRAM: "harness", OracleKind.EXPECTED_OUTPUT: "expected",
+            OracleKind.REFERENCE_PROGRAM: "reference"}.get(suite.oracle.kind, suite.oracle.kind.value)
 
 
 def _format_reason(suite: TestSuite) -> str:
+    if suite.tests and not can_check(suite.oracle):
+        return f"unsupported_oracle:{suite.oracle.kind.value}"
     for stage in ("parse", "llm", "method", "generator"):
         for f in suite.provenance.failures:
             if f.stage == stage:
@@ -220,32 +146,30 @@ def _format_reason(suite: TestSuite) -> str:
     return "no_tests"
 
 
-def neutral_target(program: Program) -> Program:
-    """The program under test as a method may see it: code and language, nothing that
-    names or describes its bug."""
-    return Program(code=program.code, language=program.language, name="target", flags=program.flags)
+def limits_note(problems: dict[str, dict]) -> str | None:
+    """One line on the limits the programs ran under; ``problems`` maps a problem id to
+    its record's ``detail["limits"]``."""
+    unstated = sorted({(d["time_ms"], d["memory_mb"]) for d in problems.values() if not d.get("given", True)})
+    if not unstated:
+        return None
+    n = sum(not d.get("given", True) for d in problems.values())
+    used = ", ".join(f"{t / 1000:g} s CPU / {m} MB" for t, m in unstated)
+    return (f"limits: {n} of {len(problems)} problems state none in their data; their programs ran under {used} "
+            "(the HarnessLLM authors' 20 s timeout; they set no memory limit)")
 
 
 class BugfindRunner(Runner):
     name = "bugfind"
     paper = "HarnessLLM (Liu et al., 2025)"
     summary = "GI / ITR / TBR over (problem, buggy, ground-truth) triplets, first-k and re-seeded scaling"
+    headline = "tbr"
     Params = BugfindParams
+    scores_empty_suites = True  # a response without a usable test is a format error, in the denominator
+
+    def label(self, method: str) -> str:
+        return method.upper() if len(method) <= 3 else method.capitalize()
 
     # ------------------------------------------------------------------ triplets
-
-    def ground_truth_index(self, problem: Problem) -> int | None:
-        sols = problem.solutions
-        if not sols:
-            return None
-        if self.params.ground_truth:
-            for i, s in enumerate(sols):
-                if s.name == self.params.ground_truth:
-                    return i
-            raise ValueError(f"problem {problem.id} has no accepted solution named {self.params.ground_truth!r}")
-        if problem.entry_point:
-            return next((i for i, s in enumerate(sols) if s.language is Language.PYTHON), 0)
-        return next((i for i, s in enumerate(sols) if s.language is Language.CPP), 0)
 
     def wrong_indices(self, problem: Problem) -> list[int]:
         idx = list(range(len(problem.wrong_solutions)))
@@ -256,97 +180,97 @@ class BugfindRunner(Runner):
             idx = idx[: self.params.max_triplets]
         return idx
 
+    def repeat_mode(self, method_cls: type) -> str | None:
+        """How ``repeats`` scales this method's tests (None without repeats): hardcoded
+        expected outputs cannot judge new inputs, so such methods sample more responses."""
+        if not self.params.repeats:
+            return None
+        if self.params.repeat_by != "auto":
+            return self.params.repeat_by
+        return "responses" if method_cls.produces is OracleKind.EXPECTED_OUTPUT else "generators"
+
     def tasks(self, problem: Problem, method_cls: type, *, samples: int, seed: int) -> list[TaskSpec]:
-        g = self.ground_truth_index(problem)
+        g = ground_truth_index(problem, self.params.ground_truth)
         if g is None:
             return []
         n = self.params.responses or (samples if samples > 1 else 8)
-        k = self.params.first_k or getattr(method_cls, "first_k", self.params.max_tests)
+        k = self.params.first_k or method_cls.first_k or self.params.max_tests
+        mode = self.repeat_mode(method_cls)
+        total, budget = n, self.params.max_tests
+        if mode == "responses":
+            # Table 10: each response is asked for k tests; R responses make one group
+            total, budget = n * max(self.params.repeats), min(k, self.params.max_tests)
         setting = method_cls.setting
         specs = []
         for j in self.wrong_indices(problem):
             f = problem.wrong_solutions[j]
             if setting is Setting.SPEC_TARGET:
-                task = Task.from_problem(problem, setting, budget=self.params.max_tests, seed=seed,
-                                         target=neutral_target(f))
+                task = Task.from_problem(problem, setting, budget=budget, seed=seed, target=f)
             elif setting is Setting.SPEC_CORRECT:
                 others = [s for i, s in enumerate(problem.solutions) if i != g]
                 if not others:
                     continue  # g itself must not be handed to the method
-                task = Task.from_problem(problem, setting, budget=self.params.max_tests, seed=seed, correct=others)
+                task = Task.from_problem(problem, setting, budget=budget, seed=seed, correct=others)
             else:
-                task = Task.from_problem(problem, setting, budget=self.params.max_tests, seed=seed)
+                task = Task.from_problem(problem, setting, budget=budget, seed=seed)
             label = f.name or f"wrong-{j}"
-            for i in range(n):
+            for i in range(total):
                 specs.append(TaskSpec(key=f"{label}/s{i}", task=task, sample=i,
-                                      context={"wrong": j, "ground_truth": g, "k": k, "response": i}))
+                                      context={"wrong": j, "ground_truth": g, "k": k, "response": i,
+                                               "responses": n, "repeat_by": mode}))
         return specs
 
     def budget(self, problem: Problem) -> int:
         return self.params.max_tests
 
-    # ------------------------------------------------------------------ scoring
+    # ------------------------------------------------------------------ scaling
 
-    def _extra_rounds(self, problem: Problem, f: Program, suite: TestSuite, rounds: int) -> list[GeneratedInput]:
-        code = suite.oracle.program.code
-        params = suite.provenance.params or {}
-        names = generator_names(code, int(params.get("max_generators", 5)))
-        base = suite.tests[0].meta.get("seed", suite.provenance.seed) if suite.tests else suite.provenance.seed
+    def _by_generator(self, problem: Problem, f: Program, suite: TestSuite,
+                      tests: list[TestCase]) -> dict[int, list[TestCase]] | None:
+        """For each R of ``repeats``: the response's tests with the inputs of R - 1 more
+        rounds of its generators, pooled generator by generator, deduplicated, the
+        first R·k kept by the caller. None when the suite recorded no generators."""
+        arts = [a for a in suite.artifacts if a.generator is not None]
+        if not arts:
+            return None
         functional = problem.entry_point is not None
         signature = signature_of(f.code, problem.entry_point) if functional else None
-        out: list[GeneratedInput] = []
-        for r in range(1, rounds):
-            run = run_generators(self.sandbox, code, names, seed=int(base) + r, functional=functional,
-                                 signature=signature, per_generator=int(params.get("per_generator", 4)),
-                                 time_ms=self.params.generator_time_ms, round_=r)
-            out.extend(run.inputs)
-        return out
+        names = list(dict.fromkeys(a.generator.names.get(fn, fn) for a in arts for fn in a.generator.functions))
+        later: dict[str, list[TestCase]] = defaultdict(list)
+        top = max(self.params.repeats)
+        if top > 1:
+            for a in arts:
+                spec = a.generator.model_copy(update={"time_ms": self.params.generator_time_ms})
+                for rnd in rerun(self.sandbox, a.program, spec, extra_rounds=top - 1, functional=functional,
+                                 signature=signature, dedupe=False):
+                    for t in rnd:
+                        later[t.origin].append(t)
+        own = [t for t in tests if t.origin not in names]  # tests no generator made come first
+        pools = {}
+        for R in self.params.repeats:
+            ordered = list(own)
+            for name in names:
+                ordered += [t for t in tests if t.origin == name]
+                ordered += [t for t in later[name] if t.meta.get("round", 0) < R]
+            seen: set[str] = set()
+            pool = []
+            for t in ordered:
+                key = input_key(t.input, functional)
+                if key not in seen:
+                    seen.add(key)
+                    pool.append(t)
+            pools[R] = pool
+        return pools
+
+    # ------------------------------------------------------------------ scoring
 
     def evaluate(self, problem: Problem, f: Program, g: Program, suite: TestSuite, sets: dict[str, list[int]],
                  probes: list[tuple[str, str | None]]) -> tuple[dict[str, tuple[Outcome, str, int | None]], Evidence]:
         """Run f and g on the probes, check their outputs, classify every test set."""
-        functional = problem.entry_point is not None
-        kind = oracle_kind(suite)
-        inputs = [p[0] for p in probes]
-        limits = {"entry_point": problem.entry_point, "time_ms": problem.time_limit_ms,
-                  "memory_mb": problem.memory_limit_mb}
-        g_runs = execute(self.sandbox, g, inputs, **limits)
-        f_runs = execute(self.sandbox, f, inputs, **limits)
-        differs = []
-        for gr, fr in zip(g_runs, f_runs):
-            if not gr.ok or fr.verdict == "SE":
-                differs.append(False)
-            elif not fr.ok:
-                differs.append(True)
-            else:
-                differs.append(not same_output(fr.output, gr.output, functional=functional,
-                                               comparator=problem.checker))
-        g_idx = [i for i, r in enumerate(g_runs) if r.ok]
-        f_idx = [i for i, r in enumerate(f_runs) if differs[i] and r.ok]
-        g_checks: list[Check | None] = [None] * len(probes)
-        f_checks: list[Check | None] = [None] * len(probes)
-        pairs = [(inputs[i], g_runs[i].output) for i in g_idx] + [(inputs[i], f_runs[i].output) for i in f_idx]
-        if kind == "harness":
-            checks = check_with_harness(self.sandbox, suite.oracle.program.code, pairs, functional=functional,
-                                        time_ms=self.params.checker_time_ms)
-        else:
-            if kind == "reference":
-                ref = execute(self.sandbox, suite.oracle.program, inputs, **limits)
-                expected = [r.output if r.ok else None for r in ref]
-            else:
-                expected = [p[1] for p in probes]
-            checks = []
-            for i, (_, out) in zip(g_idx + f_idx, pairs):
-                if expected[i] is None:
-                    checks.append(Check(False, "no_reference_output"))
-                else:
-                    checks += check_with_expected([(out, expected[i])], functional=functional,
-                                                  comparator=problem.checker)
-        for i, c in zip(g_idx, checks[: len(g_idx)]):
-            g_checks[i] = c
-        for i, c in zip(f_idx, checks[len(g_idx):]):
-            f_checks[i] = c
-        ev = Evidence(g_runs, f_runs, differs, g_checks, f_checks)
+        ev = gather_evidence(self.sandbox, f, g, suite.oracle, probes, limits=Limits.of(problem),
+                             comparator=problem.checker, entry_point=problem.entry_point,
+                               validator=problem.output_validator,
+                             checker_time_ms=self.params.checker_time_ms)
         return {name: classify(ev, idx) for name, idx in sets.items()}, ev
 
     def score(self, problem: Problem, spec: TaskSpec, suite: TestSuite) -> ScoreRecord:
@@ -355,66 +279,98 @@ class BugfindRunner(Runner):
         g = problem.solutions[ctx["ground_truth"]]
         k = int(ctx.get("k") or self.params.first_k or self.params.max_tests)
         functional = problem.entry_point is not None
-        kind = oracle_kind(suite)
+        usable = can_check(suite.oracle)
+        response = ctx.get("response", spec.sample)
         detail: dict[str, Any] = {
             "dataset": problem.source or "benchmark", "target": f.name, "target_language": f.language.value,
-            "ground_truth": g.name, "k": k, "oracle": kind, "response": ctx.get("response", spec.sample),
+            "ground_truth": g.name, "k": k, "oracle": oracle_label(suite), "response": response,
+            "limits": {"time_ms": problem.time_limit_ms, "memory_mb": problem.memory_limit_mb,
+                       "given": problem.limits_given},
         }
-        tests = list(suite.tests[: self.params.max_tests]) if kind != "none" else []
-        base = [(t.input, t.output) for t in tests]
-        sets_src: dict[str, list[tuple[str, str | None]]] = {"main": base[:k]}
+        mode = ctx.get("repeat_by")
+        if mode:
+            detail["repeat_by"] = mode
+            detail["repeats"] = list(self.params.repeats)
+        if mode == "responses":
+            n = int(ctx.get("responses") or 1)
+            detail["base_responses"] = n
+            detail["extra"] = response >= n  # only serves the scaling groups
+        tests = list(suite.tests[: self.params.max_tests]) if usable else []
+        sets_src: dict[str, list[TestCase]] = {"main": tests[:k], "all": tests}
         for kk in self.params.ks:
-            sets_src[f"k{kk}"] = base[:kk]
-        if self.params.repeats and tests:
-            extra: list[GeneratedInput] = []
-            if kind == "harness" and max(self.params.repeats) > 1:
-                extra = self._extra_rounds(problem, f, suite, max(self.params.repeats))
-            pool = [GeneratedInput(t.input, t.origin, 0) for t in tests] + extra
+            sets_src[f"k{kk}"] = tests[:kk]
+        if mode in ("generators", "tests"):
+            pools = self._by_generator(problem, f, suite, tests) if mode == "generators" and tests else None
+            if mode == "generators" and tests and pools is None:
+                detail["repeat_by"] = "tests"  # nothing to call again: the response's own tests
             for R in self.params.repeats:
-                if kind == "harness":
-                    chosen = dedupe_inputs([p for p in pool if p.round < R], functional, R * k)
-                    sets_src[f"r{R}"] = [(p.text, None) for p in chosen]
-                else:
-                    sets_src[f"r{R}"] = base[: R * k]
-        elif self.params.repeats:
-            for R in self.params.repeats:
-                sets_src[f"r{R}"] = []
+                sets_src[f"r{R}"] = (pools[R] if pools is not None else tests)[: R * k]
         probes: list[tuple[str, str | None]] = []
         where: dict[tuple[str, str | None], int] = {}
         sets: dict[str, list[int]] = {}
         for name, items in sets_src.items():
             idx = []
-            for p in items:
-                key = (input_key(p[0], functional), p[1])
+            for t in items:
+                key = (input_key(t.input, functional), t.output)
                 if key not in where:
                     where[key] = len(probes)
-                    probes.append(p)
+                    probes.append((t.input, t.output))
                 idx.append(where[key])
             sets[name] = idx
+        infra = 0
         if probes:
-            results, _ = self.evaluate(problem, f, g, suite, sets, probes)
+            results, ev = self.evaluate(problem, f, g, suite, sets, probes)
+            infra = ev.infrastructure_failures
+            detail["per_test"] = [_judged(ev, i) for i in sets["all"]]
         else:
             results = {name: (Outcome.FORMAT_ERROR, "no_inputs", None) for name in sets}
         if not tests:
-            why = f"unsupported_oracle:{suite.oracle.kind.value}" if suite.tests else _format_reason(suite)
+            why = _format_reason(suite)
             results = {name: (Outcome.FORMAT_ERROR, why, None) for name in sets}
         metrics: dict[str, float] = {}
         for name, (outcome, reason, at) in results.items():
+            entry: dict[str, Any] = {"outcome": outcome.value, "reason": reason, "at": at}
+            if name.startswith("r"):
+                rounds = Counter(t.meta.get("round", 0) for t in sets_src[name])
+                entry["by_round"] = [rounds[r] for r in range(max(rounds, default=-1) + 1)]
+            detail.setdefault("outcomes", {})[name] = entry
+            if name == "all":
+                continue
             suffix = "" if name == "main" else f"@{name}"
             metrics[f"gi{suffix}"] = 100.0 * outcome.gi
             metrics[f"itr{suffix}"] = 100.0 * outcome.itr
             metrics[f"tbr{suffix}"] = 100.0 * outcome.tbr
             metrics[f"n_inputs{suffix}"] = float(len(sets[name]))
-            detail.setdefault("outcomes", {})[name] = {"outcome": outcome.value, "reason": reason, "at": at}
         main_outcome, main_reason, _ = results["main"]
         metrics["format_error"] = 100.0 * (main_outcome is Outcome.FORMAT_ERROR)
-        metrics["reward"] = reward(main_outcome, format_penalty=self.params.format_penalty)
         detail["outcome"] = main_outcome.value
         detail["reason"] = main_reason
-        detail["inputs"] = [[len(probes[i][0]), hashlib.sha1(probes[i][0].encode()).hexdigest()[:16]]
-                            for i in sets["main"]]
+        if infra:
+            detail["infrastructure_failures"] = infra
         return ScoreRecord(runner=self.name, method=suite.provenance.method, model=suite.provenance.model,
                            problem_id=problem.id, metrics=metrics, detail=detail)
+
+    # ------------------------------------------------------------------ browser
+
+    def matrices(self, record: ScoreRecord, suite: TestSuite) -> list[Matrix]:
+        """The ground truth g and the target f on each test, as the suite's oracle judged them."""
+        per_test = record.detail.get("per_test")
+        if not isinstance(per_test, list):
+            return []
+        g_cells, f_cells = [], []
+        for g_code, f_code, differs in per_test:
+            g_cells.append([g_code, "the oracle accepts g's output" if g_code == "AC" else
+                            ("the oracle rejects the ground truth's output: an invalid test" if g_code == "WA"
+                             else "the ground truth failed to run: an invalid input")])
+            f_cells.append([f_code, ("same output as g" if not differs else
+                                     "differs from g; " + ("the oracle catches it" if f_code != "AC"
+                                                           else "the oracle accepts it"))])
+        k = record.detail.get("k")
+        return [Matrix(title="ground truth and target (bug finding)", tests=list(range(len(per_test))),
+                       rows=[(f"g: {record.detail.get('ground_truth', '')}", g_cells),
+                             (f"f: {record.detail.get('target', '')}", f_cells)],
+                       notes=[f"the main outcome counts the first {k} tests" if k else "",
+                              f"outcome: {record.detail.get('outcome', '')} {record.detail.get('reason', '')}".strip()])]
 
     # ------------------------------------------------------------------ tables
 
@@ -425,14 +381,16 @@ class BugfindRunner(Runner):
         groups: dict[tuple[str, str], list[ScoreRecord]] = defaultdict(list)
         for s in scores:
             groups[(s.model, s.method)].append(s)
+        # responses sampled only to make Table 10's groups stay out of the per-response tables
+        base = {key: [r for r in recs if not r.detail.get("extra")] for key, recs in groups.items()}
         datasets = sorted({s.detail.get("dataset", "benchmark") for s in scores})
-        tables = [self._main_table(groups, datasets), self._breakdown_table(groups)]
-        for prefix, title in (("k", "first-k evaluation (Tables 6/7 layout): TBR % when only the first k tests count"),
-                              ("r", "scaling by re-seeded generator rounds (Figure 4 / Table 10): TBR and ITR %")):
-            t = self._variant_table(groups, prefix, title)
-            if t is not None:
-                tables.append(t)
-        tables.append(self._diversity_table(groups))
+        tables = [self._main_table(base, datasets, scores), self._breakdown_table(base)]
+        t = self._first_k_table(base)
+        if t is not None:
+            tables.append(t)
+        t = self._scaling_table(groups)
+        if t is not None:
+            tables.append(t)
         return tables
 
     @staticmethod
@@ -440,14 +398,14 @@ class BugfindRunner(Runner):
         vals = [r.metrics[key] for r in records if key in r.metrics]
         return sum(vals) / len(vals) if vals else float("nan")
 
-    def _main_table(self, groups, datasets) -> Table:
+    def _main_table(self, groups, datasets, scores) -> Table:
         columns = ["model", "method"]
         for ds in datasets:
             columns += [f"{ds} GI", f"{ds} ITR", f"{ds} TBR"]
         columns += ["responses", "format err"]
         rows = []
         for (model, method), recs in sorted(groups.items()):
-            row: dict[str, Any] = {"model": model, "method": method.upper() if len(method) <= 3 else method.capitalize()}
+            row: dict[str, Any] = {"model": model, "method": self.label(method)}
             for ds in datasets:
                 sub = [r for r in recs if r.detail.get("dataset", "benchmark") == ds]
                 for col, key in (("GI", "gi"), ("ITR", "itr"), ("TBR", "tbr")):
@@ -459,11 +417,17 @@ class BugfindRunner(Runner):
         notes = [f"% of responses, averaged over all responses ({triplets} triplets); GI: some input separates f "
                  "and g; ITR: g fails (runtime error, or the oracle rejects its output); TBR: g passes, f fails. "
                  "Format errors count in the denominator."]
+        crashed = sum(1 for s in scores if "error" in s.detail)
+        if crashed:
+            notes.append(f"{crashed} responses could not be scored (scoring crashed); they are not in the table")
+        note = limits_note({s.problem_id: s.detail["limits"] for s in scores if "limits" in s.detail})
+        if note:
+            notes.append(note)
         return Table(title="HarnessLLM bug finding (Table 1 layout)", columns=columns, rows=rows, notes=notes)
 
     def _breakdown_table(self, groups) -> Table:
         outcomes = [o.value for o in Outcome]
-        columns = ["model", "method", *outcomes, "TBR sd", "reward", "inputs/resp"]
+        columns = ["model", "method", *outcomes, "TBR sd", "inputs/resp"]
         rows = []
         notes = ["TBR sd: population standard deviation of TBR across the n response indices (runs)."]
         for (model, method), recs in sorted(groups.items()):
@@ -476,99 +440,95 @@ class BugfindRunner(Runner):
                 by_run[r.detail.get("response")].append(r.metrics.get("tbr", 0.0))
             run_rates = [sum(v) / len(v) for v in by_run.values()]
             row["TBR sd"] = statistics.pstdev(run_rates) if len(run_rates) > 1 else 0.0
-            row["reward"] = self._mean(recs, "reward")
             row["inputs/resp"] = self._mean(recs, "n_inputs")
             reasons = Counter(r.detail.get("reason") for r in recs if r.detail.get("reason"))
             if reasons:
                 notes.append(f"{method} ({model}) reasons: "
                              + ", ".join(f"{k} ({v})" for k, v in reasons.most_common(6)))
             rows.append(row)
-        return Table(title="Outcomes per response (%), spread over runs, mean RL reward (Eq. 1)",
+        return Table(title="Outcomes per response (%), spread over runs",
                      columns=columns, rows=rows, notes=notes)
 
-    def _variant_table(self, groups, prefix: str, title: str) -> Table | None:
+    def _first_k_table(self, groups) -> Table | None:
         keys = sorted({m.split("@")[1] for recs in groups.values() for r in recs for m in r.metrics
-                       if m.startswith("tbr@") and m.split("@")[1].startswith(prefix)},
-                      key=lambda s: int(s[1:]))
+                       if m.startswith("tbr@k")}, key=lambda s: int(s[1:]))
         if not keys:
             return None
+        columns = ["model", "method", "dataset"] + [f"k={key[1:]} TBR" for key in keys]
         rows = []
-        columns = ["model", "method", "dataset"]
-        for key in keys:
-            columns += [f"{prefix}={key[1:]} TBR"] + ([f"{prefix}={key[1:]} ITR", f"{prefix}={key[1:]} tests"]
-                                                       if prefix == "r" else [])
         for (model, method), recs in sorted(groups.items()):
             for ds in sorted({r.detail.get("dataset", "benchmark") for r in recs}):
                 sub = [r for r in recs if r.detail.get("dataset", "benchmark") == ds]
-                row: dict[str, Any] = {"model": model, "method": method, "dataset": ds}
-                for key in keys:
-                    row[f"{prefix}={key[1:]} TBR"] = self._mean(sub, f"tbr@{key}")
-                    if prefix == "r":
-                        row[f"{prefix}={key[1:]} ITR"] = self._mean(sub, f"itr@{key}")
-                        row[f"{prefix}={key[1:]} tests"] = self._mean(sub, f"n_inputs@{key}")
-                rows.append(row)
-        return Table(title=title, columns=columns, rows=rows)
+                rows.append({"model": model, "method": method, "dataset": ds,
+                             **{f"k={key[1:]} TBR": self._mean(sub, f"tbr@{key}") for key in keys}})
+        return Table(title="first-k evaluation (Tables 6/7 layout): TBR % when only the first k tests count",
+                     columns=columns, rows=rows)
 
-    def _diversity_table(self, groups) -> Table:
-        pools: dict[tuple[str, str], dict[str, list[tuple[int, str]]]] = {}
-        for key, recs in groups.items():
-            per_problem: dict[str, list[tuple[int, str]]] = defaultdict(list)
-            for r in recs:
-                per_problem[r.problem_id].extend((int(n), h) for n, h in r.detail.get("inputs", []))
-            pools[key] = per_problem
-        problems = {p for pp in pools.values() for p, items in pp.items() if items}
-        least = {p: min(len(pp[p]) for pp in pools.values() if pp.get(p)) for p in problems}
+    @staticmethod
+    def scaling_units(records: list[ScoreRecord]) -> tuple[dict[int, list[tuple[Outcome, float]]], int]:
+        """(outcome, tests evaluated) per unit for each R — a response (generators,
+        tests) or a group of R responses (responses) — and how many groups were left
+        out because a member is missing or could not be scored."""
+        units: dict[int, list[tuple[Outcome, float]]] = defaultdict(list)
+        triplets: dict[tuple[str, Any], dict[int, ScoreRecord]] = defaultdict(dict)
+        incomplete = 0
+        for r in records:
+            if r.detail.get("repeat_by") == "responses":
+                triplets[(r.problem_id, r.detail.get("target"))][int(r.detail.get("response", 0))] = r
+                continue
+            for name, entry in r.detail.get("outcomes", {}).items():
+                if name.startswith("r") and name[1:].isdigit():
+                    units[int(name[1:])].append((Outcome(entry["outcome"]), r.metrics.get(f"n_inputs@{name}", 0.0)))
+        for members in triplets.values():
+            first = next(iter(members.values()))
+            n = int(first.detail.get("base_responses", 1))
+            for R in first.detail.get("repeats", []):
+                for g in range(n):
+                    group = [members.get(i) for i in range(g * R, (g + 1) * R)]
+                    if any(m is None or "outcome" not in m.detail for m in group):
+                        incomplete += 1
+                        continue
+                    units[R].append((combine_outcomes([Outcome(m.detail["outcome"]) for m in group]),
+                                     sum(m.metrics.get("n_inputs", 0.0) for m in group)))
+        return units, incomplete
+
+    def _scaling_table(self, groups) -> Table | None:
         rows = []
-        for key, per_problem in sorted(pools.items()):
-            vals = defaultdict(list)
-            for p, items in sorted(per_problem.items()):
-                if not items:
-                    continue
-                rng = random.Random(f"{self.params.seed}:{p}:{key}")
-                sample = rng.sample(items, least[p]) if len(items) > least[p] else items
-                for name, v in _diversity(sample).items():
-                    vals[name].append(v)
-            rows.append({"model": key[0], "method": key[1], "problems": len(vals["unique_ratio"]),
-                         "Unique ratio": _avg(vals["unique_ratio"]), "Length range": _avg(vals["length_range"]),
-                         "Length std": _avg(vals["length_std"])})
-        return Table(title="Input diversity (Figure 5 / Table 5 layout)",
-                     columns=["model", "method", "problems", "Unique ratio", "Length range", "Length std"], rows=rows,
-                     notes=["Per problem, the evaluated inputs of all responses, downsampled (seeded) to the "
-                            "smallest count among the rows; lengths in characters, natural log; averaged over problems."])
+        Rs: set[int] = set()
+        modes: dict[str, set[str]] = defaultdict(set)
+        left_out = 0
+        per_row = []
+        for (model, method), recs in sorted(groups.items()):
+            for r in recs:
+                if r.detail.get("repeat_by"):
+                    modes[method].add(r.detail["repeat_by"])
+            for ds in sorted({r.detail.get("dataset", "benchmark") for r in recs}):
+                units, incomplete = self.scaling_units([r for r in recs if r.detail.get("dataset", "benchmark") == ds])
+                left_out += incomplete
+                if units:
+                    Rs |= set(units)
+                    per_row.append(({"model": model, "method": method, "dataset": ds}, units))
+        if not per_row:
+            return None
+        columns = ["model", "method", "dataset"]
+        for R in sorted(Rs):
+            columns += [f"r={R} GI", f"r={R} ITR", f"r={R} TBR", f"r={R} tests"]
+        for row, units in per_row:
+            for R in sorted(Rs):
+                got = units.get(R, [])
+                for col, flag in (("GI", "gi"), ("ITR", "itr"), ("TBR", "tbr")):
+                    row[f"r={R} {col}"] = _avg([100.0 * getattr(o, flag) for o, _ in got])
+                row[f"r={R} tests"] = _avg([n for _, n in got])
+            rows.append(row)
+        how = {"generators": "generators re-run with new seeds, pooled generator by generator, first R·k inputs",
+               "responses": "R responses of k tests each, one outcome per group by the authors' rule",
+               "tests": "the first R·k tests of each response"}
+        notes = [f"{method}: " + "; ".join(how[m] for m in sorted(ms)) for method, ms in sorted(modes.items())]
+        if left_out:
+            notes.append(f"{left_out} groups left out: a response of the group is missing or could not be scored")
+        return Table(title="scaling the number of tests (Figure 4 / Table 10 layout): GI, ITR, TBR %",
+                     columns=columns, rows=rows, notes=notes)
 
 
 def _avg(xs: list[float]) -> float:
     return sum(xs) / len(xs) if xs else float("nan")
-
-
-# --------------------------------------------------------------------------- RL reward
-
-
-def response_reward(response: str, problem: Problem, *, sandbox, method: str = "harness", wrong: int = 0,
-                    ground_truth: int | None = None, seed: int = 0, first_k: int | None = None,
-                    format_penalty: float = 0.0) -> tuple[float, Outcome]:
-    """Eq. 1 for one model answer on the triplet (problem, wrong solution ``wrong``, g):
-    the answer is parsed and its generators run exactly as the method does, then judged
-    as the runner does. ``first_k`` defaults to all tests (up to 20): during RL the
-    paper lets the model choose how many tests to write."""
-    from methods.harness import HarnessParams, build_harness_suite
-    from methods.io import InputOutputParams, build_io_suite
-    from tczoo.schema import Provenance
-
-    if method not in ("harness", "io"):
-        raise ValueError(f"response_reward knows the harness and io answer formats, not {method!r}")
-    runner = BugfindRunner(sandbox, first_k=first_k, format_penalty=format_penalty)
-    g = runner.ground_truth_index(problem) if ground_truth is None else ground_truth
-    task = Task.from_problem(problem, Setting.SPEC_TARGET, budget=runner.params.max_tests, seed=seed,
-                             target=neutral_target(problem.wrong_solutions[wrong]))
-    suite = TestSuite(problem_id=problem.id, provenance=Provenance(method=method, seed=seed))
-    if method == "harness":
-        params = HarnessParams()
-        suite.provenance.params = params.model_dump()
-        build_harness_suite(response, task, sandbox, suite, params)
-    else:
-        build_io_suite(response, task, suite, InputOutputParams())
-    spec = TaskSpec(key="reward", task=task, context={"wrong": wrong, "ground_truth": g,
-                                                      "k": first_k or runner.params.max_tests})
-    record = runner.score(problem, spec, suite)
-    return record.metrics["reward"], Outcome(record.detail["outcome"])

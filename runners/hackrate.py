@@ -1,28 +1,36 @@
-"""TC-Bench scoring: PassRate, HackRate and its AC/WA/RE/TLE breakdown (paper §3.1.2).
+"""TC-Bench scoring: PassRate, HackRate and its AC/WA/RE/TLE breakdown (paper §3.1.2,
+Appendix A.4; the reference scripts ``filter_testcases.py`` and ``get_rank_result.py``).
 
-Per problem:
+Per problem and generated suite:
 
-1. *Validators*: up to 8 correct codes, sampled (seeded) from those within the fastest
-   20% after min-max normalisation of their mean runtime on the golden tests (on the
-   samples when a benchmark has no golden tests).
-2. *Validity*: a test that brings its own expected output is valid when every
-   validator's output matches it; a test without one (outputs come from correct code)
-   is valid when every validator runs cleanly and they all agree — the agreed output
-   becomes its expected output. PassRate = valid / generated.
-3. *Hacking*: each wrong code runs on the valid tests in order and stops at its first
-   non-AC verdict; it is excluded when there is one. HackRate = excluded / wrong codes;
-   the breakdown counts each wrong code by its first failure (AC = not excluded).
-   MLE and OLE count as RE, CE as RE.
-4. Both rates are macro-averaged over problems (the paper's formulas).
+1. *Validators*: the problem's correct codes as TC-Bench publishes them (its 8, chosen
+   at construction from the fastest 20%); for a benchmark of raw solutions the same
+   choice is made here (``tczoo.benchmarks.correct_codes.select_fastest``). They run on
+   every generated test under the reference's limits (time limit's whole seconds + 3 s,
+   5 x memory). A validator that runs cleanly on no test at all is dropped, as the
+   reference drops correct codes that fail every test.
+2. *Validity*, test by test, by the test's own oracle: a given output is valid when
+   every validator runs cleanly and prints it; a test without an output is valid when
+   every validator runs cleanly and they agree, and their output becomes its expected
+   output. PassRate = valid / generated.
+3. *Budget* (A.4 and ``get_rank_result.py``): the valid tests are shuffled once (seeded)
+   and HackRate at k x rank uses the prefix of k x R' of them, so the prefixes are
+   nested; the main columns use ``scale`` x R' (1x, the paper's Table 1), or every
+   valid test when ``scale`` is None (external test files).
+4. *Hacking*: each wrong code runs on the shuffled valid tests in that order and stops
+   at its first non-AC verdict; it is excluded at k when that verdict falls within the
+   k x R' prefix, and that verdict is its AC/WA/RE/TLE category (MLE/OLE/CE count as
+   RE). A sandbox error (SE) is our failure, not the program's: the wrong code is left
+   out of the rates from that test on and counted apart.
+5. Both rates are macro-averaged over problems. As the reference does, PassRate
+   averages the problems with at least one generated test and HackRate every problem
+   (one without valid tests scores 0); the report prints PassRate counting empty
+   problems as 0 beside it.
 
-Test budget: ``scale`` × rank tests (TC-Bench's unit), rank taken from the benchmark; a
-problem without a rank uses ``default_budget``. ``scales`` scores seeded subsets of
-size k × rank for each k as well (test-time scaling, Figure 5), from one generation
-of max(k) × rank tests.
-
-Deliberate option, off by default and flagged in reports: ``consensus_outputs`` replaces a
-predicted output with the validators' consensus output before validity is decided, as
-the reference repository's evaluation script does.
+Options that change the paper's definition are off by default and flagged in reports:
+``consensus_outputs`` (the reference filter's rule that a test every validator
+"fails" with one agreed output is kept with that output), ``validator_limits`` /
+``wrong_limits`` = "problem" (the judge's own limits instead of the reference's margin).
 """
 
 from __future__ import annotations
@@ -30,238 +38,437 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tczoo.paths import cached_json
-from tczoo.runner import Runner, Table, TaskSpec
-from tczoo.sandbox import Job, Limits, Verdict, compare_outputs
-from tczoo.schema import OracleKind, Problem, Program, ScoreRecord, TestSuite
+from tczoo.benchmarks.correct_codes import FASTEST_FRACTION, VALIDATORS, reference_limits, select_fastest
+from tczoo.errors import UserError
+from tczoo.execution import Execution, Limits, Verdict, run_programs, same_output
+from tczoo.sandbox.types import Job
+from tczoo.runner import Matrix, Runner, Table, TaskSpec
+from tczoo.schema import Problem, Program, ScoreRecord, Setting, Task, TestSuite
 
 BREAKDOWN = ("ac", "wa", "re", "tle")
+PUBLISHED = "published"  # Problem.meta["validators"]: the solutions are the paper's validator set
+
+
+class UnscorableInput(UserError, ValueError):
+    """Tests or a benchmark that cannot be scored (one line, exit 2; a run records it)."""
 
 
 class HackRateParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    scale: int = Field(1, ge=1, description="test budget = scale x rank")
-    scales: list[int] = Field(default_factory=list, description="also score subsets at k x rank")
-    default_budget: int = Field(10, ge=1, description="budget when a problem has no rank")
-    validators: int = Field(8, ge=1, description="correct codes used to validate tests")
-    fastest_fraction: float = Field(0.2, gt=0, le=1)
+    scale: int | None = Field(1, ge=1, description="main columns: the first scale x rank valid tests (None: all)")
+    scales: list[int] = Field(default_factory=list, description="also score the k x rank prefix for each k")
+    ask_scale: int | None = Field(None, ge=1, description="methods are asked for ask_scale x rank tests "
+                                                          "(None: the largest k x rank scored)")
+    default_unit: int = Field(10, ge=1, description="tests per 1x when a problem has no rank")
+    validators: int = Field(VALIDATORS, ge=1, description="correct codes that validate tests")
+    fastest_fraction: float = Field(FASTEST_FRACTION, gt=0, le=1)
+    validator_pool: Literal["auto", "published", "fastest"] = Field(
+        "auto", description="auto: the published set on TC-Bench data, else the fastest fraction")
+    validator_limits: Literal["reference", "problem"] = "reference"
+    wrong_limits: Literal["reference", "problem"] = "reference"
     consensus_outputs: bool = False
+    method_correct: int = Field(1, ge=1, description="correct codes given to a spec+correct method")
     seed: int = 0
 
 
-def _first_failure(verdict: Verdict) -> str:
+def category(verdict: Verdict) -> str:
+    """A wrong code's exclusion category from its first non-AC verdict."""
     if verdict is Verdict.WA:
         return "wa"
     if verdict is Verdict.TLE:
         return "tle"
-    return "re"  # RE, MLE, OLE, CE, SE
+    if verdict is Verdict.SE:
+        return "se"
+    return "re"  # RE, MLE, OLE, CE
+
+
+UNDECIDED = ("sandbox_error", "judge_error")  # infrastructure, not the test: left out of PassRate
+
+
+@dataclass
+class TestJudgement:
+    index: int
+    valid: bool
+    # given_output_ok, from_validators, consensus | wrong_output, validator_failed, outputs_disagree |
+    # sandbox_error, judge_error (the problem's output validator failed) | no_working_validator
+    reason: str
+    expected: str | None = None
+
+
+def judge_test(index: int, given: str | None, runs: list[Execution], accepted: list[Verdict],
+               agreed: list[Verdict] | None = None, *, consensus: bool = False) -> TestJudgement:
+    """Validity of one test from its validators' runs, by the test's own oracle.
+
+    ``accepted[j]``: the given output judged with run j's output as the reference answer,
+    or, for a test without one, run j's output judged with run 0's as the answer (AC, WA,
+    or SE when the problem's output validator failed); empty when some run was not clean. ``agreed[j]``: run j's output against run
+    0's, needed only for ``consensus`` on a test with a given output."""
+    if any(r.verdict is Verdict.SE for r in runs):
+        return TestJudgement(index, False, "sandbox_error")
+    if not runs or not all(r.ok for r in runs):
+        return TestJudgement(index, False, "validator_failed")
+    if any(v is Verdict.SE for v in accepted):
+        return TestJudgement(index, False, "judge_error")
+    ok = all(v is Verdict.AC for v in accepted)
+    if given is not None:
+        if ok:
+            return TestJudgement(index, True, "given_output_ok", given)
+        if consensus and agreed is not None and all(v is Verdict.AC for v in agreed):
+            return TestJudgement(index, True, "consensus", runs[0].output)
+        return TestJudgement(index, False, "wrong_output")
+    if ok:
+        return TestJudgement(index, True, "from_validators", runs[0].output)
+    return TestJudgement(index, False, "outputs_disagree")
+
+
+@dataclass
+class WrongOutcome:
+    position: int | None  # index in the shuffled valid tests of the first non-AC verdict
+    category: str  # its category; "ac" when none within the tests run
+    verdict: str = ""  # the verdict itself (WA, TLE, MLE, SE ...)
+
+    def at(self, n: int) -> str:
+        """The outcome on the first ``n`` shuffled valid tests: ac, wa, re, tle, or se
+        (a sandbox error came first: not known)."""
+        return self.category if self.position is not None and self.position < n else "ac"
 
 
 class HackRateRunner(Runner):
     name = "hackrate"
     paper = "TC-Bench (How Many Code and Test Cases Are Enough?)"
-    summary = "PassRate / HackRate with AC-WA-RE-TLE breakdown, macro-averaged over problems"
+    summary = "PassRate / HackRate with AC-WA-RE-TLE breakdown at k x rank, macro-averaged over problems"
+    headline = "hack_rate"
+    # A method that produced no test for a problem is a result: the reference scores every
+    # problem of the benchmark (HackRate 0) and leaves it out of PassRate's average.
+    scores_empty_suites = True
     Params = HackRateParams
 
-    # ------------------------------------------------------------------ budget
+    def __init__(self, sandbox: Any, **params: Any):
+        super().__init__(sandbox, **params)
+        self.memo: dict[tuple, Execution] | None = None  # analyses re-score one suite many ways
+
+    # ------------------------------------------------------------------ budget and tasks
+
+    def unit(self, problem: Problem) -> int:
+        """Tests per 1x: the rank R' (A.4), or ``default_unit`` for a problem without one."""
+        return problem.rank or self.params.default_unit
 
     def budget(self, problem: Problem) -> int:
-        k = max([self.params.scale, *self.params.scales])
-        return k * problem.rank if problem.rank else self.params.default_budget * k
+        """How many tests a method is asked for: enough for the largest prefix scored."""
+        k = max([self.params.ask_scale or 0, self.params.scale or 0, *self.params.scales, 1])
+        return k * self.unit(problem)
+
+    def tasks(self, problem: Problem, method_cls: type, *, samples: int, seed: int) -> list[TaskSpec]:
+        """As every runner's, except that a spec+correct method (LCB, HT) is given
+        ``method_correct`` correct code(s) — the paper's "the correct code" — chosen
+        outside the validator set when the problem has more solutions than validators."""
+        if method_cls.setting is not Setting.SPEC_CORRECT or not problem.solutions:
+            return super().tasks(problem, method_cls, samples=samples, seed=seed)
+        correct = self.method_correct_codes(problem)
+        return [
+            TaskSpec(key="" if samples == 1 else f"s{i}", sample=i,
+                     task=Task.from_problem(problem, Setting.SPEC_CORRECT, budget=self.budget(problem),
+                                            seed=seed + i, correct=correct))
+            for i in range(samples)
+        ]
+
+    def method_correct_codes(self, problem: Problem) -> list[Program]:
+        validators = {p.digest for p in self.validators(problem)}
+        outside = [p for p in problem.solutions if p.digest not in validators]
+        pool = outside or list(problem.solutions)
+        rng = random.Random(f"{self.params.seed}:{problem.id}:method-correct")
+        return rng.sample(pool, min(self.params.method_correct, len(pool)))
 
     # ------------------------------------------------------------------ validators
 
+    def validator_mode(self, problem: Problem) -> str:
+        mode = self.params.validator_pool
+        if mode == "auto":
+            mode = "published" if problem.meta.get("validators") == PUBLISHED else "fastest"
+        return mode
+
     def validators(self, problem: Problem) -> list[Program]:
-        """Up to N correct codes from the fastest fraction after min-max normalisation."""
-        solutions = problem.solutions
-        if len(solutions) <= 1:
-            return list(solutions)
-        runtimes = self._runtimes(problem)
-        lo, hi = min(runtimes), max(runtimes)
-        span = hi - lo
-        fast = [s for s, r in zip(solutions, runtimes) if span == 0 or (r - lo) / span <= self.params.fastest_fraction]
-        rng = random.Random(f"{self.params.seed}:{problem.id}")
-        if len(fast) > self.params.validators:
-            fast = rng.sample(fast, self.params.validators)
-        return fast
+        """The correct codes that validate tests (see the module docstring)."""
+        if self.validator_mode(problem) == "published":
+            chosen = list(problem.solutions)
+            if len(chosen) > self.params.validators:
+                chosen = random.Random(f"{self.params.seed}:{problem.id}").sample(chosen, self.params.validators)
+            return chosen
+        if len(problem.solutions) <= 1:
+            return list(problem.solutions)
+        return select_fastest(problem, self.sandbox, n=self.params.validators,
+                              fraction=self.params.fastest_fraction, seed=self.params.seed,
+                              limits=self.validator_limits(problem)).chosen
 
-    def _runtimes(self, problem: Problem) -> list[float]:
-        """Mean CPU ms of each correct code on the golden tests (samples if none); cached."""
-        inputs = [t.input for t in problem.golden_tests] or [s.input for s in problem.samples]
-        if not inputs:
-            return [0.0] * len(problem.solutions)
-        def measure() -> list[float]:
-            limits = self._limits(problem)
-            jobs = [Job(program=s, stdin=i, limits=limits, tag=k)
-                    for k, s in enumerate(problem.solutions) for i in inputs]
-            totals = [0.0] * len(problem.solutions)
-            for job, res in zip(jobs, self.sandbox.run_many(jobs)):
-                # A failing run counts as the full limit: such a code is not a fast validator.
-                totals[job.tag] += res.cpu_ms if res.ok else float(limits.time_ms)
-            return [t / len(inputs) for t in totals]
+    def validator_limits(self, problem: Problem) -> Limits:
+        return reference_limits(problem) if self.params.validator_limits == "reference" else Limits.of(problem)
 
-        return cached_json("runtimes", [[s.digest for s in problem.solutions], inputs, problem.time_limit_ms],
-                           measure)
+    def wrong_code_limits(self, problem: Problem) -> Limits:
+        return reference_limits(problem) if self.params.wrong_limits == "reference" else Limits.of(problem)
 
-    @staticmethod
-    def _limits(problem: Problem) -> Limits:
-        return Limits.of(problem)
+    # ------------------------------------------------------------------ execution
 
-    # ------------------------------------------------------------------ scoring
+    def _run(self, programs: list[Program], inputs: list[str], limits: Limits,
+             entry_point: str | None) -> list[list[Execution]]:
+        """``run_programs``, through the memo when an analysis turned it on."""
+        if self.memo is None:
+            return run_programs(self.sandbox, programs, inputs, limits=limits, entry_point=entry_point)
+        lim = tuple(limits.model_dump().values())
+        keys = [[(p.digest, i, lim, entry_point) for p in programs] for i in inputs]
+        todo_inputs = [i for i, row in zip(inputs, keys) if any(k not in self.memo for k in row)]
+        if todo_inputs:
+            fresh = run_programs(self.sandbox, programs, todo_inputs, limits=limits, entry_point=entry_point)
+            for i, row in zip(todo_inputs, fresh):
+                for p, ex in zip(programs, row):
+                    self.memo[(p.digest, i, lim, entry_point)] = ex
+        return [[self.memo[k] for k in row] for row in keys]
 
-    def validate(self, problem: Problem, suite: TestSuite) -> tuple[list[tuple[str, str]], list[dict]]:
-        """(valid tests as (input, expected output), per-test detail)."""
-        validators = self.validators(problem)
+    def check_outputs(self, problem: Problem, triples: list[tuple[str, str, str]]) -> list[Verdict]:
+        """(input, output, answer) -> AC when the output is right for that answer, else WA;
+        SE when the problem's output validator itself failed. A problem with an output
+        validator (Kattis ``validation: custom``) asks it, in one sandbox batch; the
+        others compare with the problem's comparator."""
+        validator = problem.output_validator
+        if validator is None:
+            functional = problem.entry_point is not None
+            return [Verdict.AC if same_output(o, a, comparator=problem.checker, functional=functional) else Verdict.WA
+                    for _, o, a in triples]
+        from tczoo.sandbox import validators as kattis
+
+        memo = self.memo if self.memo is not None else {}
+        todo = list(dict.fromkeys(t for t in triples if ("check",) + t not in memo))
+        jobs = [kattis.output_validator_job(validator, i, a, o) for i, o, a in todo]
+        for t, run in zip(todo, self.sandbox.run_many(jobs) if jobs else []):
+            memo[("check",) + t] = kattis.output_judgement(run, validator.program.name).verdict
+        return [memo[("check",) + t] for t in triples]
+
+    def validate(self, problem: Problem, suite: TestSuite,
+                 validators: list[Program] | None = None) -> tuple[list[TestJudgement], dict[str, Any]]:
+        """Judge every test of the suite; also says which validators were used or dropped."""
+        validators = self.validators(problem) if validators is None else validators
+        info: dict[str, Any] = {"validators": [v.name for v in validators], "validators_dropped": [],
+                                "validators_used": 0}
         tests = suite.tests
-        if not validators:
-            raise ValueError(f"problem {problem.id} has no correct code to validate tests with")
-        limits = self._limits(problem)
-        jobs = [Job(program=v, stdin=t.input, limits=limits) for t in tests for v in validators]
-        results = list(self.sandbox.run_many(jobs)) if jobs else []
-        own_outputs = suite.oracle.kind is OracleKind.EXPECTED_OUTPUT
-        valid: list[tuple[str, str]] = []
-        detail = []
-        for i, test in enumerate(tests):
-            runs = results[i * len(validators) : (i + 1) * len(validators)]
-            clean = all(r.ok for r in runs)
-            outs = [r.stdout for r in runs]
-            agree = clean and all(compare_outputs(o, outs[0], problem.checker) for o in outs[1:])
-            expected = test.output if own_outputs else None
-            if own_outputs and expected is not None and self.params.consensus_outputs and agree:
-                expected = outs[0]
-            if expected is not None:
-                ok = clean and all(compare_outputs(o, expected, problem.checker) for o in outs)
-            else:
-                ok = agree
-                expected = outs[0] if agree else None
-            reason = "valid" if ok else ("validator_failed" if not clean else ("outputs_disagree" if expected is None else "wrong_output"))
-            detail.append({"test": i, "valid": ok, "reason": reason})
-            if ok:
-                valid.append((test.input, expected))
-        return valid, detail
+        if not validators:  # the benchmark is broken for this problem: a run records it as unscorable
+            raise UnscorableInput(f"problem {problem.id} has no correct code to validate tests with")
+        runs = self._run(validators, [t.input for t in tests], self.validator_limits(problem), problem.entry_point)
+        # A correct code that runs cleanly on none of the tests is broken here (a CE, a
+        # crash on every input): dropped, as the reference drops one failing every test.
+        keep = [j for j in range(len(validators))
+                if not tests or any(row[j].ok for row in runs)
+                or all(row[j].verdict is Verdict.SE for row in runs)]
+        info["validators_dropped"] = [
+            {"name": validators[j].name, "verdict": runs[0][j].verdict.value, "detail": runs[0][j].detail[-200:]}
+            for j in range(len(validators)) if j not in keep
+        ]
+        info["validators_used"] = len(keep)
+        if not keep:
+            return [TestJudgement(i, False, "no_working_validator") for i in range(len(tests))], info
+        kept = [[row[j] for j in keep] for row in runs]
+        clean = [i for i, row in enumerate(kept) if all(r.ok for r in row)]
+        # A given output is judged with each validator's output as the reference answer (an
+        # output validator may accept several answers); without one, each validator's
+        # output is judged with the first validator's as the answer (they must agree).
+        def pair(i: int, r: Execution) -> tuple[str, str, str]:
+            given = tests[i].output
+            return (tests[i].input, given, r.output) if given is not None else (tests[i].input, r.output,
+                                                                               kept[i][0].output)
+        flat = iter(self.check_outputs(problem, [pair(i, r) for i in clean for r in kept[i]]))
+        accepted = {i: [next(flat) for _ in kept[i]] for i in clean}
+        agreed: dict[int, list[Verdict]] = {}
+        if self.params.consensus_outputs:
+            rejected = [i for i in clean if tests[i].output is not None
+                        and not all(v is Verdict.AC for v in accepted[i])]
+            flat = iter(self.check_outputs(problem, [(tests[i].input, r.output, kept[i][0].output)
+                                                     for i in rejected for r in kept[i]]))
+            agreed = {i: [next(flat) for _ in kept[i]] for i in rejected}
+        judged = [judge_test(i, t.output, kept[i], accepted.get(i, []), agreed.get(i),
+                             consensus=self.params.consensus_outputs)
+                  for i, t in enumerate(tests)]
+        return judged, info
 
-    def hack(self, problem: Problem, valid: list[tuple[str, str]]) -> tuple[list[str], int]:
-        """First-failure category per wrong code ("ac" if none) and executions made.
+    def shuffled(self, problem: Problem, key: str, valid: list[TestJudgement]) -> list[TestJudgement]:
+        """The valid tests in one seeded random order; every budget is a prefix of it."""
+        order = list(valid)
+        random.Random(f"{self.params.seed}:{problem.id}:{key}").shuffle(order)
+        return order
 
-        Round by round: test i runs for every wrong code still standing, so the early
-        exit is exact and each round still fills the worker pool."""
+    def hack(self, problem: Problem, tests: list[tuple[str, str]]) -> tuple[list[WrongOutcome], int]:
+        """Each wrong code on ``tests`` in order until its first non-AC verdict.
+
+        Round by round (test i for every wrong code still standing), so the early exit
+        is exact and each round still fills the worker pool."""
         wrongs = problem.wrong_solutions
-        outcome = ["ac"] * len(wrongs)
+        outcome = [WrongOutcome(None, "ac") for _ in wrongs]
         alive = list(range(len(wrongs)))
-        limits = self._limits(problem)
         executions = 0
-        for inp, expected in valid:
+        for pos, (inp, expected) in enumerate(tests):
             if not alive:
                 break
-            jobs = [
-                Job(program=wrongs[w], stdin=inp, expected=expected, comparator=problem.checker, limits=limits, tag=w)
-                for w in alive
-            ]
-            executions += len(jobs)
+            verdicts = self._judge(problem, [wrongs[w] for w in alive], inp, expected)
+            executions += len(alive)
             still = []
-            for job, res in zip(jobs, self.sandbox.run_many(jobs)):
-                if res.verdict is Verdict.AC:
-                    still.append(job.tag)
+            for w, verdict in zip(alive, verdicts):
+                if verdict is Verdict.AC:
+                    still.append(w)
                 else:
-                    outcome[job.tag] = _first_failure(res.verdict)
+                    outcome[w] = WrongOutcome(pos, category(verdict), verdict.value)
             alive = still
         return outcome, executions
 
-    def _metrics(self, problem: Problem, n_generated: int, valid: list[tuple[str, str]]) -> tuple[dict[str, float], dict[str, Any]]:
-        outcome, executions = self.hack(problem, valid)
-        n_wrong = len(outcome)
-        counts = Counter(outcome)
-        metrics = {
-            "pass_rate": 100.0 * len(valid) / n_generated if n_generated else 0.0,
-            "hack_rate": 100.0 * (n_wrong - counts["ac"]) / n_wrong if n_wrong else 0.0,
-            **{k: (100.0 * counts[k] / n_wrong if n_wrong else 0.0) for k in BREAKDOWN},
-            "n_tests": float(n_generated),
-            "n_valid": float(len(valid)),
-        }
-        detail = {
-            "wrong": {w.name or str(i): o for i, (w, o) in enumerate(zip(problem.wrong_solutions, outcome))},
-            "executions": executions,
-            "executions_full": n_wrong * len(valid),
-        }
-        return metrics, detail
+    def _judge(self, problem: Problem, programs: list[Program], inp: str, expected: str) -> list[Verdict]:
+        """Each program's verdict on one test: the sandbox's judge (comparator or the
+        problem's output validator) for stdin problems; run and compare for functional ones."""
+        limits = self.wrong_code_limits(problem)
+        if problem.entry_point is not None:
+            [row] = self._run(programs, [inp], limits, problem.entry_point)
+            verdicts = [ex.verdict for ex in row]
+            outs = [ex.output for ex, v in zip(row, verdicts) if v is Verdict.AC]
+            checks = iter(self.check_outputs(problem, [(inp, o, expected) for o in outs]))
+            return [next(checks) if v is Verdict.AC else v for v in verdicts]
+        memo = self.memo if self.memo is not None else {}
+        lim = tuple(limits.model_dump().values())
+        keys = [("judge", p.digest, inp, expected, lim) for p in programs]
+        todo = [(k, p) for k, p in zip(keys, programs) if k not in memo]
+        jobs = [Job(program=p, stdin=inp, expected=expected, comparator=problem.checker,
+                    output_validator=problem.output_validator, limits=limits) for _, p in todo]
+        for (k, _), res in zip(todo, self.sandbox.run_many(jobs) if jobs else []):
+            memo[k] = res.verdict
+        return [memo[k] for k in keys]
 
-    def score(self, problem: Problem, spec: TaskSpec, suite: TestSuite) -> ScoreRecord:
-        budget = self.budget(problem)
-        tests = suite.tests[:budget]  # a method that over-delivers is held to the budget
-        trimmed = suite.model_copy(update={"tests": tests})
-        valid_all, detail_tests = self.validate(problem, trimmed)
-        metrics, detail = self._metrics(problem, len(tests), valid_all)
-        detail["tests"] = detail_tests
-        detail["budget"] = budget
-        detail["consensus_outputs"] = self.params.consensus_outputs
-        if self.params.scales:
-            valid_flags = [d["valid"] for d in detail_tests]
-            per_test = []
-            j = 0
-            for flag in valid_flags:
-                per_test.append(valid_all[j] if flag else None)
-                j += flag
-            unit = problem.rank or self.params.default_budget
-            for k in sorted(set(self.params.scales)):
-                rng = random.Random(f"{self.params.seed}:{problem.id}:{k}")
-                idx = sorted(rng.sample(range(len(tests)), min(len(tests), k * unit)))
-                subset_valid = [per_test[i] for i in idx if per_test[i] is not None]
-                m, _ = self._metrics(problem, len(idx), subset_valid)
-                metrics[f"pass_rate@{k}x"] = m["pass_rate"]
-                metrics[f"hack_rate@{k}x"] = m["hack_rate"]
+    # ------------------------------------------------------------------ scoring
+
+    @staticmethod
+    def _rates(outcomes: list[WrongOutcome], n: int) -> dict[str, float]:
+        """HackRate and breakdown on the first ``n`` tests; SE'd wrong codes left out."""
+        cats = Counter(o.at(n) for o in outcomes)
+        judged = len(outcomes) - cats["se"]
+        out = {"n_wrong_se": float(cats["se"])}
+        if judged:
+            out["hack_rate"] = 100.0 * (judged - cats["ac"]) / judged
+            out.update({k: 100.0 * cats[k] / judged for k in BREAKDOWN})
+        return out
+
+    def score(self, problem: Problem, spec: TaskSpec, suite: TestSuite,
+              validators: list[Program] | None = None) -> ScoreRecord:
+        judged, info = self.validate(problem, suite, validators)
+        valid = [j for j in judged if j.valid]
+        n_se = sum(j.reason in UNDECIDED for j in judged)
+        unit = self.unit(problem)
+        order = self.shuffled(problem, spec.key, valid)
+        main_n = self.params.scale * unit if self.params.scale else len(order)
+        sizes = {k: k * unit for k in sorted(set(self.params.scales))}
+        run_n = min(len(order), max([main_n, *sizes.values()]))
+        outcomes, executions = self.hack(problem, [(suite.tests[j.index].input, j.expected) for j in order[:run_n]])
+
+        metrics: dict[str, float] = {"n_tests": float(len(judged)), "n_valid": float(len(valid)),
+                                     "n_test_se": float(n_se), "n_wrong": float(len(outcomes)),
+                                     "unit": float(unit)}
+        if info["validators_used"] == 0 and judged:
+            metrics["no_validator"] = 1.0  # nothing can be said about this problem: reported apart
+        elif judged and n_se == len(judged):
+            metrics["undecided"] = 1.0  # every test met a sandbox error: likewise
+        else:
+            decided = len(judged) - n_se
+            if decided:
+                metrics["pass_rate"] = 100.0 * len(valid) / decided
+            metrics.update(self._rates(outcomes, main_n))
+            metrics["n_used"] = float(min(main_n, len(order)))
+            metrics["n_wanted"] = float(main_n)
+            for k, n in sizes.items():
+                for key, value in self._rates(outcomes, n).items():
+                    metrics[f"{key}@{k}x"] = value
+                metrics[f"n_used@{k}x"] = float(min(n, len(order)))
+                metrics[f"n_wanted@{k}x"] = float(n)
+        names = [w.name or f"wrong-{i}" for i, w in enumerate(problem.wrong_solutions)]
+        detail = {
+            "wrong": {name: o.at(main_n) for name, o in zip(names, outcomes)},
+            # per wrong code that failed: [position in "order", verdict] (the run browser's matrix)
+            "first_failure": {name: [o.position, o.verdict] for name, o in zip(names, outcomes)
+                              if o.position is not None},
+            "tests": [{"test": j.index, "valid": j.valid, "reason": j.reason} for j in judged],
+            "order": [j.index for j in order],
+            "tests_run": run_n,
+            "executions": executions,
+            "executions_full": len(outcomes) * run_n,
+            "scale": self.params.scale,
+            "consensus_outputs": self.params.consensus_outputs,
+            "limits": {"validators": self.params.validator_limits, "wrong": self.params.wrong_limits},
+            **info,
+        }
         return ScoreRecord(runner=self.name, method=suite.provenance.method, model=suite.provenance.model,
                            problem_id=problem.id, metrics=metrics, detail=detail)
 
     # ------------------------------------------------------------------ tables
 
     def summarize(self, scores: list[ScoreRecord]) -> list[Table]:
-        groups: dict[tuple[str, str], list[ScoreRecord]] = {}
-        for s in scores:
-            groups.setdefault((s.model, s.method), []).append(s)
-        rows = []
-        for (model, method), recs in sorted(groups.items()):
-            per_problem: dict[str, list[ScoreRecord]] = {}
-            for r in recs:
-                per_problem.setdefault(r.problem_id, []).append(r)
+        from tczoo.runners.hackrate_tables import summarize
 
-            def avg(key: str) -> float:
-                # Macro average over problems (samples of one problem averaged first).
-                vals = [sum(r.metrics.get(key, 0.0) for r in rs) / len(rs) for rs in per_problem.values()]
-                return sum(vals) / len(vals) if vals else 0.0
+        return summarize(scores)
 
-            row = {"model": model, "method": method.upper(), "problems": len(per_problem),
-                   "PR": avg("pass_rate"), "AC": avg("ac"), "WA": avg("wa"), "RE": avg("re"),
-                   "TLE": avg("tle"), "HR": avg("hack_rate")}
-            for key in sorted({k for r in recs for k in r.metrics if k.startswith("hack_rate@")}):
-                row["HR " + key.split("@")[1]] = avg(key)
-            rows.append(row)
-        columns = ["model", "method", "problems", "PR", "AC", "WA", "RE", "TLE", "HR"]
-        columns += sorted({k for r in rows for k in r if k.startswith("HR ")}, key=lambda c: int(c[3:-1]))
-        notes = []
-        if any(s.detail.get("consensus_outputs") for s in scores):
-            notes.append("consensus_outputs was ON: predicted outputs were replaced by the validators' "
-                         "consensus (reference-repo behaviour, not the paper's definition)")
-        execs = sum(s.detail.get("executions", 0) for s in scores)
-        full = sum(s.detail.get("executions_full", 0) for s in scores)
-        if full:
-            notes.append(f"early exit ran {execs} of {full} wrong-code executions ({100 * (1 - execs / full):.0f}% saved)")
-        return [Table(title="TC-Bench HackRate (Table 1 layout; %, macro over problems)", columns=columns, rows=rows, notes=notes)]
+    # ------------------------------------------------------------------ browser
+
+    def matrices(self, record: ScoreRecord, suite: TestSuite) -> list[Matrix]:
+        """Validity per test, then each wrong code's verdicts in the order it ran them:
+        the valid tests in the scorer's shuffled order (k x rank is a prefix of it), up to
+        its first failure (later tests never ran on it), then the invalid tests."""
+        tests = record.detail.get("tests")
+        if not isinstance(tests, list):
+            return []
+        by_index = {int(t["test"]): t for t in tests}
+        valid = [i for i, t in by_index.items() if t.get("valid")]
+        order = record.detail.get("order")
+        order = [int(i) for i in order] if isinstance(order, list) else valid  # older records: index order
+        columns = order + [i for i, t in by_index.items() if not t.get("valid")]
+        ran = int(record.detail.get("tests_run", len(order)))
+        rows = [("validity", [["valid" if by_index[c].get("valid") else "invalid", by_index[c].get("reason", "")]
+                              for c in columns])]
+        first = record.detail.get("first_failure")
+        for name, outcome in record.detail.get("wrong", {}).items():
+            cells = [["-", "invalid test: not run"] for _ in columns]
+            if first is None and outcome != "ac":
+                cells = [["?", f"first failure {outcome.upper()}; which test was not recorded"] for _ in columns]
+            else:
+                stop = first.get(name) if first else None
+                for p in range(len(order)):
+                    if p >= ran:
+                        cells[p] = ["-", "beyond the largest k x rank prefix: not run"]
+                    elif stop is not None and p > stop[0]:
+                        cells[p] = ["-", "not run: an earlier test already failed it"]
+                    elif stop is not None and p == stop[0]:
+                        cells[p] = [stop[1], "sandbox error: left out of HackRate" if stop[1] == "SE"
+                                    else "first failure: the wrong code is excluded here"]
+                    else:
+                        cells[p] = ["AC", "passed"]
+            rows.append((name, cells))
+        scale = record.detail.get("scale")
+        unit = int(record.metrics.get("unit", 0))
+        budget = f"the first {scale * unit} valid columns are the main columns' budget ({scale} x rank)" if scale \
+            else "every valid test is in the main columns' budget"
+        return [Matrix(title="validity and wrong codes (HackRate)", tests=columns, rows=rows,
+                       notes=["columns: the valid tests in the scorer's shuffled order, then the invalid ones; "
+                              "a wrong code stops at its first failing valid test (TC-Bench's early exit)", budget])]
 
     # ------------------------------------------------------------------ external tests
 
     @classmethod
     def score_external(cls, *, benchmark: str, tests_path: Path, scale: int | None = None,
-                       detail_path: Path | None = None, sandbox=None) -> dict[str, Any]:
-        """Score tests produced anywhere: JSONL lines {"problem_id", "input", "output"?}."""
+                       detail_path: Path | None = None, sandbox=None,
+                       params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Score tests produced anywhere: JSONL lines {"problem_id", "input", "output"?}.
+
+        Every given test is scored unless ``scale`` asks for the k x rank prefix; each
+        test is judged by its own oracle (a given output, or the validators' agreement)."""
         from tczoo.benchmarks import load_benchmark
         from tczoo.sandbox import Sandbox
-        from tczoo.schema import Oracle, Provenance, TestCase
+        from tczoo.schema import Oracle, OracleKind, Provenance, TestCase
 
         by_problem: dict[str, list[TestCase]] = {}
         with tests_path.open() as fh:
@@ -271,34 +478,31 @@ class HackRateRunner(Runner):
                 try:
                     rec = json.loads(line)
                     pid, inp = rec["problem_id"], rec["input"]
-                except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                    raise ValueError(f"{tests_path}:{n}: need a JSON object with problem_id and input ({exc})") from exc
-                by_problem.setdefault(str(pid), []).append(TestCase(input=inp, output=rec.get("output"), origin="external"))
+                    out = rec.get("output")
+                    if not isinstance(inp, str) or not (out is None or isinstance(out, str)):
+                        raise TypeError("input and output must be strings")
+                except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
+                    raise UnscorableInput(f"{tests_path}:{n}: need a JSON object with problem_id and input ({exc})") from exc
+                by_problem.setdefault(str(pid), []).append(TestCase(input=inp, output=out, origin="external"))
         own = sandbox is None
         sandbox = sandbox or Sandbox()
         try:
             problems = {p.id: p for p in load_benchmark(benchmark, sandbox=sandbox)}
             unknown = sorted(set(by_problem) - set(problems))
             if unknown:
-                raise ValueError(f"tests name problems not in {benchmark}: {', '.join(unknown[:5])}")
-            runner = cls(sandbox, **({"scale": scale} if scale else {}))
+                raise UnscorableInput(f"tests name problems not in {benchmark}: {', '.join(unknown[:5])}")
+            runner = cls(sandbox, **{**(params or {}), "scale": scale})
             records = []
             for pid, tests in by_problem.items():
-                with_outputs = all(t.output is not None for t in tests)
-                suite = TestSuite(
-                    problem_id=pid,
-                    tests=tests,
-                    oracle=Oracle(kind=OracleKind.EXPECTED_OUTPUT if with_outputs else OracleKind.REFERENCE_PROGRAM,
-                                  program=None if with_outputs else problems[pid].solutions[0]),
-                    provenance=Provenance(method="external"),
-                )
+                suite = TestSuite(problem_id=pid, tests=tests, oracle=Oracle(kind=OracleKind.EXPECTED_OUTPUT),
+                                  provenance=Provenance(method="external"))
                 records.append(runner.score(problems[pid], TaskSpec(key="", task=None), suite))  # type: ignore[arg-type]
         finally:
             if own:
                 sandbox.close()
-        row = runner.summarize(records)[0].rows[0]
-        result = {"pass_rate": row["PR"], "hack_rate": row["HR"], "ac": row["AC"], "wa": row["WA"],
-                  "re": row["RE"], "tle": row["TLE"], "problems": row["problems"]}
+        from tczoo.runners.hackrate_tables import external_result
+
+        result = external_result(records, benchmark_problems=len(problems))
         per_problem = {r.problem_id: {"metrics": r.metrics, "detail": r.detail} for r in records}
         if detail_path is None:
             detail_path = tests_path.with_suffix(".detail.json")

@@ -18,6 +18,9 @@ command -v g++ >/dev/null || need_apt+=(g++)
 command -v gcc >/dev/null || need_apt+=(gcc)
 command -v bwrap >/dev/null || need_apt+=(bubblewrap)
 command -v cmake >/dev/null || need_apt+=(cmake)
+# the run browser's test opens the site in a real browser (Playwright drives this one;
+# its own browser downloads are not used)
+command -v chromium >/dev/null || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
     echo "installing system packages: ${need_apt[*]}"

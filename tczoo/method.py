@@ -7,28 +7,55 @@ A method is a class with a ``generate(task, ctx) -> TestSuite`` coroutine. It de
 - ``setting``   what it may see (``Setting.SPEC``, ``SPEC_CORRECT``, ``SPEC_TARGET``);
 - ``produces``  its oracle kind (expected outputs, reference program, checker, LLM judge);
 - ``runner``    the runner its paper scores it with (``hackrate``, ``bugfind`` ...);
-- ``Params``    a pydantic model of its knobs, with defaults that work.
+- ``Params``    a pydantic model of its knobs (a subclass of ``MethodParams``, which
+                declares the sampling knobs every method shares), with the paper's
+                defaults;
+- ``first_k``   how many of its tests a bug-finding runner evaluates per response by
+                default (HarnessLLM Appendix B.1: 1 for input-output tests, 5 for
+                harnesses); None: all of them.
 
 The runner builds the ``Task`` from the setting, so a method cannot see more than its
-paper allows. Register a method with an entry point in the ``tczoo.methods`` group.
+paper allows. A method runs programs only through ``ctx`` (the sandbox and the
+execution interface of ``tczoo.execution``) and asks the model only through
+``ctx.ask``. Register a method with an entry point in the ``tczoo.methods`` group; its
+templates go in a folder registered in the ``tczoo.prompts`` group.
 """
 
 from __future__ import annotations
 
+import asyncio
 import random
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from tczoo.llm import Completion, Session
 from tczoo.llm.backends import SAMPLE_STRIDE
-from tczoo.prompts import Prompts
-from tczoo.schema import OracleKind, Provenance, Setting, Task, TestSuite
+from tczoo.schema import OracleKind, Program, Provenance, Setting, Task, TestSuite
+from tczoo.templates import Prompts
+
+if TYPE_CHECKING:
+    from tczoo.execution import Execution, Generator, Limits, Sandbox
+    from tczoo.sandbox.types import CallResult, PyCall
+
+SAMPLING_KNOBS = ("temperature", "top_p", "presence_penalty", "max_tokens")
 
 
-class NoParams(BaseModel):
+class MethodParams(BaseModel):
+    """The knobs every method has: how its answers are sampled. None = the client's
+    default (``tczoo run --temperature/--max-tokens``). A method whose paper fixes them
+    overrides the defaults in its own ``Params`` subclass."""
+
     model_config = ConfigDict(extra="forbid")
+
+    temperature: float | None = Field(None, ge=0, description="sampling temperature")
+    top_p: float | None = Field(None, gt=0, le=1, description="nucleus sampling mass")
+    presence_penalty: float | None = Field(None, description="penalty on tokens already present")
+    max_tokens: int | None = Field(None, ge=1, description="most tokens generated per answer")
+
+
+NoParams = MethodParams
 
 
 class Method:
@@ -38,7 +65,8 @@ class Method:
     setting: ClassVar[Setting] = Setting.SPEC
     produces: ClassVar[OracleKind] = OracleKind.EXPECTED_OUTPUT
     runner: ClassVar[str] = "hackrate"
-    Params: ClassVar[type[BaseModel]] = NoParams
+    Params: ClassVar[type[MethodParams]] = MethodParams
+    first_k: ClassVar[int | None] = None
 
     def __init__(self, **params: Any):
         self.params = self.Params(**params)
@@ -55,6 +83,7 @@ class Method:
             "setting": cls.setting.value,
             "produces": cls.produces.value,
             "runner": cls.runner,
+            "first_k": cls.first_k,
             "params": {k: f.default for k, f in cls.Params.model_fields.items()},
         }
 
@@ -64,7 +93,7 @@ class Context:
     """Everything a method works with for one task; nothing global."""
 
     llm: Session
-    sandbox: Any  # tczoo.sandbox.Sandbox (typed loosely: the sandbox imports schema)
+    sandbox: "Sandbox"
     prompts: Prompts
     method: str
     seed: int = 0
@@ -107,10 +136,10 @@ class Context:
         indices, so asking the same prompt again yields new answers, not cached ones.
         ``temperature``/``max_tokens`` override the method's params for this call (PSEUDO
         samples its candidate solutions hotter than the rest). ``response_format``
-        defaults to the template's ``answer_schema`` block (see ``tczoo.prompts``);
-        ``False`` asks without one, a dict replaces it."""
+        defaults to the template's ``answer_schema`` block;
+        ``False`` asks without one, a dict replaces it (see ``tczoo.templates``)."""
         messages = self.prompts.render(template, **variables)
-        kwargs = self._llm_kwargs()
+        kwargs = self.sampling()
         if response_format is None:
             response_format = self.prompts.response_format(template, **variables)
         if response_format:
@@ -133,9 +162,39 @@ class Context:
                 suite.fail("llm", c.reason or "provider_error", c.error, item or template)
         return good
 
-    def _llm_kwargs(self) -> dict[str, Any]:
-        keys = ("temperature", "max_tokens")
-        return {k: self.params[k] for k in keys if self.params.get(k) is not None}
+    def sampling(self) -> dict[str, Any]:
+        """The method's sampling knobs that are set (the rest: the client's defaults)."""
+        return {k: self.params[k] for k in SAMPLING_KNOBS if self.params.get(k) is not None}
+
+    # ------------------------------------------------------------------ execution
+
+    async def run(self, program: Program, inputs: list[str], limits: "Limits",
+                  entry_point: str | None = None) -> list["Execution"]:
+        """``program`` on every input in the sandbox (``tczoo.execution.run_program``)."""
+        from tczoo.execution import run_program
+
+        return await asyncio.to_thread(run_program, self.sandbox, program, inputs, limits=limits,
+                                       entry_point=entry_point)
+
+    async def run_all(self, programs: list[Program], inputs: list[str], limits: "Limits",
+                      entry_point: str | None = None) -> list[list["Execution"]]:
+        """Every program on every input, one batch: ``result[i][p]``."""
+        from tczoo.execution import run_programs
+
+        return await asyncio.to_thread(run_programs, self.sandbox, programs, inputs, limits=limits,
+                                       entry_point=entry_point)
+
+    async def call(self, calls: list["PyCall"]) -> list["CallResult"]:
+        """Functions of model-written Python called in the sandbox, results in order."""
+        if not calls:
+            return []
+        return await asyncio.to_thread(self.sandbox.call_many, calls)
+
+    async def generate(self, generators: list["Generator"], **options: Any) -> list["Generator"]:
+        """``tczoo.execution.run_generators`` off the event loop."""
+        from tczoo.execution import run_generators
+
+        return await asyncio.to_thread(run_generators, self.sandbox, generators, **options)
 
     def finish(self, suite: TestSuite) -> TestSuite:
         """Stamp the LLM usage and exchange keys of this task onto the suite."""

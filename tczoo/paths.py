@@ -20,21 +20,15 @@ def cache_dir() -> Path:
 
 
 def data_root(package: str) -> Path:
-    """Directory of a top-level data package (``prompts``, ``catalog``) shipped with tczoo.
-
-    ``TCZOO_<PACKAGE>`` overrides it. Otherwise the directory beside the ``tczoo``
-    package is preferred (a clone or an editable install), then the installed namespace
-    package of that name (a wheel install).
-    """
+    """Directory of a data package shipped with tczoo (``prompts``, ``catalog``),
+    installed as ``tczoo.<package>`` (from the repository's top-level folder of that
+    name, editable or wheel alike). ``TCZOO_<PACKAGE>`` overrides it."""
     override = os.environ.get(f"TCZOO_{package.upper()}")
     if override:
         return Path(override).expanduser()
-    beside = Path(__file__).resolve().parent.parent / package
-    if beside.is_dir():
-        return beside
-    spec = importlib.util.find_spec(package)
+    spec = importlib.util.find_spec(f"tczoo.{package}")
     if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError(f"tczoo data directory {package!r} is not installed")
+        raise FileNotFoundError(f"tczoo data package tczoo.{package} is not installed")
     return Path(list(spec.submodule_search_locations)[0])
 
 

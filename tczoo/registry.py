@@ -5,16 +5,30 @@
 
 tczoo never imports a method or runner module by name: an outside package adds one by
 declaring an entry point, with no change here.
+
+Listing the methods (``tczoo methods``) needs each class's metadata, and importing a
+method module imports its dependencies (the kernel, numpy, a solver ...). The metadata
+is therefore kept in a small JSON file under the cache directory, keyed by the entry
+points, the installed distributions' versions and the size and modification time of
+every source file of the packages involved: any edit or (re)install recomputes it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import importlib.util
+import json
+import os
+import sys
 from functools import lru_cache
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any
 
+from tczoo.errors import UserError
 
-class UnknownNameError(KeyError):
+
+class UnknownNameError(UserError, KeyError):
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0])
 
@@ -48,6 +62,65 @@ def get_runner(name: str):
     return _load("tczoo.runners", "runner", name)
 
 
-def command_plugins() -> list[Any]:
-    """Functions ``register(app: typer.Typer)`` that add CLI commands."""
-    return [ep.load() for _, ep in sorted(_group("tczoo.commands").items())]
+def command_plugins() -> list[tuple[str, Any]]:
+    """(name, loader) of every ``tczoo.commands`` entry point; ``loader()`` imports and
+    returns its ``register(app: typer.Typer)`` function."""
+    return [(name, ep.load) for name, ep in sorted(_group("tczoo.commands").items())]
+
+
+def describe_methods() -> list[dict[str, Any]]:
+    """``Method.describe()`` of every installed method, in name order (from the metadata
+    cache when nothing changed since it was written)."""
+    eps = _group("tczoo.methods")
+    try:
+        key = _fingerprint(eps.values())
+    except (OSError, ValueError, ImportError):
+        key = None  # cannot tell what changed: describe afresh, keep nothing
+    from tczoo.paths import cache_dir
+
+    path = cache_dir() / "registry" / f"methods-{key}.json" if key else None
+    if path is not None and path.is_file():
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError):
+            pass
+    infos = [get_method(n).describe() for n in method_names()]
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            for old in path.parent.glob("methods-*.json"):
+                old.unlink(missing_ok=True)
+            tmp = path.with_suffix(f".tmp{os.getpid()}")
+            tmp.write_text(json.dumps(infos, default=str))
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only cache only costs speed
+    return infos
+
+
+def _fingerprint(eps) -> str:
+    """What the metadata of these entry points depends on: the entry points, their
+    distributions' versions, and every source file of their packages and the kernel."""
+    parts: list[Any] = [sys.version, sorted((ep.name, ep.value) for ep in eps)]
+    folders = {Path(__file__).parent}
+    for ep in eps:
+        dist = getattr(ep, "dist", None)
+        parts.append((dist.name, dist.version) if dist is not None else None)
+        module = ep.value.split(":", 1)[0]
+        parent, _, _ = module.rpartition(".")
+        spec = importlib.util.find_spec(parent or module)
+        if spec is None:
+            raise ImportError(module)
+        if spec.submodule_search_locations:
+            folders.update(Path(p) for p in spec.submodule_search_locations)
+        elif spec.origin:
+            parts.append(_stat(Path(spec.origin)))
+    for folder in sorted(folders):
+        for file in sorted(folder.rglob("*.py")):
+            parts.append(_stat(file))
+    return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:20]
+
+
+def _stat(path: Path) -> tuple[str, int, int]:
+    st = path.stat()
+    return str(path), st.st_size, st.st_mtime_ns

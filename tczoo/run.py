@@ -1,9 +1,22 @@
 """``tczoo run``: every method × problem × task, generated, recorded, scored; resumable.
 
-The loop is deliberately plain: for each (method, problem, task) not yet in the store,
+The loop is deliberately plain: for each (method, problem, task) unit not yet done,
 generate a TestSuite, append it, score it, append the score. Generation runs several
-tasks concurrently (API models are I/O bound; the in-process local model serialises
+units concurrently (API models are I/O bound; the in-process local model serialises
 itself), scoring runs in worker threads over the shared sandbox.
+
+Before anything is written, everything the user gave is checked: method and runner
+names, ``--params`` (each method's and runner's own pydantic model), the benchmark and
+its problem ids, what each runner can hand each method. Only then is the run directory
+opened (locked against a second writer; a resumed run must ask for the same
+experiment) and a provenance line appended.
+
+A unit is done when its latest generation succeeded and was scored. A failed
+generation (``tczoo.outcomes``) is generated again when its failure was transient, or
+always with ``retry_failed``; the new record is appended with the next ``attempt`` and
+the old one stays, superseded. When the LLM client halts (the provider failed
+``max_consecutive_errors`` times in a row, or the cost limit is reached) no new unit is
+started; the units in flight finish and are recorded, and the run ends with the cause.
 """
 
 from __future__ import annotations
@@ -11,21 +24,43 @@ from __future__ import annotations
 import asyncio
 import time
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from tczoo import __version__
-from tczoo.benchmarks import load_benchmark
-from tczoo.llm import LLMClient, LLMSettings, Session
+from pydantic import ValidationError
+
+from tczoo.errors import RunFailed, UserError
+from tczoo.llm import LLMClient, LLMSettings, ProviderError
+from tczoo.llm import Session as LLMSession
 from tczoo.method import Context
-from tczoo.prompts import Prompts
+from tczoo.outcomes import generation_failure, transient
 from tczoo.registry import get_method, get_runner
 from tczoo.runner import Runner, TaskSpec
 from tczoo.schema import GenerationRecord, Problem, Provenance, RunConfig, ScoreRecord, TestSuite
 from tczoo.store import RunStore
+from tczoo.templates import Prompts
 
-ProgressFn = Callable[[str, int, int], None]  # (stage, done, total)
+
+class ParamsError(UserError, ValueError):
+    """``--params`` that do not fit the methods or runners they name."""
+
+
+@dataclass
+class Progress:
+    """What the run loop reports: the stage, units done of the total, failures so far,
+    tokens and cost spent in this session."""
+
+    stage: str  # "load", "run", "score"
+    done: int = 0
+    total: int = 0
+    failed: int = 0
+    tokens: int = 0
+    cost: float = 0.0
+    note: str = ""
+
+
+ProgressFn = Callable[[Progress], None]
 
 
 @dataclass
@@ -36,22 +71,82 @@ class Unit:
     problem: Problem
     spec: TaskSpec
 
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.method_name, self.problem.id, self.spec.key)
+
+
+@dataclass
+class Session:
+    """What one ``run()`` call did (``RunStore.session`` after it returns)."""
+
+    halted: ProviderError | None = None  # why generation stopped early, if it did
+    generated: int = 0  # units generated in this session
+    skipped: int = 0  # units not started because the client halted
+    warnings: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _error_text(exc: ValidationError) -> str:
+    parts = []
+    for e in exc.errors():
+        where = ".".join(str(x) for x in e.get("loc", ())) or "value"
+        parts.append(f"{where}: {e.get('msg', 'invalid')}")
+    return "; ".join(parts)
+
+
+def check_params(config: RunConfig) -> None:
+    """``--params`` keys name a method of the run or ``runner:NAME`` of a runner it
+    uses, and each value is an object its class accepts."""
+    if not isinstance(config.params, dict):
+        raise ParamsError('--params must be a JSON object, e.g. {"crux": {"max_rounds": 3}}')
+    used_runners = {config.runner or get_method(m).runner for m in config.methods}
+    for key, value in config.params.items():
+        if key.startswith("runner:"):
+            if key[7:] not in used_runners:
+                raise ParamsError(f"--params names {key!r}, but this run scores with "
+                                  f"{', '.join(sorted('runner:' + r for r in used_runners))}")
+        elif key not in config.methods:
+            raise ParamsError(f"--params names {key!r}, which is not a method of this run "
+                              f"({', '.join(config.methods)}); runner parameters go under 'runner:NAME'")
+        if not isinstance(value, dict):
+            raise ParamsError(f"--params: the value for {key!r} must be an object of parameters, "
+                              f"not {type(value).__name__} ({value!r:.60})")
+
 
 def build_units(config: RunConfig, problems: list[Problem], sandbox) -> list[Unit]:
+    check_params(config)
     units = []
     for name in config.methods:
         cls = get_method(name)
-        method = cls(**config.params.get(name, {}))
+        try:
+            method = cls(**config.params.get(name, {}))
+        except ValidationError as exc:
+            raise ParamsError(f"--params for {name}: {_error_text(exc)}") from None
         runner_cls = get_runner(config.runner or cls.runner)
-        runner = runner_cls(sandbox, **config.params.get(f"runner:{runner_cls.name}", {}))
+        try:
+            runner = runner_cls(sandbox, **config.params.get(f"runner:{runner_cls.name}", {}))
+        except ValidationError as exc:
+            raise ParamsError(f"--params for runner:{runner_cls.name}: {_error_text(exc)}") from None
         for problem in problems:
-            for spec in runner.tasks(problem, cls, samples=config.samples, seed=config.seed):
+            try:
+                specs = runner.tasks(problem, cls, samples=config.samples, seed=config.seed)
+            except ValidationError:
+                raise
+            except ValueError as exc:  # a runner that cannot serve this method (e.g. no program under test)
+                raise UserError(f"method {name} with runner {runner_cls.name}: {exc}") from None
+            for spec in specs:
                 units.append(Unit(name, method, runner, problem, spec))
     return units
 
 
-async def _generate(unit: Unit, client: LLMClient, sandbox, prompts: Prompts) -> GenerationRecord:
-    session = Session(client)
+# --------------------------------------------------------------------------- one unit
+
+
+async def _generate(unit: Unit, client: LLMClient, sandbox, prompts: Prompts, attempt: int) -> GenerationRecord:
+    session = LLMSession(client)
     ctx = Context(
         llm=session,
         sandbox=sandbox,
@@ -65,7 +160,9 @@ async def _generate(unit: Unit, client: LLMClient, sandbox, prompts: Prompts) ->
     error = None
     try:
         suite = await unit.method.generate(unit.spec.task, ctx)
-    except Exception as exc:  # a method bug costs that task, not the run
+    except (RunFailed, UserError):
+        raise  # the run directory cannot be written, a user error: not the method's fault
+    except Exception as exc:  # a method bug costs that unit, not the run
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"[-4000:]
         suite = TestSuite(
             problem_id=unit.problem.id,
@@ -81,10 +178,11 @@ async def _generate(unit: Unit, client: LLMClient, sandbox, prompts: Prompts) ->
         suite=suite,
         seconds=round(time.monotonic() - started, 3),
         error=error,
+        attempt=attempt,
     )
 
 
-def score_unit(unit: Unit, suite: TestSuite, model: str) -> ScoreRecord:
+def score_unit(unit: Unit, suite: TestSuite, model: str, attempt: int = 0) -> ScoreRecord:
     """Score one suite; a scoring crash becomes a record with ``detail["error"]`` (the
     report counts it apart) instead of taking the run down."""
     try:
@@ -100,7 +198,16 @@ def score_unit(unit: Unit, suite: TestSuite, model: str) -> ScoreRecord:
     record.method = unit.method_name
     record.model = model
     record.task = unit.spec.key
+    record.attempt = attempt
     return record
+
+
+def _spent(store: RunStore) -> float:
+    """USD this run already spent on provider calls (earlier sessions)."""
+    return sum(float(e.get("cost_usd") or 0.0) for e in store.exchanges() if e.get("ok") and not e.get("cached"))
+
+
+# --------------------------------------------------------------------------- the loop
 
 
 async def run(
@@ -111,70 +218,120 @@ async def run(
     sandbox=None,
     progress: ProgressFn | None = None,
     concurrency: int = 4,
+    retry_failed: bool = False,
 ) -> RunStore:
+    """Run ``config`` into the directory ``out`` and return its store (closed for
+    writing; ``store.session`` says what this call did)."""
+    from tczoo import __version__
+    from tczoo.benchmarks import load_benchmark
+    from tczoo.provenance import collect
     from tczoo.sandbox import Sandbox
 
+    settings = settings or LLMSettings()
+    report = progress or (lambda p: None)
     config.tczoo_version = __version__
-    store = RunStore.open(out, config)
+    for name in config.methods:
+        get_method(name)
+    if config.runner:
+        get_runner(config.runner)
+    check_params(config)
     own_sandbox = sandbox is None
     sandbox = sandbox or Sandbox()
+    store = None
     try:
+        report(Progress("load", note=f"loading benchmark {config.benchmark}"))
         problems = load_benchmark(config.benchmark, config.problems, sandbox=sandbox)
+        if not problems:
+            raise UserError(f"benchmark {config.benchmark!r} has no problems")
         units = build_units(config, problems, sandbox)
-        done = {(g.method, g.problem_id, g.task): g for g in store.generations()}
-        scored = {(s.method, s.problem_id, s.task) for s in store.scores()}
+        if not units:
+            raise UserError("no unit to run: no runner task for these methods on these problems")
+        # Everything checked: now, and only now, the run directory is written.
+        store = RunStore.open(out, config)
+        if settings.max_cost is not None:
+            settings.spent_before = _spent(store)
         client = LLMClient(config.model, settings, on_exchange=store.log_exchange)
-        prompts = Prompts()
-        total = len(units)
-        finished = 0
-        if progress:
-            progress("run", 0, total)
-        gate = asyncio.Semaphore(max(1, concurrency))
-
-        async def one(unit: Unit) -> None:
-            nonlocal finished
-            key = (unit.method_name, unit.problem.id, unit.spec.key)
-            async with gate:
-                record = done.get(key)
-                if record is None:
-                    record = await _generate(unit, client, sandbox, prompts)
-                    store.add_generation(record)
-                if key not in scored:
-                    score = await asyncio.to_thread(score_unit, unit, record.suite, record.model)
-                    store.add_score(score)
-            finished += 1
-            if progress:
-                progress("run", finished, total)
-
-        await asyncio.gather(*(one(u) for u in units))
+        store.add_provenance(collect(benchmark=config.benchmark, problems=problems, model=config.model,
+                                     identity=client.identity, isolation=sandbox.isolation_level))
+        session = store.session = Session(warnings=list(store.warnings))
+        await _loop(units, store, client, sandbox, report, concurrency, retry_failed, session)
+        session.halted = client.halted
+        return store
     finally:
+        if store is not None:
+            store.close()
         if own_sandbox:
             sandbox.close()
-    return store
+
+
+async def _loop(units: list[Unit], store: RunStore, client: LLMClient, sandbox, report: ProgressFn,
+                concurrency: int, retry_failed: bool, result: Session) -> None:
+    latest = {(g.method, g.problem_id, g.task): g for g in store.generations()}
+    scored = {((s.method, s.problem_id, s.task), s.attempt) for s in store.all_scores()}
+    prompts = Prompts()
+    state = Progress("run", total=len(units))
+
+    def tick() -> None:
+        state.tokens = client.usage.prompt_tokens + client.usage.completion_tokens
+        state.cost = client.usage.cost_usd
+        report(Progress(**vars(state)))
+
+    tick()
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(unit: Unit) -> None:
+        async with gate:
+            record = latest.get(unit.key)
+            needs_generation = record is None
+            if record is not None:
+                failure = generation_failure(record, scores_empty=unit.runner.scores_empty_suites)
+                if failure is not None:
+                    needs_generation = retry_failed or transient(failure)
+            if needs_generation:
+                if client.halted is not None:
+                    result.skipped += 1
+                    return
+                attempt = 0 if record is None else record.attempt + 1
+                record = await _generate(unit, client, sandbox, prompts, attempt)
+                store.add_generation(record)
+                result.generated += 1
+            failure = generation_failure(record, scores_empty=unit.runner.scores_empty_suites)
+            if failure is not None:
+                state.failed += 1
+            elif (unit.key, record.attempt) not in scored:
+                score = await asyncio.to_thread(score_unit, unit, record.suite, record.model, record.attempt)
+                store.add_score(score)
+            state.done += 1
+            tick()
+
+    await asyncio.gather(*(one(u) for u in units))
 
 
 def rescore(out: Path, *, sandbox=None, progress: ProgressFn | None = None) -> list[ScoreRecord]:
-    """Score every recorded generation again (no LLM calls) and replace scores.jsonl."""
+    """Score the latest successful generation of every unit again (no LLM calls) and
+    replace scores.jsonl."""
+    from tczoo.benchmarks import load_benchmark
     from tczoo.sandbox import Sandbox
 
-    store = RunStore.open(out)
-    config = store.config
+    report = progress or (lambda p: None)
+    store = RunStore.open(out, write=True)
     own_sandbox = sandbox is None
     sandbox = sandbox or Sandbox()
     try:
+        config = store.config
+        report(Progress("load", note=f"loading benchmark {config.benchmark}"))
         problems = load_benchmark(config.benchmark, config.problems, sandbox=sandbox)
-        units = {(u.method_name, u.problem.id, u.spec.key): u for u in build_units(config, problems, sandbox)}
-        records = []
+        units = {u.key: u for u in build_units(config, problems, sandbox)}
         gens = store.generations()
+        records = []
         for i, g in enumerate(gens):
             unit = units.get((g.method, g.problem_id, g.task))
-            if unit is None:
-                continue
-            records.append(score_unit(unit, g.suite, g.model))
-            if progress:
-                progress("score", i + 1, len(gens))
+            if unit is not None and generation_failure(g, scores_empty=unit.runner.scores_empty_suites) is None:
+                records.append(score_unit(unit, g.suite, g.model, g.attempt))
+            report(Progress("score", done=i + 1, total=len(gens)))
         store.replace_scores(records)
         return records
     finally:
+        store.close()
         if own_sandbox:
             sandbox.close()

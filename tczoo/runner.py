@@ -3,7 +3,12 @@
 A runner declares ``name``, ``paper`` and ``summary``; ``tasks`` says what each method is
 given (respecting the method's setting: a spec-only method never receives code),
 ``score`` scores one TestSuite, ``summarize`` aggregates score records into the rows of
-its paper's table. Register one with an entry point in the ``tczoo.runners`` group.
+its paper's table, ``matrices`` shows one record test by test (for the run browser).
+Register one with an entry point in the ``tczoo.runners`` group.
+
+A runner that decides which tests are valid reports how many in ``metrics["n_valid"]``;
+the report counts problems with zero valid tests from it (from the suite's test count
+when a runner does not say).
 """
 
 from __future__ import annotations
@@ -29,6 +34,21 @@ class TaskSpec:
 
 
 @dataclass
+class Matrix:
+    """What programs did on a suite's tests, for the run browser (``tczoo view`` and
+    ``tczoo show``): one row per program (or per check, such as validity), one cell per
+    test. Column j shows ``suite.tests[tests[j]]``. A cell is ``[code, note]``: the code
+    is a judge verdict (AC, WA, TLE, RE, MLE, OLE, CE, SE) or one of ``valid``,
+    ``invalid``, ``slow``, ``tle``, ``crash``, ``no``, ``-`` (not run), ``?`` (not
+    recorded) -- the browser colours these -- and the note says why, in words."""
+
+    title: str
+    tests: list[int]
+    rows: list[tuple[str, list[list[str]]]]  # (row label, one [code, note] cell per column)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
 class Table:
     """A result table: ``columns`` name the keys of each row, in display order."""
 
@@ -36,13 +56,18 @@ class Table:
     columns: list[str]
     rows: list[dict[str, Any]]
     notes: list[str] = field(default_factory=list)
+    decimals: int = 1  # how floats are shown (TC-Bench's tables print two)
 
 
 class Runner:
     name: ClassVar[str]
     paper: ClassVar[str] = ""
     summary: ClassVar[str] = ""
+    headline: ClassVar[str] = ""  # the metric the run browser shows per (method, problem), if any
     Params: ClassVar[type[BaseModel]] = NoParams
+    # Whether a suite without tests is a result to score (HarnessLLM counts a response
+    # without a usable test as a format error) or a failed generation (the default).
+    scores_empty_suites: ClassVar[bool] = False
 
     def __init__(self, sandbox: Any, **params: Any):
         self.sandbox = sandbox
@@ -74,4 +99,17 @@ class Runner:
         raise NotImplementedError
 
     def summarize(self, scores: list[ScoreRecord]) -> list[Table]:
+        """The paper's tables over the scored generations. Failed generations never
+        reach it: the report adds their counts (and rows for cells where nothing
+        succeeded) to every table with ``model`` and ``method`` columns, matching rows by
+        ``label(method)``."""
         raise NotImplementedError
+
+    def matrices(self, record: ScoreRecord, suite: TestSuite) -> list[Matrix]:
+        """The per-test view of one score record, read from the record alone (no
+        sandbox): which program did what on which test. None by default."""
+        return []
+
+    def label(self, method: str) -> str:
+        """How a method is named in this runner's tables."""
+        return method.upper()

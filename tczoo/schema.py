@@ -93,6 +93,33 @@ class WrongProgram(Program):
     signature: FailureSignature | None = None
 
 
+class Validator(Model):
+    """A problem's own validator program, run under the Kattis/ICPC validator protocols.
+
+    Output validator: ``program input answer feedback_dir/ [args...] < team_output``;
+    input validator: ``program [args...] < input``. Exit code 42 accepts, 43 rejects;
+    any other outcome of an *output* validator (another exit code, a crash, a timeout)
+    is the validator's failure, a judge error (SE), never the judged program's WA.
+    """
+
+    program: Program
+    args: list[str] = Field(default_factory=list)  # e.g. the package's validator_flags
+    time_limit_ms: int = 60_000  # the format's validation_time default (60 s)
+    memory_limit_mb: int = 1024  # problemtools' validation_memory default
+
+
+def _check_validator_checker(model) -> None:
+    """An output validator and the comparator must agree: with a validator the checker
+    is ``"program"`` (so no string comparison silently stands in for it), and
+    ``"program"`` needs a validator."""
+    if model.output_validator is not None and model.checker in (None, ""):
+        model.checker = "program"
+    if model.output_validator is not None and model.checker != "program":
+        raise ValueError(f"a problem with an output validator has checker 'program', not {model.checker!r}")
+    if model.checker == "program" and model.output_validator is None:
+        raise ValueError("checker 'program' needs the problem's output_validator")
+
+
 class GoldenTest(Model):
     input: str
     output: str
@@ -105,16 +132,30 @@ class Problem(Model):
     statement: str
     time_limit_ms: int = 2000
     memory_limit_mb: int = 256
+    # False: the data state no limits, and the two above are the loader's stand-ins
+    # (never shown to a model as the problem's limits; runners report them)
+    limits_given: bool = True
     samples: list[Sample] = Field(default_factory=list)
     solutions: list[Program] = Field(default_factory=list)  # accepted
     wrong_solutions: list[WrongProgram] = Field(default_factory=list)
     golden_tests: list[GoldenTest] = Field(default_factory=list)
     rank: int | None = None  # TC-Bench: rank of the code-test matrix (test budget unit)
     entry_point: str | None = None  # functional (call-based) problems: the function name
-    checker: str | None = None  # output comparison: None/"tokens", "exact", "float:1e-6"
+    checker: str | None = None  # output comparison: None/"tokens", "exact", "float:1e-6", "kattis:..."
+    # The problem's output validator ("checker: program"): every judgement of an output
+    # goes through it (Sandbox.judge / Sandbox.validate_output) instead of a comparator.
+    output_validator: Validator | None = None
+    # Jury input validators (checktestdata converted to Python, or programs): all must
+    # accept an input for it to be valid (tczoo.sandbox.validators.input_valid).
+    input_validators: list[Validator] = Field(default_factory=list)
     tags: list[str] = Field(default_factory=list)
     source: str = ""  # benchmark name
     meta: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _validator_is_the_checker(self) -> "Problem":
+        _check_validator_checker(self)
+        return self
 
 
 # --------------------------------------------------------------------------- tasks
@@ -136,9 +177,11 @@ class Task(Model):
     statement: str
     time_limit_ms: int
     memory_limit_mb: int
+    limits_given: bool = True  # see Problem.limits_given
     samples: list[Sample] = Field(default_factory=list)
     entry_point: str | None = None
     checker: str | None = None  # how outputs compare (the problem's comparator)
+    output_validator: Validator | None = None  # the problem's output validator, when it has one
     setting: Setting
     correct_programs: list[Program] = Field(default_factory=list)
     target: Program | None = None
@@ -147,6 +190,7 @@ class Task(Model):
 
     @model_validator(mode="after")
     def _setting_limits_what_is_given(self) -> "Task":
+        _check_validator_checker(self)
         if self.setting is Setting.SPEC and (self.correct_programs or self.target):
             raise ValueError("a spec-only task must not carry programs")
         if self.setting is Setting.SPEC_CORRECT and self.target is not None:
@@ -175,27 +219,43 @@ class Task(Model):
             statement=problem.statement,
             time_limit_ms=problem.time_limit_ms,
             memory_limit_mb=problem.memory_limit_mb,
+            limits_given=problem.limits_given,
             samples=problem.samples,
             entry_point=problem.entry_point,
             checker=problem.checker,
+            output_validator=problem.output_validator,
             setting=setting,
             correct_programs=(correct if correct is not None else problem.solutions)
             if setting is Setting.SPEC_CORRECT
             else [],
-            target=target if setting is Setting.SPEC_TARGET else None,
+            target=neutral(target) if setting is Setting.SPEC_TARGET and target is not None else None,
             budget=budget,
             seed=seed,
         )
+
+
+def neutral(program: Program) -> Program:
+    """A program as a method may see it: code, language and flags, nothing that names or
+    describes it (a wrong solution's name and meta tell its bug)."""
+    return Program(code=program.code, language=program.language, name="target", flags=program.flags)
 
 
 # --------------------------------------------------------------------------- test suites
 
 
 class OracleKind(str, Enum):
+    """What decides whether a program's output on a test is right."""
+
     EXPECTED_OUTPUT = "expected_output"  # each TestCase carries its expected output
     REFERENCE_PROGRAM = "reference_program"  # outputs come from running a program
     CHECKER_PROGRAM = "checker_program"  # a program judges (input, output) pairs
     LLM_JUDGE = "llm_judge"  # an LLM judges (TRAILS)
+    INPUTS_ONLY = "inputs_only"  # no oracle: the inputs are the product (STAB, EvalPerf)
+
+    @property
+    def judges_programs(self) -> bool:
+        """Whether a program's output can be checked by running code (no LLM)."""
+        return self in (OracleKind.EXPECTED_OUTPUT, OracleKind.REFERENCE_PROGRAM, OracleKind.CHECKER_PROGRAM)
 
 
 class TestCase(Model):
@@ -205,6 +265,37 @@ class TestCase(Model):
     output: str | None = None  # expected output, when the oracle provides one
     origin: str = ""  # which generator / prompt / strategy produced it
     meta: dict[str, Any] = Field(default_factory=dict)
+
+
+def input_key(text: str, functional: bool = False) -> str:
+    """When two test inputs are the same test: JSON arguments (functional problems)
+    exactly, stdin text up to whitespace runs."""
+    return text if functional else " ".join(text.split())
+
+
+def dedupe(tests: list[TestCase], functional: bool = False) -> list[TestCase]:
+    """Drop repeated inputs (``input_key``), keeping the first occurrence."""
+    seen: set[str] = set()
+    kept = []
+    for t in tests:
+        key = input_key(t.input, functional)
+        if key not in seen:
+            seen.add(key)
+            kept.append(t)
+    return kept
+
+
+def interleave(groups: list[list[TestCase]], limit: int) -> list[TestCase]:
+    """Round-robin over the groups until ``limit`` tests are taken (keeps every source
+    represented when the budget cuts the list)."""
+    out: list[TestCase] = []
+    i = 0
+    while len(out) < limit and any(i < len(g) for g in groups):
+        for g in groups:
+            if i < len(g) and len(out) < limit:
+                out.append(g[i])
+        i += 1
+    return out
 
 
 class Oracle(Model):
@@ -258,6 +349,26 @@ class Provenance(Model):
     exchanges: list[str] = Field(default_factory=list)  # cache keys of the LLM calls made
 
 
+class GeneratorSpec(Model):
+    """How a generator program is called, so that a runner can call it again with new
+    seeds (HarnessLLM's re-seeded scaling) exactly as the method did.
+
+    Call ``i`` of ``function`` seeds ``random`` with ``tczoo.execution.call_seed(seed,
+    names[function], i)`` (the generator's name; the function's own name when absent);
+    the method made calls ``0 .. calls[function] - 1``."""
+
+    functions: list[str]
+    names: dict[str, str] = Field(default_factory=dict)
+    returns: Literal["one", "list"] = "one"  # one input per call, or a list of inputs per call
+    seed: int = 0
+    calls: dict[str, int] = Field(default_factory=dict)
+    per_call: int | None = None  # inputs kept from one call's list (the first ones)
+    strings_only: bool = False  # stdin inputs must be strings (no structured values)
+    keep_blank: bool = False  # a blank input is a test (else dropped as empty_input)
+    time_ms: int = 5000  # CPU time per call
+    memory_mb: int = 1024
+
+
 class Artifact(Model):
     """A program a method wrote along the way (generator, validator, oracle, harness)."""
 
@@ -265,6 +376,7 @@ class Artifact(Model):
     program: Program
     ok: bool = True
     note: str = ""
+    generator: GeneratorSpec | None = None  # set when the program makes inputs
 
 
 class TestSuite(Model):
@@ -296,6 +408,7 @@ class GenerationRecord(Model):
     suite: TestSuite
     seconds: float = 0.0
     error: str | None = None  # the method itself crashed: recorded, run goes on
+    attempt: int = 0  # 0 first; a retried unit appends a record with the next attempt
 
 
 class ScoreRecord(Model):
@@ -309,6 +422,7 @@ class ScoreRecord(Model):
     task: str = ""
     metrics: dict[str, float] = Field(default_factory=dict)
     detail: dict[str, Any] = Field(default_factory=dict)
+    attempt: int = 0  # which attempt of the generation this scores
 
 
 class RunConfig(Model):

@@ -2,144 +2,335 @@
 
     DIR/config.json          what was asked (methods, model, benchmark, params)
     DIR/exchanges.jsonl      every LLM exchange (prompt, answer, usage) -- replay:DIR reads it
-    DIR/generations.jsonl    one GenerationRecord per (method, problem, task)
+    DIR/generations.jsonl    one GenerationRecord per attempt at a (method, problem, task)
     DIR/scores.jsonl         one ScoreRecord per scored generation
+    DIR/provenance.jsonl     one line per session that wrote here: versions, machine, model
+    DIR/.lock                held by the one process writing here (its pid inside)
 
-Each record is one ``write`` of one line followed by a flush and fsync. A run killed
-mid-write leaves at most a torn last line, which is cut off when the directory is
-opened again; records already on disk are never rewritten, so a resumed run neither
-loses nor duplicates anything.
+Each record is one ``write`` of one line followed by an fsync. A run killed mid-write
+leaves at most a torn last line, which is cut off when the directory is opened again
+for writing; records already on disk are never rewritten, so a resumed run neither
+loses nor duplicates anything. A unit generated again (a failed generation retried)
+appends a record with a higher ``attempt``: the old one stays in the file, superseded,
+and readers see the latest attempt and the scores of that attempt only.
+
+Every string is stored losslessly (``tczoo.textio``): lone surrogates and control
+characters a model or a program produced survive the round trip.
 """
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import json
 import os
+import socket
 import threading
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
+from pydantic import ValidationError
+
+from tczoo.errors import RunFailed, UserError
 from tczoo.schema import GenerationRecord, RunConfig, ScoreRecord
+from tczoo.textio import dumps, model_line
 
-FILES = ("exchanges.jsonl", "generations.jsonl", "scores.jsonl")
+FILES = ("exchanges.jsonl", "generations.jsonl", "scores.jsonl", "provenance.jsonl")
+LOCK = ".lock"
+
+# Fields of RunConfig that do not define the experiment: a resume may change them.
+OPERATIONAL = {"tczoo_version"}
 
 
-class RunStoreError(ValueError):
-    pass
+class RunStoreError(UserError, ValueError):
+    """A run directory that cannot be used as asked (the message says which and why)."""
 
 
-def _repair_tail(path: Path) -> None:
-    """Cut a torn last line (no trailing newline) left by a killed writer."""
-    if not path.exists() or path.stat().st_size == 0:
-        return
+class RunDirBusy(RunStoreError):
+    """Another process is writing to the run directory."""
+
+
+class StoreFull(RunFailed):
+    """The disk (or quota) is full: nothing half-written is kept, the run resumes later."""
+
+
+# One lock per directory per process: a process may open its own run directory twice.
+_HELD: dict[str, list] = {}  # realpath -> [fd, count]
+_HELD_GUARD = threading.Lock()
+
+
+def _acquire(root: Path) -> str:
+    key = os.path.realpath(root)
+    with _HELD_GUARD:
+        if key in _HELD:
+            _HELD[key][1] += 1
+            return key
+        path = root / LOCK
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "unknown"
+            os.close(fd)
+            raise RunDirBusy(f"{root} is being written by another tczoo process ({holder}); wait for it to "
+                             "finish or use another --out") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}\n".encode(), 0)
+        _HELD[key] = [fd, 1]
+        return key
+
+
+def _release(key: str) -> None:
+    with _HELD_GUARD:
+        held = _HELD.get(key)
+        if held is None:
+            return
+        held[1] -= 1
+        if held[1] <= 0:
+            os.close(held[0])  # closing the descriptor releases the flock
+            del _HELD[key]
+
+
+def _cut_torn_tail(path: Path) -> str | None:
+    """Cut a torn last line (no trailing newline) left by a killed writer, or a last
+    line that is not JSON (a torn record a later newline completed). Returns what was
+    cut, for the warning, or None."""
+    if not path.is_file() or path.stat().st_size == 0:
+        return None
     with path.open("rb+") as fh:
         fh.seek(0, os.SEEK_END)
         size = fh.tell()
         fh.seek(max(0, size - 1))
-        if fh.read(1) == b"\n":
-            return
-        # Walk back to the last newline; everything after it is a partial record.
-        pos = size - 1
+        newline_ended = fh.read(1) == b"\n"
+        body_end = size - 1 if newline_ended else size
+        # Walk back to the newline before the last line.
+        pos, start = body_end, 0
         while pos > 0:
             step = min(65536, pos)
             fh.seek(pos - step)
             chunk = fh.read(step)
             idx = chunk.rfind(b"\n")
             if idx >= 0:
-                fh.truncate(pos - step + idx + 1)
-                return
+                start = pos - step + idx + 1
+                break
             pos -= step
-        fh.truncate(0)
+        fh.seek(start)
+        last = fh.read(body_end - start)
+        if newline_ended:
+            try:
+                json.loads(last)
+                return None
+            except ValueError:
+                pass
+        fh.truncate(start)
+        fh.seek(0)
+        lineno = sum(1 for _ in fh) + 1
+    return f"{path}:{lineno}: cut a torn record ({len(last)} bytes) left by an interrupted writer"
 
 
 class RunStore:
     def __init__(self, root: Path):
         self.root = Path(root)
         self._lock = threading.Lock()
+        self._held: str | None = None
+        self.warnings: list[str] = []  # what opening or reading repaired or skipped
+        self.session: Any = None  # what the last tczoo.run.run() on this store did
 
     # ------------------------------------------------------------------ opening
 
     @classmethod
-    def open(cls, root: Path, config: RunConfig | None = None) -> "RunStore":
-        """Open (creating or resuming) a run directory. A resumed run must have been
-        started with the same config: mixing two experiments in one directory is refused."""
+    def open(cls, root: Path, config: RunConfig | None = None, *, write: bool | None = None) -> "RunStore":
+        """Open a run directory. With ``config`` (or ``write=True``) it is opened for
+        writing: created if needed, locked against other processes, torn tails cut, and
+        a resumed run must have been started with the same experiment configuration.
+        Without, it is opened read-only (reports)."""
         store = cls(root)
-        store.root.mkdir(parents=True, exist_ok=True)
+        write = config is not None if write is None else write
         cfg_path = store.root / "config.json"
-        if config is not None:
-            if cfg_path.exists():
-                old = RunConfig.model_validate_json(cfg_path.read_text())
-                if _comparable(old) != _comparable(config):
-                    raise RunStoreError(
-                        f"{store.root} holds a run with a different configuration; "
-                        "use another --out or delete it"
-                    )
-            else:
-                tmp = cfg_path.with_suffix(".tmp")
-                tmp.write_text(config.model_dump_json(indent=2))
-                os.replace(tmp, cfg_path)
-        elif not cfg_path.exists():
+        if store.root.exists() and not store.root.is_dir():
+            raise RunStoreError(f"{store.root} exists and is not a directory")
+        if not write:
+            if not cfg_path.is_file():
+                raise RunStoreError(f"{store.root} is not a tczoo run directory (no config.json)")
+            return store
+        if config is None and not cfg_path.is_file():
             raise RunStoreError(f"{store.root} is not a tczoo run directory (no config.json)")
-        for name in FILES:
-            _repair_tail(store.root / name)
+        try:
+            store.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise RunStoreError(f"cannot create run directory {store.root}: {exc.strerror or exc}") from exc
+        store._held = _acquire(store.root)
+        try:
+            if config is not None:
+                if cfg_path.is_file():
+                    old = store._read_config()
+                    diff = config_diff(old, config)
+                    if diff:
+                        raise RunStoreError(
+                            f"{store.root} holds a run with a different configuration ({'; '.join(diff)}); "
+                            "use another --out, or delete it")
+                else:
+                    store._write_atomic(cfg_path, config.model_dump_json(indent=2))
+            for name in FILES:
+                cut = _cut_torn_tail(store.root / name)
+                if cut:
+                    store.warnings.append(cut)
+        except BaseException:
+            store.close()
+            raise
         return store
+
+    def close(self) -> None:
+        if self._held is not None:
+            _release(self._held)
+            self._held = None
+
+    def __enter__(self) -> "RunStore":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def _read_config(self) -> RunConfig:
+        path = self.root / "config.json"
+        try:
+            return RunConfig.model_validate(json.loads(path.read_bytes()))
+        except (ValueError, ValidationError) as exc:
+            first = str(exc).splitlines()[0]
+            raise RunStoreError(f"{path}: not a tczoo run configuration ({first})") from None
 
     @property
     def config(self) -> RunConfig:
-        return RunConfig.model_validate_json((self.root / "config.json").read_text())
+        return self._read_config()
 
     # ------------------------------------------------------------------ writing
 
     def _append(self, name: str, line: str) -> None:
-        data = (line.rstrip("\n") + "\n").encode()
+        data = (line.rstrip("\n") + "\n").encode("utf-8")
+        path = self.root / name
         with self._lock:
-            fd = os.open(self.root / name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
-                os.write(fd, data)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                try:
+                    view = memoryview(data)
+                    while view:
+                        view = view[os.write(fd, view):]
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                raise _write_error(exc, path) from exc
+
+    def _write_atomic(self, path: Path, text: str) -> None:
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        try:
+            with tmp.open("w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise _write_error(exc, path) from exc
 
     def log_exchange(self, exchange: dict) -> None:
-        self._append("exchanges.jsonl", json.dumps(exchange, ensure_ascii=False))
+        self._append("exchanges.jsonl", dumps(exchange))
 
     def add_generation(self, record: GenerationRecord) -> None:
-        self._append("generations.jsonl", record.model_dump_json())
+        self._append("generations.jsonl", model_line(record))
 
     def add_score(self, record: ScoreRecord) -> None:
-        self._append("scores.jsonl", record.model_dump_json())
+        self._append("scores.jsonl", model_line(record))
+
+    def add_provenance(self, info: dict[str, Any]) -> None:
+        self._append("provenance.jsonl", dumps(info, default=str))
 
     def replace_scores(self, records: list[ScoreRecord]) -> None:
         """``tczoo score`` recomputes every score: swap the file in one atomic rename."""
-        tmp = self.root / "scores.jsonl.tmp"
-        with tmp.open("w") as fh:
-            for r in records:
-                fh.write(r.model_dump_json() + "\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self.root / "scores.jsonl")
+        self._write_atomic(self.root / "scores.jsonl", "".join(model_line(r) + "\n" for r in records))
 
     # ------------------------------------------------------------------ reading
 
-    def _read(self, name: str) -> Iterator[dict]:
+    def records(self, name: str) -> Iterator[tuple[int, dict]]:
+        """(line number, record) of one file. A line that is not JSON is an error
+        naming the file and line, except a torn last line, which is skipped with a
+        warning (the next ``tczoo run`` on the directory cuts it)."""
         path = self.root / name
         if not path.exists():
             return
-        with path.open() as fh:
-            for line in fh:
-                if line.strip():
-                    yield json.loads(line)
+        with path.open("rb") as fh:
+            lines = fh.read().split(b"\n")
+        last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
+        for i, raw in enumerate(lines):
+            if not raw.strip():
+                continue
+            try:
+                yield i + 1, json.loads(raw)
+            except ValueError as exc:
+                where = f"{path}:{i + 1}"
+                if i == last:
+                    self.warnings.append(f"{where}: skipped a torn last record (run the same `tczoo run` "
+                                         "again to repair it)")
+                    continue
+                raise RunStoreError(f"{where}: corrupt record ({exc}); the file was edited or damaged") from None
+
+    def _models(self, name: str, cls):
+        out = []
+        for lineno, data in self.records(name):
+            try:
+                out.append(cls.model_validate(data))
+            except ValidationError as exc:
+                first = str(exc).splitlines()
+                raise RunStoreError(f"{self.root / name}:{lineno}: not a {cls.__name__} "
+                                    f"({' '.join(first[:3])})") from None
+        return out
+
+    def all_generations(self) -> list[GenerationRecord]:
+        """Every generation record, superseded attempts included, in file order."""
+        return self._models("generations.jsonl", GenerationRecord)
 
     def generations(self) -> list[GenerationRecord]:
-        return [GenerationRecord.model_validate(d) for d in self._read("generations.jsonl")]
+        """The latest attempt of each unit, in the order units first appear."""
+        latest: dict[tuple, GenerationRecord] = {}
+        for g in self.all_generations():
+            latest[(g.method, g.problem_id, g.task)] = g
+        return list(latest.values())
+
+    def all_scores(self) -> list[ScoreRecord]:
+        return self._models("scores.jsonl", ScoreRecord)
 
     def scores(self) -> list[ScoreRecord]:
-        return [ScoreRecord.model_validate(d) for d in self._read("scores.jsonl")]
+        """The scores of the latest attempt of each unit (the last one when scored twice)."""
+        attempt = {(g.method, g.problem_id, g.task): g.attempt for g in self.generations()}
+        current: dict[tuple, ScoreRecord] = {}
+        for s in self.all_scores():
+            key = (s.method, s.problem_id, s.task)
+            if attempt.get(key, 0) == s.attempt:
+                current[key] = s
+        return list(current.values())
 
     def exchanges(self) -> list[dict]:
-        return list(self._read("exchanges.jsonl"))
+        return [d for _, d in self.records("exchanges.jsonl")]
+
+    def provenance(self) -> list[dict]:
+        return [d for _, d in self.records("provenance.jsonl")]
 
 
-def _comparable(config: RunConfig) -> dict:
-    # The version may change between a crash and the resume; the experiment may not.
-    return config.model_dump(exclude={"tczoo_version"})
+def _write_error(exc: OSError, path: Path) -> Exception:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+        return StoreFull(f"cannot write {path}: {os.strerror(exc.errno)}; free some space and run the same "
+                         "command again: it resumes where it stopped")
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return RunStoreError(f"cannot write {path}: {os.strerror(exc.errno)}")
+    return exc
+
+
+def config_diff(old: RunConfig, new: RunConfig) -> list[str]:
+    """The experiment fields that differ, as 'field: was X, now Y'."""
+    a = old.model_dump(exclude=OPERATIONAL)
+    b = new.model_dump(exclude=OPERATIONAL)
+    out = []
+    for key in sorted(set(a) | set(b)):
+        if a.get(key) != b.get(key):
+            out.append(f"{key}: was {json.dumps(a.get(key), default=str)}, now {json.dumps(b.get(key), default=str)}")
+    return out

@@ -12,3 +12,37 @@ def sandbox():
 
     with Sandbox() as box:
         yield box
+
+
+@pytest.fixture(scope="session")
+def tczoo_wheel(tmp_path_factory):
+    """tczoo built as a wheel from this checkout (what `pip install tczoo` installs)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import shutil
+
+    root = Path(__file__).resolve().parent.parent
+    # Built from a copy: setuptools leaves build/ and tczoo.egg-info in the source tree,
+    # and an egg-info in the checkout shadows the installed entry points.
+    src = tmp_path_factory.mktemp("wheel-src") / "tczoo"
+    shutil.copytree(root, src, ignore=shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info",
+                                                             "__pycache__", ".pytest_cache", "runs", "results"))
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out),
+                    str(src)], check=True, cwd=out, capture_output=True)
+    [wheel] = out.glob("tczoo-*.whl")
+    return wheel
+
+
+@pytest.fixture(scope="session")
+def installed_tczoo(tczoo_wheel, tmp_path_factory):
+    """The wheel unpacked into a directory of its own (put it first on PYTHONPATH)."""
+    import subprocess
+    import sys
+
+    target = tmp_path_factory.mktemp("site")
+    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
+                    str(tczoo_wheel)], check=True, capture_output=True)
+    return target

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from tczoo.llm import LLMClient, LLMSettings, Session
 from tczoo.method import Context
-from tczoo.prompts import Prompts
+from tczoo.templates import Prompts
 from tczoo.runner import TaskSpec
 from tczoo.schema import Language, Problem, Program, Sample, WrongProgram
 
@@ -120,7 +120,7 @@ def score_answers(method_cls, problem: Problem, answers: list[str], tmp_path: Pa
                   wrong: str = BUGGY, method_params: dict | None = None, **runner_params):
     """Generate one response per answer for the triplet (problem, ``wrong``, g) with a
     scripted model and score each with the bugfind runner: [(suite, record)]."""
-    from runners.bugfind import BugfindRunner
+    from tczoo.runners.bugfind import BugfindRunner
 
     runner = BugfindRunner(sandbox, wrong=[wrong], responses=len(answers), **runner_params)
     out = []

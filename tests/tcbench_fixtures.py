@@ -13,10 +13,10 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from runners.hackrate import HackRateRunner
+from tczoo.runners.hackrate import HackRateRunner
 from tczoo.llm import LLMClient, LLMSettings, Session
 from tczoo.method import Context
-from tczoo.prompts import Prompts
+from tczoo.templates import Prompts
 from tczoo.runner import TaskSpec
 from tczoo.schema import Problem, Task, TestSuite
 
@@ -48,9 +48,10 @@ def zoo_problem(sandbox, short_id: str) -> Problem:
 
 def run_method(method_cls, problem: Problem, model: str, sandbox, *, budget: int | None = None,
                seed: int = 0, **params) -> tuple[TestSuite, Task]:
-    """Generate one suite with ``method_cls`` for ``problem`` as the HackRate runner would."""
-    runner = HackRateRunner(sandbox)
-    task = Task.from_problem(problem, method_cls.setting, budget=budget or runner.budget(problem), seed=seed)
+    """Generate one suite with ``method_cls`` for ``problem`` as the HackRate runner would
+    (the task it builds: for LCB/HT one correct code, chosen outside the validators)."""
+    [spec] = HackRateRunner(sandbox).tasks(problem, method_cls, samples=1, seed=seed)
+    task = spec.task if budget is None else spec.task.model_copy(update={"budget": budget})
     method = method_cls(**params)
     client = LLMClient(model, LLMSettings(cache=False, retries=0))
     ctx = Context(llm=Session(client), sandbox=sandbox, prompts=Prompts(), method=method_cls.name,

@@ -1,15 +1,18 @@
 """Best-of-N selection with generated tests (Table 3): hand-checked selection on zm01
-candidates, the candidate pool, and sampling candidates from a (scripted) model."""
+candidates, the candidate pool, sampling candidates from a (scripted) model, and the
+input diversity of §4.3 measured on the best-of-N tests."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
+import statistics
 
 import pytest
 
 from harness_fixtures import BUGGY, SAMPLE, SEPARATING, harness, io_answer, script, zm01
-from runners.bestofn import BestOfNRunner
+from tczoo.runners.bestofn import BestOfNRunner, input_diversity
 from tczoo.llm import LLMSettings
 from tczoo.schema import RunConfig
 
@@ -29,7 +32,7 @@ def test_selection_by_pooled_tests_through_the_run_loop(tmp_path, sandbox):
     """Harness tests (SEPARATING and SAMPLE, brute-force checker): greedy_by_deadline fails
     SEPARATING, fast.cpp and int_total.cpp pass both -> a tie, the earlier (fast.cpp,
     correct) wins. The io tests expect 4 on SEPARATING: only the buggy candidate agrees."""
-    from tczoo.cli import _tables
+    from tczoo.report import run_tables
     from tczoo.run import run
 
     model = script(tmp_path / "m.jsonl", [("\\*\\*test harness\\*\\*", harness(SEPARATING, SAMPLE)),
@@ -42,13 +45,32 @@ def test_selection_by_pooled_tests_through_the_run_loop(tmp_path, sandbox):
     h = next(s for s in scores if s.method == "harness")
     assert h.detail["golden"] == [False, True, False] and h.detail["passed"] == [1, 2, 2]
     assert next(s for s in scores if s.method == "io").detail["passed"] == [1, 0, 0]
-    _, tables = _tables(store.root)
+    _, tables = run_tables(store.root)
     table = next(t for t in tables if t.title.startswith("Best-of-N"))
     assert table.columns == ["selector", "pool-a"]
     rows = {r["selector"].split(" (")[0]: r["pool-a"] for r in table.rows}
     assert rows["Original pass@1"] == pytest.approx(100 / 3)
     assert rows["harness"] == 100.0 and rows["io"] == 0.0
     assert rows["Best candidate"] == 100.0
+    # Figure 5 on these tests: harness 2 inputs x 3 candidates, io 1 x 3 -> both downsampled to 3
+    div = {r["method"]: r for r in next(t for t in tables if t.title.startswith("Input diversity")).rows}
+    io = div["io"]  # SEPARATING three times: one of three unique, one length
+    assert (io["inputs/problem"], io["Unique ratio"], io["Length range"], io["Length std"]) == (3, 100 / 3, 0.0, 0.0)
+    # three of (SEPARATING, SAMPLE) x 3: both kinds drawn, or one kind only
+    assert div["harness"]["inputs/problem"] == 3 and div["harness"]["Unique ratio"] in (pytest.approx(200 / 3),
+                                                                                      pytest.approx(100 / 3))
+
+
+def test_input_diversity_as_the_paper_writes_it():
+    """Unique ratio by exact strings with every repeat counted; range log(max+1) - log(min+1);
+    std of log(length) itself (an empty input has no log and is left out of it)."""
+    d = input_diversity(["ab", "ab", "abcd", "", "a b"])
+    assert d["unique_ratio"] == pytest.approx(100 * 4 / 5)
+    assert d["length_range"] == pytest.approx(math.log(5) - math.log(1))
+    assert d["length_std"] == pytest.approx(statistics.pstdev([math.log(2), math.log(2), math.log(4), math.log(3)]))
+    assert input_diversity(["x"]) == {"unique_ratio": 100.0, "length_range": 0.0, "length_std": 0.0}
+    assert input_diversity([]) == {"unique_ratio": 0.0, "length_range": 0.0, "length_std": 0.0}
+    assert input_diversity(["\ud800", "\ud800"])["unique_ratio"] == 50.0  # a lone surrogate hashes too
 
 
 def test_problem_pool_is_seeded_and_capped(sandbox):
@@ -61,7 +83,7 @@ def test_problem_pool_is_seeded_and_capped(sandbox):
 
 
 def test_tasks_hand_each_candidate_over_without_its_name(sandbox, tmp_path):
-    from methods.harness import Harness
+    from tczoo.methods.harnessllm.harness import Harness
 
     runner = BestOfNRunner(sandbox, candidates=_candidates_file(tmp_path), responses=2)
     specs = runner.tasks(zm01(), Harness, samples=1, seed=0)
@@ -74,7 +96,7 @@ def test_sampling_candidates_from_a_model(tmp_path):
     import typer
     from typer.testing import CliRunner
 
-    from runners.harness_cli import register
+    from tczoo.methods.harnessllm.cli import register
 
     cpp = "```cpp\n#include <cstdio>\nint main(){puts(\"0\");}\n```"
     model = script(tmp_path / "solver.jsonl", [("Solve the following problem", [cpp, "I give up.", cpp])])
@@ -86,7 +108,7 @@ def test_sampling_candidates_from_a_model(tmp_path):
 
     register(app)
     out = tmp_path / "cands.jsonl"
-    res = CliRunner().invoke(app, ["bestofn-candidates", "--model", model, "-p", "zm01", "-n", "3", "--out", str(out)])
+    res = CliRunner().invoke(app, ["harness", "candidates", "--model", model, "-p", "zm01", "-n", "3", "--out", str(out)])
     assert res.exit_code == 0, res.output
     recs = [json.loads(line) for line in out.read_text().splitlines()]
     assert [(r["name"], r["language"]) for r in recs] == [("sample-0", "cpp"), ("sample-2", "cpp")]

@@ -19,10 +19,10 @@ from harness_fixtures import (
     script,
     zm01,
 )
-from methods.harness import Harness
-from methods.io import InputOutput
+from tczoo.methods.harnessllm.harness import Harness
+from tczoo.methods.harnessllm.io import InputOutput
 from tczoo.llm import LLMSettings
-from tczoo.prompts import Prompts
+from tczoo.templates import Prompts
 from tczoo.schema import OracleKind, RunConfig, Setting, Task
 
 
@@ -57,9 +57,9 @@ def test_both_methods_end_to_end_through_the_run_loop(tmp_path, sandbox):
         ("harness", "s0"): "true_bug", ("harness", "s1"): "no_separation", ("harness", "s2"): "invalid",
         ("io", "s0"): "true_bug", ("io", "s1"): "good_input_invalid", ("io", "s2"): "format_error",
     }
-    from tczoo.cli import _tables
+    from tczoo.report import run_tables
 
-    _, tables = _tables(store.root)
+    _, tables = run_tables(store.root)
     main = next(t for t in tables if t.title.startswith("HarnessLLM bug finding"))
     rows = {r["method"]: r for r in main.rows}
     third = 100 / 3
@@ -72,8 +72,20 @@ def test_both_methods_end_to_end_through_the_run_loop(tmp_path, sandbox):
     assert rows["IO"]["format err"] == pytest.approx(third)
 
 
+def test_both_methods_sample_as_section_4_1(tmp_path, sandbox):
+    """Temperature 0.6, presence penalty 1.5, up to 32,000 tokens (top-p 0.95: the
+    authors' script) reach the model unless the run overrides them."""
+    model = script(tmp_path / "m.jsonl", [("\\*\\*test harness\\*\\*", harness(SEPARATING)),
+                                          ("\\*\\*test cases\\*\\*", io_answer((SEPARATING, "5")))])
+    store = _run(tmp_path, sandbox, model, ["harness", "io"], responses=1)
+    sent = [e["params"] for e in store.exchanges()]
+    assert len(sent) == 2 and all(p == {"temperature": 0.6, "top_p": 0.95, "presence_penalty": 1.5,
+                                        "max_tokens": 32000} for p in sent)
+    assert InputOutput(temperature=0.0).params.temperature == 0.0  # a named override still works
+
+
 def test_the_prompt_shows_the_target_but_not_its_name_or_bug(sandbox):
-    from runners.bugfind import BugfindRunner
+    from tczoo.runners.bugfind import BugfindRunner
 
     problem = zm01()
     spec = BugfindRunner(sandbox, wrong=[BUGGY], responses=1).tasks(problem, Harness, samples=1, seed=0)[0]
@@ -130,7 +142,7 @@ def test_harness_method_caps_and_dedupes_inputs(tmp_path, sandbox):
     answer = fenced(gens + "\ndef check_output(a, b):\n    assert b.strip().isdigit()\n")
     task = Task(problem_id="p", statement="s", time_limit_ms=1000, memory_limit_mb=256, setting=Setting.SPEC_TARGET,
                 target=zm01().wrong_solutions[0], budget=20)
-    from methods.harness import HarnessParams, build_harness_suite
+    from tczoo.methods.harnessllm.harness import HarnessParams, build_harness_suite
     from tczoo.schema import Provenance, TestSuite
 
     suite = build_harness_suite(answer, task, sandbox, TestSuite(problem_id="p", provenance=Provenance(method="harness")),

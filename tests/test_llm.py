@@ -104,7 +104,7 @@ def test_auth_error_is_a_recorded_failure_not_a_crash(tmp_path):
 def test_concurrency_limit_is_honoured(tmp_path):
     with FakeOpenAI(delay=0.2) as server:
         client = LLMClient("openai/fake-model",
-                           _settings(tmp_path, api_base=server.base, api_key="sk", concurrency=2, cache=False))
+                           _settings(tmp_path, api_base=server.base, api_key="sk", max_connections=2, cache=False))
         out = client.complete_sync(MSG, n=6)
         assert all(c.ok for c in out)
         assert server.max_active == 2
@@ -144,6 +144,172 @@ def test_scripted_generations_of_a_task_get_different_answers(tmp_path):
     first = client.complete_sync(MSG, first_sample=0)[0].text
     second = client.complete_sync(MSG, first_sample=SAMPLE_STRIDE)[0].text
     assert (first, second) == ("a", "b")
+
+
+# --------------------------------------------------------------------------- failing providers (issue 11)
+
+
+def _client(tmp_path, base, model="openai/fake-model", **kw):
+    kw.setdefault("backoff_s", 0.01)
+    return LLMClient(model, LLMSettings(api_base=base, api_key="sk-test", cache_path=tmp_path / "c.sqlite", **kw))
+
+
+def test_retry_after_is_honoured(tmp_path):
+    import time
+
+    with FakeOpenAI(script=[{"status": 429, "text": "slow down", "headers": {"Retry-After": "1"}}]) as server:
+        started = time.monotonic()
+        [c] = _client(tmp_path, server.base).complete_sync(MSG)
+        assert c.ok
+        assert len(server.requests) == 2
+        # the second request waited what the server asked, not the 10 ms backoff
+        assert server.times[1] - server.times[0] >= 0.95
+        assert time.monotonic() - started < 10
+
+
+@pytest.mark.parametrize("entry,reason", [
+    ({"raw": b"<html>502 Bad Gateway</html>"}, "server_error"),  # not JSON at all
+    ({"raw": json.dumps({"choices": []})}, "bad_response"),       # JSON, but no completion
+    ({"close": True}, "server_error"),                             # connection dropped
+    ((500, "boom"), "server_error"),
+])
+def test_garbage_and_errors_are_retried_then_recorded(tmp_path, entry, reason):
+    with FakeOpenAI(script=[entry] * 20) as server:
+        client = _client(tmp_path, server.base, retries=2)
+        [c] = client.complete_sync(MSG)
+        assert not c.ok and c.reason == reason
+        assert len(server.requests) == 3  # the call and its two retries
+
+
+def test_connection_refused_halts_the_client_after_n_in_a_row(tmp_path):
+    from tests.fake_openai import closed_port
+
+    client = _client(tmp_path, f"http://127.0.0.1:{closed_port()}/v1", retries=1, max_consecutive_errors=3)
+    out = client.complete_sync(MSG, n=3)
+    assert all(not c.ok for c in out)
+    assert client.halted is not None and client.halted.reason == "stopped"
+    assert "3 calls in a row failed" in str(client.halted)
+    [later] = client.complete_sync([{"role": "user", "content": "another prompt"}])
+    assert not later.ok and later.reason == "stopped"  # no call made
+
+
+def test_a_bad_prompt_does_not_trip_the_breaker(tmp_path):
+    with FakeOpenAI(script=[(400, "bad request")] * 5) as server:
+        client = _client(tmp_path, server.base, max_consecutive_errors=2)
+        client.complete_sync(MSG, n=5)
+        assert client.halted is None  # the provider answered: it is the prompt
+
+
+def test_two_servers_behind_one_model_name_are_two_models(tmp_path):
+    """The cache key holds the api_base: the second server is asked, not answered from
+    the first one's cache."""
+    with FakeOpenAI(name="checkpoint-a") as a, FakeOpenAI(name="checkpoint-b") as b:
+        [from_a] = _client(tmp_path, a.base, model="hosted_vllm/same-name").complete_sync(MSG)
+        [from_b] = _client(tmp_path, b.base, model="hosted_vllm/same-name").complete_sync(MSG)
+        assert from_a.text.startswith("checkpoint-a") and from_b.text.startswith("checkpoint-b")
+        assert len(a.requests) == 1 and len(b.requests) == 1
+        [again] = _client(tmp_path, b.base, model="hosted_vllm/same-name").complete_sync(MSG)
+        assert again.cached and again.text == from_b.text and len(b.requests) == 1
+
+
+def test_every_sampling_parameter_and_the_sample_index_are_in_the_key(tmp_path):
+    with FakeOpenAI() as server:
+        client = _client(tmp_path, server.base)
+        client.complete_sync(MSG)
+        for kwargs in ({"temperature": 0.9}, {"max_tokens": 17}, {"top_p": 0.5}, {"presence_penalty": 0.1},
+                       {"stop": ["x"]}, {"seed": 3}, {"first_sample": 1}):
+            before = len(server.requests)
+            [c] = client.complete_sync(MSG, **kwargs)
+            assert not c.cached and len(server.requests) == before + 1, kwargs
+        [c] = client.complete_sync(MSG)
+        assert c.cached
+
+
+def test_max_connections_is_per_provider_and_shared_by_clients(tmp_path):
+    with FakeOpenAI(delay=0.3) as server:
+        clients = [_client(tmp_path, server.base, cache=False, max_connections=2) for _ in range(2)]
+
+        async def both():
+            await asyncio.gather(*(c.complete(MSG, n=3) for c in clients))
+
+        asyncio.run(both())
+        assert len(server.requests) == 6 and server.max_active == 2
+
+
+def test_cost_limit_stops_calls_once_reached(tmp_path):
+    """gpt-4o-mini is priced in LiteLLM's table: 11 + 7 tokens cost a little; a limit
+    just above one call's cost lets two calls through and refuses the rest."""
+    with FakeOpenAI() as server:
+        probe = _client(tmp_path, server.base, model="openai/gpt-4o-mini", cache=False)
+        [one] = probe.complete_sync(MSG)
+        assert one.ok and one.cost_usd > 0
+        client = _client(tmp_path, server.base, model="openai/gpt-4o-mini", cache=False,
+                         max_cost=one.cost_usd * 1.5, max_connections=1)
+        out = client.complete_sync(MSG, n=5)
+        assert [c.ok for c in out] == [True, True, False, False, False]
+        assert {c.reason for c in out[2:]} == {"cost_limit"}
+        assert client.halted.reason == "cost_limit"
+        earlier = _client(tmp_path, server.base, model="openai/gpt-4o-mini", cache=False,
+                          max_cost=one.cost_usd * 1.5, spent_before=one.cost_usd * 2)
+        [refused] = earlier.complete_sync(MSG)
+        assert not refused.ok and refused.reason == "cost_limit"  # earlier sessions count
+
+
+def test_answers_with_lone_surrogates_and_nul_are_cached_exactly(tmp_path):
+    text = "ok \udcff \x00 \x1b]0;title\x07 done"
+    with FakeOpenAI(script=[(200, text)]) as server:
+        [first] = _client(tmp_path, server.base).complete_sync(MSG)
+        [again] = _client(tmp_path, server.base).complete_sync(MSG)
+        assert again.cached and again.text == first.text
+        assert first.text == text
+
+# --------------------------------------------------------------------------- fitting parameters to the model
+
+
+def test_sampling_parameters_a_provider_lacks_are_dropped_with_a_note(tmp_path, caplog):
+    """o3-mini takes neither top_p nor presence_penalty (LiteLLM's table): the call goes out
+    without them, over real HTTP, and the exchange record says what was dropped."""
+    log = []
+    with FakeOpenAI() as server, caplog.at_level("WARNING", logger="tczoo.llm"):
+        client = LLMClient("openai/o3-mini", _settings(tmp_path, api_base=server.base, api_key="sk", cache=False),
+                           on_exchange=log.append)
+        out = client.complete_sync(MSG, n=2, temperature=1.0, top_p=0.95, presence_penalty=1.5, max_tokens=100)
+        assert all(c.ok for c in out)
+        assert all("top_p" not in r and "presence_penalty" not in r for r in server.requests)
+    assert log[0]["params"]["presence_penalty"] == 1.5  # as asked: what replay matches
+    assert "presence_penalty" not in log[0]["sent"] and "top_p" not in log[0]["sent"]
+    assert sorted(n.split("=")[0] for n in log[0]["notes"]) == ["presence_penalty", "top_p"]
+    assert sum("dropped" in r.message for r in caplog.records) == 2  # logged once per note, not per call
+    # a model that takes them all is sent them all, with no note
+    from tczoo.llm.backends import LiteLLMBackend
+    from tczoo.llm.client import fit_params
+
+    params = {"temperature": 0.6, "top_p": 0.95, "presence_penalty": 1.5, "max_tokens": 32000}
+    assert fit_params(LiteLLMBackend("openai/gpt-4o"), "openai/gpt-4o", params) == (params, [])
+    sent, notes = fit_params(LiteLLMBackend("anthropic/claude-3-5-sonnet-20240620"), "anthropic/claude", params)
+    assert "presence_penalty" not in sent and sent["top_p"] == 0.95 and len(notes) == 1
+
+
+def test_the_local_model_caps_max_tokens_at_its_context_window(tmp_path, monkeypatch):
+    """The embedded backend (a GGUF path; nothing is loaded before a call) holds
+    TCZOO_LOCAL_CTX tokens: 32,000 asked become 4,096 sent, noted on the exchange, and the
+    cache key is the capped request's."""
+    from tczoo.llm.cache import exchange_key
+
+    monkeypatch.setenv("TCZOO_LOCAL_CTX", "4096")
+    gguf = tmp_path / "tiny.gguf"
+    gguf.write_bytes(b"not a model")
+    log = []
+    client = LLMClient(f"local/{gguf}", _settings(tmp_path, cache=False), on_exchange=log.append)
+    assert client.backend.context_window == 4096
+    [c] = client.complete_sync(MSG, max_tokens=32000, temperature=0.6)
+    assert not c.ok  # the file is no model: a recorded failure, still with its provenance
+    assert log[0]["params"]["max_tokens"] == 32000 and log[0]["sent"]["max_tokens"] == 4096
+    assert log[0]["notes"] == [f"max_tokens 32000 capped to 4096, the context window of local/{gguf}"]
+    assert c.key == exchange_key(client.identity, MSG, {"temperature": 0.6, "max_tokens": 4096}, 0)
+    assert client.identity["gguf_sha256"] == __import__("hashlib").sha256(b"not a model").hexdigest()
+    [small] = client.complete_sync(MSG, max_tokens=512, temperature=0.6)
+    assert "notes" not in log[1] and "sent" not in log[1]
 
 
 # --------------------------------------------------------------------------- response_format

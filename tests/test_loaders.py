@@ -161,6 +161,21 @@ def test_harnessllm_functional_triplets():
     _roundtrip([a, b])
 
 
+def test_harnessllm_sets_state_no_limits(tmp_path):
+    """The authors' 20 s stand in (they set no memory limit: 1024 MB), flagged as not given;
+    a record with its own limits keeps them; a nonsense limit is refused."""
+    (p,) = load_benchmark_spec(f"harnessllm:{FIX / 'harnessllm_lcb_seen.jsonl'}")
+    assert (p.time_limit_ms, p.memory_limit_mb, p.limits_given) == (20000, 1024, False)
+    f = tmp_path / "limits.jsonl"
+    base = {"description": "d", "good_code": "print(1)", "bad_code": "print(2)"}
+    f.write_text(json.dumps({**base, "time_limit_ms": 1500, "memory_limit_mb": 64}) + "\n")
+    (q,) = load_benchmark_spec(f"harnessllm:{f}")
+    assert (q.time_limit_ms, q.memory_limit_mb, q.limits_given) == (1500, 64, True)
+    f.write_text(json.dumps({**base, "time_limit_ms": "fast"}) + "\n")
+    with pytest.raises(BenchmarkLoadError, match="time_limit_ms must be a positive integer"):
+        load_benchmark_spec(f"harnessllm:{f}")
+
+
 def test_harnessllm_flat_records(tmp_path):
     f = tmp_path / "flat.json"
     f.write_text(json.dumps([{"description": "d", "good_code": "print(1)", "bad_code": "print(2)"}]))

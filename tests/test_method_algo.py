@@ -1,5 +1,6 @@
-"""ALGO end to end on zoo-mini zm09 with a scripted model: an oracle that fails the
-samples (recorded, a second one sampled), a brute-force oracle, a seeded small-input
+"""ALGO end to end on zoo-mini zm09 with a scripted model: the paper's one oracle, used
+even when it fails the samples (recorded; its wrong outputs cost PassRate), and our
+option to demand a sample-passing oracle (a second one sampled); a seeded small-input
 generator; exact suite and HackRate. Then generators that hang, crash, print too much,
 return structured values, come inside JSON, or are a solution instead."""
 
@@ -9,7 +10,7 @@ import json
 
 import pytest
 
-from methods.algo import Algo
+from tczoo.methods.algo import Algo
 from tcbench_fixtures import failures, fenced, hackrate, io, run_method, script, zoo_problem
 
 ORACLE = r"brute-force program for this problem"
@@ -44,13 +45,44 @@ def generate():
 """
 
 
-def test_algo_retries_a_wrong_oracle_then_suite_and_hackrate(sandbox, tmp_path):
+def test_algo_uses_its_one_oracle_even_a_wrong_one(sandbox, tmp_path):
+    problem = zoo_problem(sandbox, "zm09")
+    model = script(tmp_path / "m.jsonl", [
+        (ORACLE, [fenced(NOT_AN_ORACLE), "Sure! Here is a brute force:\n" + BRUTE]),
+        (GENERATOR, fenced(GENERATE)),
+    ])
+    suite, task = run_method(Algo, problem, model, sandbox, budget=8)
+    # NOT_AN_ORACLE prints len(s)(len(s)+1)/2: right only for strings whose every prefix
+    # has no shorter period ("ab", "a"); the other six outputs are wrong.
+    assert io(suite) == [
+        ("1\naaba\n", "10\n"),
+        ("3\nbbbba\naa\naa\n", "15\n3\n3\n"),
+        ("3\nb\nbaaaaa\nb\n", "1\n21\n1\n"),
+        ("1\nab\n", "3\n"),
+        ("1\na\n", "1\n"),
+        ("2\nabab\nb\n", "10\n1\n"),
+        ("1\nbbabbb\n", "21\n"),
+        ("3\naaaaab\naaba\naab\n", "21\n10\n6\n"),
+    ]
+    assert failures(suite) == [("oracle", "oracle_fails_samples", "oracle-0")]
+    assert [(a.role, a.program.name, a.ok) for a in suite.artifacts] == [
+        ("oracle", "oracle-0", False), ("generator", "generator", True)]
+    score = hackrate(problem, task, suite, sandbox)
+    # "3 / b / baaaaa / b" is right by luck too (b, ba, baa... have no shorter period): 3 of 8 valid
+    assert (score["pass_rate"], score["n_valid"]) == (37.5, 3.0)
+    # three tiny valid tests catch two logic bugs of ten
+    assert score["hack_rate"] == 20.0
+    assert sorted(w for w, o in score["wrong"].items() if o != "ac") == [
+        "wrong/first_step_unrolled.cpp", "wrong/no_reset_total.cpp"]
+
+
+def test_algo_option_retries_an_oracle_that_fails_the_samples(sandbox, tmp_path):
     problem = zoo_problem(sandbox, "zm09")
     model = script(tmp_path / "m.jsonl", [
         (ORACLE, [fenced(NOT_AN_ORACLE), "Sure! Here is a brute force:\n" + BRUTE]),  # 2nd: unfenced
         (GENERATOR, fenced(GENERATE)),
     ])
-    suite, task = run_method(Algo, problem, model, sandbox, budget=8)
+    suite, task = run_method(Algo, problem, model, sandbox, budget=8, require_sample_pass=True, oracle_retries=1)
     assert io(suite) == [
         ("1\naaba\n", "8\n"),
         ("3\nbbbba\naa\naa\n", "9\n2\n2\n"),
@@ -73,11 +105,12 @@ def test_algo_retries_a_wrong_oracle_then_suite_and_hackrate(sandbox, tmp_path):
         "wrong/hash_u64.cpp", "wrong/naive_tle.cpp", "wrong/overflow_int.cpp", "wrong/slicing_tle.py"]
 
 
-def test_algo_gives_up_when_no_oracle_passes_the_samples(sandbox, tmp_path):
+def test_algo_option_gives_up_when_no_oracle_passes_the_samples(sandbox, tmp_path):
     problem = zoo_problem(sandbox, "zm09")
     model = script(tmp_path / "m.jsonl", [(ORACLE, [fenced(NOT_AN_ORACLE), fenced("while True: pass")]),
                                           (GENERATOR, fenced(GENERATE))])
-    suite, _ = run_method(Algo, problem, model, sandbox, budget=4, oracle_time_ms=300)
+    suite, _ = run_method(Algo, problem, model, sandbox, budget=4, oracle_time_ms=300, require_sample_pass=True,
+                          oracle_retries=1)
     assert suite.tests == []
     assert failures(suite) == [("oracle", "oracle_fails_samples", "oracle-0"),
                                ("oracle", "oracle_fails_samples", "oracle-1"),

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from methods.crux import Crux
+from tczoo.methods.crux import Crux
 from tcbench_fixtures import failures, hackrate, io, run_method, script, zoo_problem
 
 PROMPT = r"Write \d+ test cases for this problem"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from methods.ht import Ht
+from tczoo.methods.ht import Ht
 from tcbench_fixtures import failures, fenced, hackrate, io, run_method, script, zoo_problem
 
 VALIDATOR_PROMPT = r"validate_input\(input_str: str\) -> bool"
@@ -59,6 +59,7 @@ def test_ht_validator_families_suite_and_hackrate(sandbox, tmp_path):
         (VALIDATOR_PROMPT, fenced(VALIDATOR)),
     ])
     suite, task = run_method(Ht, problem, model, sandbox, budget=10)
+    assert len(task.correct_programs) == 1  # the paper's "the correct code"
     # Round-robin over LLMGen, HackGen and RPGen; "1 / 1 0" (fee 0) and "1 / 0 5"
     # (deadline 0) were rejected by the validator.
     assert [(i, o, t.origin) for (i, o), t in zip(io(suite), suite.tests)] == [
@@ -143,7 +144,7 @@ def test_ht_without_a_working_validator(sandbox, tmp_path):
     assert [r for _, r, _ in failures(suite)] == [
         "validator_rejects_samples", "validator_rejects_samples", "no_usable_validator"]
     assert "IndexError" in suite.provenance.failures[1].detail
-    # Opting out of the validator: tests come from the correct codes' agreement alone.
+    # Opting out of the validator: every input goes to the correct code.
     suite, _ = run_method(Ht, problem, model, sandbox, budget=4, require_validator=False)
     assert [r for _, r, _ in failures(suite)] == [
         "validator_rejects_samples", "validator_rejects_samples", "validator_unusable"]
@@ -165,3 +166,22 @@ def test_ht_answer_with_other_keys_and_fenced_code_in_a_string(sandbox, tmp_path
     assert [(i, t.origin) for (i, _), t in zip(io(suite), suite.tests)] == [
         ("1\n1 1\n", "ht:llmgen"), ("5\n5 9\n3 15\n3 18\n3 12\n3 13\n", "ht:rpgen"), ("2\n2 7\n2 7\n", "ht:rpgen")]
     assert failures(suite) == []
+
+
+def test_ht_runs_only_its_one_correct_code_and_keeps_what_it_cannot_answer(sandbox, tmp_path):
+    """HT never sees the scorer's validators: the runner hands it one correct code (zm01:
+    slow.py, outside the validators fast.cpp/slow.cpp). An input that code crashes on
+    stays without an output, for the scorer's validators to judge (it counts in PassRate)."""
+    problem = zoo_problem(sandbox, "zm01")
+    answer = json.dumps({"llmgen_inputs": ["oops", "1\n1 1\n"], "multi_category": False,
+                         "programmed_generators": None, "hack_generators": None})
+    model = script(tmp_path / "m.jsonl", [
+        (GENERATORS_PROMPT, answer), (VALIDATOR_PROMPT, fenced("def validate_input(input_str):\n    return False\n"))])
+    suite, task = run_method(Ht, problem, model, sandbox, budget=2, require_validator=False)
+    assert [p.name for p in task.correct_programs] == ["accepted/slow.py"]
+    assert io(suite) == [("oops\n", None), ("1\n1 1\n", "1\n")]
+    assert failures(suite)[-1] == ("oracle", "correct_code_re", "ht:llmgen")
+    score = hackrate(problem, task, suite, sandbox)
+    # The C++ validators read no number from "oops" and agree on printing 0: by the paper's
+    # definition (accepted by every correct code) that test is valid.
+    assert (score["pass_rate"], score["n_valid"]) == (100.0, 2.0)

@@ -84,3 +84,14 @@ def test_solution_instead_of_tests_is_recognised():
 def test_code_blocks_mark_unclosed():
     blocks = code_blocks("```python\nprint(1)\n```\n```cpp\nint x")
     assert [b.closed for b in blocks] == [True, False]
+
+
+def test_code_with_lone_surrogates_or_nul_is_unparsable_not_a_crash():
+    from tczoo.parsing import ParseError, extract_program, python_defines
+
+    for text in ("def f():\n    return '\udcff'\n", "def f():\n    return 1\x00\n"):
+        assert python_defines(text) == set()
+        try:
+            extract_program(f"```\n{text}```")
+        except ParseError:
+            pass

@@ -1,6 +1,6 @@
 import pytest
 
-from tczoo.prompts import PromptError, Prompts
+from tczoo.templates import PromptError, Prompts
 from tczoo.schema import Sample, Setting, Task
 
 

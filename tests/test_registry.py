@@ -48,7 +48,7 @@ def test_entry_point_method_is_discovered_and_runs(tmp_path, monkeypatch):
 def test_plugin_shows_in_the_cli(tmp_path):
     _install_plugin(tmp_path)
     env_path = f"{tmp_path}"
-    proc = subprocess.run([sys.executable, "-m", "tczoo.cli", "methods", "--json"], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "tczoo.cli", "methods", "--format", "json"], capture_output=True, text=True,
                           env={**__import__("os").environ, "PYTHONPATH": env_path}, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "echo-samples" in {m["name"] for m in json.loads(proc.stdout)}

@@ -20,12 +20,15 @@ def test_scaling_run_reports_and_plots(tmp_path):
     done = _run("run", "--method", "crux", "--model", f"scripted:{rules}", "--problems", "zm04",
                 "--params", params, "--out", str(out))
     assert done.returncode == 0, done.stderr
-    [table] = json.loads(_run("report", str(out), "--format", "json").stdout)
-    assert table["columns"][-2:] == ["HR 1x", "HR 2x"]
+    table, scaling, *_ = json.loads(_run("report", str(out), "--format", "json").stdout)
+    assert table["columns"][9:11] == ["HR 1x", "HR 2x"]
+    assert table["columns"][-5:] == ["PR incl. empty", "no tests", "units", "failed", "no valid tests"]
+    assert [r["k"] for r in scaling["rows"]] == [1, 2]  # one row per k: the reference's rank table
     md = _run("report", str(out), "--format", "md").stdout
-    assert "| model | method | problems | PR | AC | WA | RE | TLE | HR | HR 1x | HR 2x |" in md
-    rows = list(csv.DictReader(io.StringIO(_run("report", str(out), "--format", "csv").stdout.split("\n", 1)[1])))
-    assert rows[0]["method"] == "CRUX"
+    assert ("| model | method | problems | PR | AC | WA | RE | TLE | HR | HR 1x | HR 2x | PR incl. empty | no tests "
+            "| units | failed | no valid tests |") in md
+    rows = list(csv.DictReader(io.StringIO(_run("report", str(out), "--format", "csv").stdout)))
+    assert rows[0]["method"] == "CRUX" and rows[0]["table"] == table["title"]
     png = tmp_path / "scaling.png"
     plotted = _run("report", str(out), "--plot", str(png))
     assert plotted.returncode == 0, plotted.stderr
@@ -34,7 +37,7 @@ def test_scaling_run_reports_and_plots(tmp_path):
 
 def test_plot_without_scaling_columns_is_a_clear_error(tmp_path):
     rules = tmp_path / "rules.jsonl"
-    rules.write_text(json.dumps({"match": "", "response": "[]"}) + "\n")
+    rules.write_text(json.dumps({"match": "", "response": json.dumps([{"input": "1 1\n1\n", "output": "1\n"}])}) + "\n")
     out = tmp_path / "run"
     assert _run("run", "--method", "crux", "--model", f"scripted:{rules}", "--problems", "zm04",
                 "--out", str(out)).returncode == 0

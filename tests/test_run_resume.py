@@ -72,7 +72,7 @@ def test_replay_rescores_a_recorded_run_offline(tmp_path):
 
 
 def test_a_scoring_crash_is_recorded_not_fatal(tmp_path):
-    """A tcbench problem without correct code cannot be validated: recorded, run goes on."""
+    """A tcbench problem without correct code cannot be validated: recorded, reported, run goes on."""
     bench = tmp_path / "b.jsonl"
     rec = {"problem_id": "p", "description": "Print n.", "time_limit": 1000, "memory_limit": 64,
            "sample_input": "1\n", "sample_output": "1\n", "solutions": [],
@@ -83,7 +83,10 @@ def test_a_scoring_crash_is_recorded_not_fatal(tmp_path):
     out = tmp_path / "run"
     done = subprocess.run([sys.executable, "-m", "tczoo.cli", "run", "--method", "crux", "--model", f"scripted:{rules}",
                            "--benchmark", f"tcbench:{bench}", "--out", str(out)], capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    # every unit failed to score: the run says so in one line and exits 1, nothing shown as a score
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("error: no generation could be scored: UnscorableInput: "
+                                                           "problem p has no correct code")
     [score] = _lines(out / "scores.jsonl")
     assert "no correct code" in score["detail"]["error"]
-    assert "could not be scored" in done.stderr + done.stdout
+    assert "failures by stage and reason" in done.stdout

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import shutil
 import time
@@ -15,7 +14,6 @@ from tczoo.schema import Language, Program
 from tczoo.sandbox import (
     CompileLimits, Job, Limits, Sandbox, Verdict, compare_outputs, isolation_report,
 )
-from tczoo.sandbox.cli import judge_command
 
 ADD_CPP = """#include <cstdio>
 int main(){ long long a, b; if (scanf("%lld %lld", &a, &b) != 2) return 3; printf("%lld\\n", a + b); }
@@ -288,23 +286,6 @@ def test_isolation_report_and_level(sb):
     for key in ("level", "bwrap", "uid_switching", "cgroups", "warnings"):
         assert key in report
     assert sb.isolation_level.startswith(report["level"])
-
-
-def test_judge_command_prints_one_json_object(tmp_path, capsys, sb):
-    src = tmp_path / "add.cpp"
-    src.write_text(ADD_CPP)
-    (tmp_path / "in.txt").write_text("20 22\n")
-    (tmp_path / "out.txt").write_text("42\n")
-    code = judge_command(src, "cpp", tmp_path / "in.txt", tmp_path / "out.txt", 1000, 64, True,
-                         sandbox=sb)
-    record = json.loads(capsys.readouterr().out)
-    assert code == 0 and record["verdict"] == "AC"
-    for key in ("cpu_ms", "wall_ms", "memory_kb", "exit_code", "signal", "stdout", "stderr"):
-        assert key in record
-    (tmp_path / "out.txt").write_text("41\n")
-    assert judge_command(src, "c++", tmp_path / "in.txt", tmp_path / "out.txt", 1000, 64, True,
-                         sandbox=sb) == 1
-    assert json.loads(capsys.readouterr().out)["verdict"] == "WA"
 
 
 def test_call_many_batches_seeded_calls_in_order(sandbox):

@@ -69,7 +69,10 @@ def test_task_never_carries_more_than_its_setting():
     correct = Task.from_problem(p, Setting.SPEC_CORRECT)
     assert correct.correct_programs == p.solutions and correct.target is None
     target = Task.from_problem(p, Setting.SPEC_TARGET, target=p.wrong_solutions[0])
-    assert target.correct_programs == [] and target.target.name == "w.cpp"
+    # the program under test is handed over as code only: its name and meta tell its bug
+    wrong = p.wrong_solutions[0]
+    assert target.correct_programs == [] and target.target.code == wrong.code
+    assert (target.target.name, target.target.meta, target.target.language) == ("target", {}, wrong.language)
     with pytest.raises(ValidationError):
         Task(problem_id="p", statement="s", time_limit_ms=1, memory_limit_mb=1, setting=Setting.SPEC,
              correct_programs=p.solutions)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from methods.stab.constraints import (
+from tczoo.methods.stab.constraints import (
     Chain,
     IndexedRange,
     ProductBound,
@@ -19,7 +19,7 @@ from methods.stab.constraints import (
     input_part,
     parse_constraints,
 )
-from methods.stab.numbers import parse_number
+from tczoo.methods.stab.numbers import parse_number
 
 # --------------------------------------------------------------------------- numbers
 
@@ -109,7 +109,7 @@ CORPUS: list[tuple[str, list[str]]] = [
     (r"$1 \le u_i, v_i \le n$, $u_i \ne v_i$", ["1 ≤ u_i ≤ n", "1 ≤ v_i ≤ n", "u_i ≠ v_i"]),
     ("1 ≤ x_1 < x_2 ≤ 10^9", ["1 ≤ x_1 < x_2 ≤ 1000000000"]),
     ("1 ≤ a_i ≤ n", ["1 ≤ a_i ≤ n"]),
-    (r"$1 \le k \le \min(n, 100)$", ["1 ≤ k ≤ n", "k ≤ 100"]),
+    (r"$1 \le k \le \min(n, 100)$", ["k ≤ n", "1 ≤ k ≤ 100"]),
     # products
     ("n·m ≤ 10^6", ["n·m ≤ 1000000"]),
     (r"$n \cdot m \le 10^6$", ["n·m ≤ 1000000"]),
@@ -186,7 +186,7 @@ def test_records_keep_their_source_sentence() -> None:
 
 
 def test_json_round_trip() -> None:
-    from methods.stab.constraints import ParseResult
+    from tczoo.methods.stab.constraints import ParseResult
 
     result = parse_constraints("1 ≤ l ≤ r ≤ 10^18. ∑n ≤ 10. 1 ≤ t ≤ 5")
     again = ParseResult.model_validate_json(result.model_dump_json())
@@ -234,13 +234,8 @@ def test_recognised_non_constraints_are_ignored_with_reason(sentence: str) -> No
 
 
 UNPARSED = [
-    "2n ≤ 10^5",
-    "m ≤ n(n-1)/2",
-    r"$0 \le m \le \min(\frac{n(n-1)}{2}, 10^5)$",
-    "n ≤ 10^5 - m",
     "It is guaranteed that the answer does not exceed 10^{18}.",
     "0 < p < 2.5",
-    "n^2 ≤ 10^9",
     "a_1 = 3 < a_2",
     "1 ≤ x ≤ y ≥ 3",
     r"$a_i \in \{0, 1\}$",
@@ -257,7 +252,7 @@ def test_untrusted_forms_are_reported_not_guessed(sentence: str) -> None:
 
 
 def test_partial_sentence_reports_leftover() -> None:
-    result = parse_constraints("1 ≤ n ≤ 10^5, 1 ≤ m ≤ n(n-1)/2")
+    result = parse_constraints("1 ≤ n ≤ 10^5, 1 ≤ m ≤ n!")
     assert [r.render() for r in result.constraints] == ["1 ≤ n ≤ 100000"]
     assert len(result.unparsed) == 1
 

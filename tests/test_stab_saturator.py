@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from methods.stab import saturator as sat
-from methods.stab.boundary import boundary_command
-from methods.stab.constraints import parse_constraints
-from methods.stab.graph import build_graph, components, is_independent
-from methods.stab.saturator import check_multitest, check_values, saturate, validate
+from tczoo.methods.stab import saturator as sat
+from tczoo.methods.stab.boundary import boundary_command
+from tczoo.methods.stab.constraints import parse_constraints
+from tczoo.methods.stab.graph import build_graph, components, is_independent
+from tczoo.methods.stab.saturator import check_multitest, check_values, saturate, validate
 
 
 def records(text: str):  # noqa: ANN201 - list of records
@@ -100,35 +100,102 @@ MULTITEST = ("1 ≤ t ≤ 10^4 — the number of test cases. 1 ≤ n ≤ 2·10^5
              "The sum of n over all test cases does not exceed 2·10^5.")
 
 
-def test_sum_over_tests_gives_two_options() -> None:
+def test_sum_over_tests_main_boundary_then_tests_max_option() -> None:
     result = saturate(records(MULTITEST))
     options = {o.name: o.boundary for o in result.options}
-    assert options["one_big_test"] == {"t": 1, "n": 200000, "a_i": 10**9}
-    assert options["many_tests"] == {"t": 10000, "n": 20, "a_i": 10**9}
-    assert result.boundary == options["one_big_test"]
+    # n ≤ 2·10^5 already fills the sum: one test; tests_max: 10^4 tests of 2·10^5 / 10^4.
+    assert result.boundary == options["data_max"] == {"t": 1, "n": 200000, "a_i": 10**9}
+    assert options["tests_max"] == {"t": 10000, "n": 20, "a_i": 10**9}
     assert result.violations == []
+
+
+@pytest.mark.parametrize("objective", ["leximin", "weighted"])
+@pytest.mark.parametrize("method", ["auto", "greedy"])
+def test_sum_over_tests_uses_the_whole_budget(objective: str, method: str) -> None:
+    """Issue 14 (9): n ≤ 10^5, ∑n ≤ 2·10^5 is n = 10^5 in t = 2 tests, not t = 1."""
+    cons = records("1 ≤ t ≤ 10^4 — the number of test cases. 1 ≤ n ≤ 10^5. "
+                   "The sum of n over all test cases does not exceed 2·10^5.")
+    result = saturate(cons, objective=objective, method=method)  # type: ignore[arg-type]
+    assert result.boundary == {"t": 2, "n": 100000}
+    assert {o.name: o.boundary for o in result.options}["tests_max"] == {"t": 10000, "n": 20}
+    assert result.violations == [] and result.objective == objective
 
 
 def test_sum_over_tests_respects_per_test_cap() -> None:
     cons = records("1 ≤ t ≤ 100 — the number of test cases. 1 ≤ n ≤ 1000. The sum of n over all test cases "
                    "does not exceed 10^6.")
-    options = {o.name: o.boundary for o in saturate(cons).options}
-    assert options["one_big_test"] == {"t": 1, "n": 1000}
-    assert options["many_tests"] == {"t": 100, "n": 1000}
+    result = saturate(cons)
+    # 100 tests of 1000 use 10^5 of the 10^6: both priorities agree, so no options.
+    assert result.boundary == {"t": 100, "n": 1000} and result.options == []
 
 
 def test_many_tests_limited_by_minimum_size() -> None:
     cons = records("1 ≤ t ≤ 10^5 — the number of test cases. 2 ≤ n ≤ 10^5. ∑ n ≤ 10^5")
-    options = {o.name: o.boundary for o in saturate(cons).options}
-    assert options["many_tests"] == {"t": 50000, "n": 2}
+    result = saturate(cons)
+    assert result.boundary == {"t": 1, "n": 100000}
+    assert {o.name: o.boundary for o in result.options}["tests_max"] == {"t": 50000, "n": 2}
 
 
 def test_sum_of_product_over_tests() -> None:
     cons = records("1 ≤ t ≤ 10^4 — the number of test cases. 1 ≤ n, m ≤ 10^5. "
                    "The sum of n·m over all test cases does not exceed 10^6.")
-    options = {o.name: o.boundary for o in saturate(cons).options}
-    assert options["one_big_test"] == {"t": 1, "n": 1000, "m": 1000}
-    assert options["many_tests"] == {"t": 10000, "n": 10, "m": 10}
+    result = saturate(cons)
+    assert result.boundary == {"t": 1, "n": 1000, "m": 1000}
+    assert {o.name: o.boundary for o in result.options}["tests_max"] == {"t": 10000, "n": 10, "m": 10}
+
+
+# --------------------------------------------------------------------------- objectives
+
+
+def test_weighted_objective_is_the_authors_sum() -> None:
+    """The authors' cpsat_solver.py maximises Σ w·x (w = 10^6 for plain sizes): the
+    largest sum, n + m = 100010, rather than the balanced leximin shape."""
+    cons = records("1 ≤ n, m ≤ 10^5. n·m ≤ 10^6")
+    assert saturate(cons).boundary == {"n": 1000, "m": 1000}
+    assert saturate(cons, objective="weighted").boundary == {"n": 100000, "m": 10}
+    assert saturate(cons, objective="weighted", method="greedy").boundary == {"n": 100000, "m": 10}
+    weighted_multi = records("1 ≤ t ≤ 10^4 — the number of test cases. 1 ≤ n, m ≤ 10^5. "
+                             "The sum of n·m over all test cases does not exceed 10^6.")
+    assert saturate(weighted_multi, objective="weighted").boundary == {"t": 1, "n": 100000, "m": 10}
+
+
+# --------------------------------------------------------------------------- relations (CP-SAT)
+
+RELATIONS = [
+    # linear bound: m ≥ n − 1 and m ≤ 2·10^5, n ≤ 10^5
+    ("1 ≤ n ≤ 10^5. n − 1 ≤ m ≤ 2·10^5", {"n": 100000, "m": 200000}),
+    # m ≤ n(n−1)/2 binds for small n: 100·99/2 = 4950
+    (r"$1 \le n \le 100$. $0 \le m \le \min(10^5, \frac{n(n-1)}{2})$", {"n": 100, "m": 4950}),
+    # ... and does not for large n
+    ("2 ≤ n ≤ 10^5. 0 ≤ m ≤ min(2·10^5, n(n−1)/2)", {"n": 100000, "m": 200000}),
+    # 2n ≤ 10^5 alone: n = 50000
+    ("1 ≤ n. 2n ≤ 10^5", {"n": 50000}),
+    # n^2 ≤ 10^9: floor(sqrt(10^9)) = 31622
+    ("1 ≤ n ≤ 10^5. n^2 ≤ 10^9", {"n": 31622}),
+    # n + m ≤ 10^5 written as n ≤ 10^5 − m, with m ≤ 10^3: leximin 5·10^4 each... m is capped
+    ("1 ≤ m ≤ 1000. 1 ≤ n. n ≤ 10^5 − m", {"m": 1000, "n": 99000}),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), RELATIONS, ids=[t for t, _ in RELATIONS])
+def test_relations_are_solved_jointly(text: str, expected: dict[str, int]) -> None:
+    result = saturate(records(text))
+    assert result.boundary == expected
+    assert result.violations == [] and result.unbounded == []
+    assert all(c.method == "cp-sat" for c in result.components if len(c.vars) > 1 or "n" in c.vars)
+
+
+def test_relation_among_variables_couples_them() -> None:
+    """s + e < d (a relation, not a bound) puts s, e, d in one CP-SAT group; leximin
+    then splits d's room between s and e."""
+    cons = records(r"$0 \le s, e, d \le 10^9$, $s + e < d$")
+    assert components(build_graph(cons)) == [["s", "e", "d"]]
+    result = saturate(cons)
+    assert result.boundary["d"] == 10**9
+    assert sorted([result.boundary["s"], result.boundary["e"]]) == [499999999, 500000000]
+    assert result.violations == []
+    # The greedy fallback raises a tier as one level, so it finds a valid point, not this one.
+    assert saturate(cons, method="greedy").violations == []
 
 
 # --------------------------------------------------------------------------- fallback
@@ -178,6 +245,14 @@ def test_check_values_elementwise_relations() -> None:
     assert check_values({"n": 3, "u": [1, 2], "v": [2, 3], "l": [1, 2], "r": [3, 2]}, cons) == []
     problems = check_values({"n": 3, "u": [1, 2], "v": [1, 3], "l": [3], "r": [2]}, cons)
     assert any("u_i = v_i = 1" in p for p in problems) and any("l_i = 3 > r_i = 2" in p for p in problems)
+
+
+def test_check_values_on_relations_elementwise() -> None:
+    cons = records(r"$1 \le n \le 10$. $s_i + e_i < d_i$. $m \le \frac{n(n-1)}{2}$")
+    assert check_values({"n": 4, "m": 6, "s": [1, 2], "e": [1, 0], "d": [3, 3]}, cons) == []
+    problems = check_values({"n": 4, "m": 7, "s": [1, 2], "e": [1, 1], "d": [3, 3]}, cons)
+    assert problems == ["s_i + e_i < d_i: s_i = 2, e_i = 1, d_i = 3 at position 2",
+                        "m ≤ (n^2 - n)/2: m = 7, n = 4"]
 
 
 def test_validate_uniform_assignment_counts_tests() -> None:
@@ -237,7 +312,7 @@ def test_boundary_command_json(tmp_path: Path, capsys: pytest.CaptureFixture[str
     assert [c["kind"] for c in report["constraints"]] == [
         "scalar_range", "scalar_range", "scalar_range", "product", "string_length", "sum_over"]
     assert report["boundary"] == {"t": 1, "n": 1000, "m": 1000, "|s|": 200000}
-    assert [o["name"] for o in report["options"]] == ["one_big_test", "many_tests"]
+    assert [o["name"] for o in report["options"]] == ["data_max", "tests_max"]
     assert report["options"][1]["boundary"] == {"t": 10000, "n": 10, "m": 10, "|s|": 200000}
     assert [u["text"] for u in report["unparsed"]] == ["Every cell value is at most one hundred"]
     assert report["violations"] == []

@@ -12,8 +12,8 @@ import pytest
 import yaml
 from pydantic import ValidationError
 
-from methods.stab import scenarios as sc
-from methods.stab.scenarios import (
+from tczoo.methods.stab import scenarios as sc
+from tczoo.methods.stab.scenarios import (
     Catalog,
     CentroidCache,
     EmbeddingUnavailable,
@@ -249,14 +249,51 @@ def test_union_joins_keyword_hits_and_knn_top_k(catalog, tmp_path):
 
     only = ScenarioRetriever(catalog, mode="knn", top_k=1, cache_dir=tmp_path / "3", embedder=far)
     assert [h.scenario.id for h in only.retrieve(text)] == ["sorting"]
-    capped = ScenarioRetriever(catalog, mode="union", max_hits=1, cache_dir=tmp_path / "4", embedder=far)
-    assert [h.scenario.id for h in capped.retrieve(text)] == ["sorting"]
+
+
+def test_keyword_first_is_the_default_and_consults_knn_only_without_keyword_hits(catalog, tmp_path):
+    """The authors' kw_anchor_knn.py: every keyword hit; KNN top-k only when none."""
+    named = STATEMENTS["geometry"]  # keyword: geometry only
+    plain = "Given two numbers, print how many steps the process takes."
+    fake = FakeEmbedder(catalog, {named: _toward(catalog, {"sorting": 2, "hashing": 1}),
+                                  plain: _toward(catalog, {"dp_recursion": 3, "bitmasks": 2, "sorting": 1})})
+    retriever = ScenarioRetriever(catalog, cache_dir=tmp_path, embedder=fake)
+    assert retriever.mode == "keyword_first"
+    hits = retriever.retrieve(named)
+    assert [(h.scenario.id, h.via) for h in hits] == [("geometry", {"keyword"})]
+    assert fake.encoded == 0  # no embedding at all: the keyword matched
+    hits = retriever.retrieve(plain)
+    assert [(h.scenario.id, h.via) for h in hits] == [("dp_recursion", {"knn"}), ("bitmasks", {"knn"})]
+
+
+def test_no_mode_drops_a_keyword_hit(catalog, tmp_path):
+    wanted = {"sorting", "hashing", "geometry", "number_theory", "string_matching", "bst_segment"}
+    text = " ".join(STATEMENTS[k] for k in sorted(wanted))
+    fake = FakeEmbedder(catalog, {text: _toward(catalog, {"dp_recursion": 3, "two_pointers": 2})})
+    for mode in ("keyword_first", "keyword", "union"):
+        hits = ScenarioRetriever(catalog, mode=mode, cache_dir=tmp_path / mode, embedder=fake).retrieve(text)
+        assert wanted <= {h.scenario.id for h in hits}, mode
+    union = ScenarioRetriever(catalog, mode="union", cache_dir=tmp_path / "u", embedder=fake).retrieve(text)
+    assert {"dp_recursion", "two_pointers"} <= {h.scenario.id for h in union}
+
+
+def test_keyword_first_without_embeddings_fails_only_when_knn_is_needed(catalog, monkeypatch):
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec",
+        lambda name, *a: None if name == "sentence_transformers" else real_find_spec(name, *a),
+    )
+    retriever = ScenarioRetriever(catalog)  # keyword_first: constructed without the model
+    assert retriever.retrieve(STATEMENTS["hashing"])[0].scenario.id == "hashing"
+    with pytest.raises(EmbeddingUnavailable):
+        retriever.retrieve("Print the sum of a and b.")
 
 
 def test_invalid_mode_and_aliases(catalog):
     with pytest.raises(ValueError, match="mode"):
         ScenarioRetriever(catalog, mode="both")
     assert ScenarioRetriever(catalog, mode="keyword-only").mode == "keyword"
+    assert ScenarioRetriever(catalog, mode="keyword-first", embedder=object()).mode == "keyword_first"  # type: ignore[arg-type]
 
 
 def test_centroids_are_unit_means_and_cached(catalog, tmp_path):

@@ -27,10 +27,12 @@ def test_torn_last_line_is_cut_on_open(tmp_path):
     assert [g.problem_id for g in again.generations()] == ["p0", "p1"]
 
 
-def test_resume_with_another_config_is_refused(tmp_path):
-    RunStore.open(tmp_path, RunConfig(methods=["crux"], model="m", benchmark="zoo-mini"))
-    with pytest.raises(RunStoreError, match="different configuration"):
-        RunStore.open(tmp_path, RunConfig(methods=["lcb"], model="m", benchmark="zoo-mini"))
+def test_resume_with_another_config_is_refused_naming_the_fields(tmp_path):
+    RunStore.open(tmp_path, RunConfig(methods=["crux"], model="m", benchmark="zoo-mini")).close()
+    with pytest.raises(RunStoreError, match="different configuration") as err:
+        RunStore.open(tmp_path, RunConfig(methods=["lcb"], model="m", benchmark="zoo-mini", seed=3))
+    assert 'methods: was ["crux"], now ["lcb"]' in str(err.value) and "seed: was 0, now 3" in str(err.value)
+    assert "model" not in str(err.value).split("(", 1)[1]
 
 
 def test_not_a_run_directory(tmp_path):
@@ -70,3 +72,98 @@ def test_kill_9_while_writing_loses_nothing_that_was_written(tmp_path):
     ids = [g.problem_id for g in store.generations()]
     assert len(ids) >= 20
     assert ids == [f"p{i}" for i in range(len(ids))]  # in order, none lost, none doubled
+
+
+CONFIG = RunConfig(methods=["crux"], model="m", benchmark="zoo-mini")
+
+
+def test_a_second_writer_is_refused_naming_the_holder(tmp_path):
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import sys, time
+        from tczoo.store import RunStore
+        from tczoo.schema import RunConfig
+        RunStore.open({str(tmp_path)!r}, RunConfig(methods=["crux"], model="m", benchmark="zoo-mini"))
+        print("locked", flush=True)
+        time.sleep(60)
+    """)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(RunStoreError, match=rf"another tczoo process \(pid {holder.pid} on "):
+            RunStore.open(tmp_path, CONFIG)
+        RunStore.open(tmp_path).generations()  # reading needs no lock
+    finally:
+        holder.kill()
+        holder.wait()
+    RunStore.open(tmp_path, CONFIG).close()  # the lock died with its holder
+
+
+def test_a_torn_record_completed_by_a_newline_is_reported_then_repaired(tmp_path):
+    store = RunStore.open(tmp_path, CONFIG)
+    store.add_generation(_gen(0))
+    store.close()
+    with open(tmp_path / "generations.jsonl", "a") as fh:
+        fh.write('{"kind": "generat\n')  # torn, then a later writer's newline
+    reader = RunStore.open(tmp_path)
+    assert [g.problem_id for g in reader.generations()] == ["p0"]
+    assert reader.warnings == [f"{tmp_path / 'generations.jsonl'}:2: skipped a torn last record "
+                               "(run the same `tczoo run` again to repair it)"]
+    writer = RunStore.open(tmp_path, CONFIG)
+    assert writer.warnings and "generations.jsonl:2: cut a torn record" in writer.warnings[0]
+    writer.add_generation(_gen(1))
+    assert [g.problem_id for g in writer.generations()] == ["p0", "p1"]
+    writer.close()
+
+
+def test_a_corrupt_line_inside_a_file_names_file_and_line(tmp_path):
+    store = RunStore.open(tmp_path, CONFIG)
+    store.add_generation(_gen(0))
+    with open(tmp_path / "generations.jsonl", "a") as fh:
+        fh.write("not json at all\n")
+    store.add_generation(_gen(1))
+    store.close()
+    with pytest.raises(RunStoreError, match=r"generations.jsonl:2: corrupt record"):
+        RunStore.open(tmp_path).generations()
+    (tmp_path / "scores.jsonl").write_text('{"kind": "score"}\n')
+    with pytest.raises(RunStoreError, match=r"scores.jsonl:1: not a ScoreRecord"):
+        RunStore.open(tmp_path).all_scores()
+
+
+def test_a_retried_unit_supersedes_its_failed_record(tmp_path):
+    store = RunStore.open(tmp_path, CONFIG)
+    failed = _gen(0)
+    store.add_generation(failed)
+    store.add_score(ScoreRecord(runner="hackrate", method="crux", model="m", problem_id="p0", metrics={"x": 0.0}))
+    retried = _gen(0).model_copy(update={"attempt": 1, "seconds": 2.0})
+    store.add_generation(retried)
+    assert [g.attempt for g in store.all_generations()] == [0, 1]  # the failed record stays
+    assert [(g.problem_id, g.attempt) for g in store.generations()] == [("p0", 1)]
+    assert store.scores() == []  # the old score belongs to the superseded attempt
+    store.add_score(ScoreRecord(runner="hackrate", method="crux", model="m", problem_id="p0", attempt=1))
+    assert [s.attempt for s in store.scores()] == [1]
+    store.close()
+
+
+def test_a_full_disk_is_one_error_and_nothing_half_written_stays(tmp_path):
+    from tczoo.errors import RunFailed
+
+    store = RunStore.open(tmp_path, CONFIG)
+    os.symlink("/dev/full", tmp_path / "exchanges.jsonl")  # every write: ENOSPC
+    with pytest.raises(RunFailed, match="No space left on device; free some space and run the same command"):
+        store.log_exchange({"text": "x"})
+    store.close()
+
+
+def test_lone_surrogates_nul_and_escapes_round_trip(tmp_path):
+    from tczoo.schema import TestCase
+
+    text = "a\udcffb\x00c\x1b]0;t\x07d\ud800"
+    store = RunStore.open(tmp_path, CONFIG)
+    gen = _gen(0)
+    gen.suite.tests = [TestCase(input=text, output=text)]
+    store.add_generation(gen)
+    store.log_exchange({"text": text})
+    store.close()
+    again = RunStore.open(tmp_path)
+    assert again.generations()[0].suite.tests[0].input == text
+    assert again.exchanges()[0]["text"] == text
+    (tmp_path / "generations.jsonl").read_bytes().decode("utf-8")  # valid UTF-8 on disk

@@ -8,7 +8,7 @@ from itertools import combinations
 import numpy as np
 import pytest
 
-from runners.wrongselect import (
+from tczoo.benchmarks.wrongselect import (
     build_benchmark_from_matrix,
     matrix_from_rows,
     matrix_rank_gf2,
@@ -17,7 +17,6 @@ from runners.wrongselect import (
     naive_wrong_select,
     prefilter,
     wrong_select,
-    wrongselect_command,
 )
 from tczoo.schema import FailureSignature, Language, Problem, WrongProgram
 
@@ -244,29 +243,43 @@ def test_matrix_from_rows_accepts_strings_lists_and_verdicts():
         matrix_from_rows([[0, 2]])
 
 
-def test_command_prints_rank_basis_objective(tmp_path, capsys):
+def _wrongselect(*args):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "tczoo.cli", "wrongselect", *map(str, args)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_command_prints_rank_basis_objective_and_qualification(tmp_path):
     path = tmp_path / "m.json"
     path.write_text(json.dumps(["AAW", "AWW", "AWA"]))
-    assert wrongselect_command(path, restarts=5, max_steps=10, seed=0, as_json=True) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert out == {"rank": 2, "basis": [0, 2], "objective": 0.0}
+    done = _wrongselect(path, "--restarts", 5, "--max-steps", 10, "--format", "json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    # the machine output says what the text says: qualified or not, and why
+    assert out == {"rank": 2, "basis": [0, 2], "objective": 0.0, "qualified": False, "reason": "rank 2 < 5"}
 
 
-def test_command_accepts_01_lists_and_text_output(tmp_path, capsys):
+def test_command_accepts_01_lists_and_text_output(tmp_path):
     path = tmp_path / "m.json"
     path.write_text(json.dumps(FIGURE2))
-    assert wrongselect_command(path, 5, 10, 0, False) == 0
-    text = capsys.readouterr().out
-    assert "basis: [0, 2]" in text and "NOT qualified: rank 2 < 5" in text
+    done = _wrongselect(path, "--restarts", 5, "--max-steps", 10)
+    assert done.returncode == 0, done.stderr
+    assert "basis: [0, 2]" in done.stdout and "NOT qualified: rank 2 < 5" in done.stdout
 
 
-def test_command_reports_bad_input(tmp_path, capsys):
-    assert wrongselect_command(tmp_path / "missing.json", 1, 1, 0, True) == 2
-    assert "not found" in capsys.readouterr().err
-    bad = tmp_path / "bad.json"
-    bad.write_text("{")
-    assert wrongselect_command(bad, 1, 1, 0, True) == 2
-    assert "not JSON" in capsys.readouterr().err
+def test_command_reports_bad_input(tmp_path):
+    for path, needle in ((tmp_path / "missing.json", "no such file"), (tmp_path / "bad.json", "not JSON"),
+                         (tmp_path / "rows.json", "different lengths")):
+        if path.name == "bad.json":
+            path.write_text("{")
+        if path.name == "rows.json":
+            path.write_text(json.dumps(["AW", "AWA"]))
+        done = _wrongselect(path, "-f", "json")
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        [line] = done.stderr.strip().splitlines()
+        assert line.startswith("error:") and needle in line
 
 
 # ------------------------------------------------------------------ benchmark construction

@@ -1,31 +1,45 @@
 """``tczoo stab ...``: STAB's inspection commands.
 
-* ``tczoo stab boundary FILE [--json]`` - parsed constraints, unparsed sentences,
-  resolved boundary and options (:func:`methods.stab.boundary.boundary_command`);
-* ``tczoo stab scenarios FILE [--mode union|keyword|knn] [--top-k 2] [--json]`` -
-  the catalog scenarios retrieved for a statement, and how;
-* ``tczoo stab layout FILE [--json]`` - the input layout read from the Input section,
+* ``tczoo stab boundary FILE [--objective leximin|weighted] [-f json]`` - parsed
+  constraints, unparsed sentences, resolved boundary and options
+  (:func:`tczoo.methods.stab.boundary.boundary_report`);
+* ``tczoo stab scenarios FILE [--mode keyword_first|union|keyword|knn] [--top-k 2] [-f json]``
+  - the catalog scenarios retrieved for a statement, and how;
+* ``tczoo stab layout FILE [-f json]`` - the input layout read from the Input section,
   the one used to check generated inputs (verified against samples given with
   ``--sample FILE``, repeatable);
-* ``tczoo stab spec FILE [--variant stab|stab-base|stab-no-m1|stab-no-m2]`` - the
-  structured generation specification prompt exactly as a model would receive it.
+* ``tczoo stab spec FILE [--variant stab|stab-base|stab-no-m1|stab-no-m2] [--per-test --index K]``
+  - the structured generation specification prompt exactly as a model would receive
+  it (the one batch call by default, generator K's own call with ``--per-test``).
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
+from tczoo.cli.kit import CLIError, echo, emit_json, format_option, require_file
+
+# The retrieval modes (tczoo.methods.stab.scenarios.RETRIEVAL_MODES, not imported here:
+# the CLI starts without loading the method's dependencies).
+MODES = ("keyword_first", "union", "keyword", "knn")
+OBJECTIVES = ("leximin", "weighted")
+
 
 def _read(file: Path) -> str:
+    require_file(file, "statement file")
     try:
-        return Path(file).read_text(encoding="utf-8")
-    except OSError as error:
-        typer.echo(f"cannot read {file}: {error}", err=True)
-        raise typer.Exit(1)
+        return file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise CLIError(f"cannot read {file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+
+
+def _mode(mode: str) -> str:
+    if mode not in MODES:
+        raise CLIError(f"--mode must be one of {', '.join(MODES)}, not {mode!r}")
+    return mode
 
 
 def register(app: typer.Typer) -> None:
@@ -33,48 +47,58 @@ def register(app: typer.Typer) -> None:
                        no_args_is_help=True)
 
     @stab.command("boundary")
-    def boundary(file: Path = typer.Argument(..., help="a problem statement (text/markdown)"),
-                 as_json: bool = typer.Option(False, "--json", help="print JSON")) -> None:
-        """Parsed constraints, unparsed sentences, the resolved boundary and its options."""
-        from methods.stab.boundary import boundary_command
+    def boundary(file: Path = typer.Argument(..., help="a problem statement (text/markdown/LaTeX)"),
+                 objective: str = typer.Option("leximin", "--objective", help="leximin | weighted (the authors')"),
+                 fmt: str = format_option("table", "json")) -> None:
+        """Parsed constraints, unparsed sentences, the resolved boundary and its options
+        (exit 1 when the boundary violates a parsed constraint: a saturator bug)."""
+        from tczoo.methods.stab.boundary import boundary_report, print_report
 
-        code = boundary_command(Path(file), as_json)
-        raise typer.Exit(code)
+        if objective not in OBJECTIVES:
+            raise CLIError(f"--objective must be one of {', '.join(OBJECTIVES)}, not {objective!r}")
+        report = boundary_report(_read(file), objective=objective)
+        if fmt == "json":
+            emit_json(report)
+        else:
+            print_report(report)
+        raise typer.Exit(1 if report["violations"] else 0)
 
     @stab.command("scenarios")
     def scenarios(file: Path = typer.Argument(..., help="a problem statement"),
-                  mode: str = typer.Option("union", "--mode", help="union | keyword | knn"),
-                  top_k: int = typer.Option(2, "--top-k", help="scenarios KNN keeps"),
+                  mode: str = typer.Option("keyword_first", "--mode",
+                                           help="keyword_first (the authors': KNN only without keyword hits) "
+                                                "| union | keyword | knn"),
+                  top_k: int = typer.Option(2, "--top-k", min=1, help="scenarios KNN keeps"),
                   model: Optional[str] = typer.Option(None, "--model", help="embedding model (KNN)"),
-                  as_json: bool = typer.Option(False, "--json", help="print JSON")) -> None:
+                  fmt: str = format_option("table", "json")) -> None:
         """Catalog scenarios retrieved for a statement (keyword hits, KNN cosine)."""
-        from methods.stab.scenarios import ScenarioRetriever, load_catalog
+        from tczoo.methods.stab.scenarios import EmbeddingUnavailable, ScenarioRetriever, load_catalog
 
         text = _read(file)
         try:
-            hits = ScenarioRetriever(load_catalog(), model=model, mode=mode, top_k=top_k).retrieve(text)
-        except (ImportError, ValueError, OSError) as exc:
-            typer.echo(f"error: {exc}", err=True)
-            raise typer.Exit(2)
+            hits = ScenarioRetriever(load_catalog(), model=model, mode=_mode(mode), top_k=top_k).retrieve(text)
+        except EmbeddingUnavailable as exc:
+            raise CLIError(f"--mode {mode}: {exc}") from exc
         rows = [{"scenario": h.scenario.id, "name": h.scenario.name, "class": h.scenario.cls,
                  "via": sorted(h.via), "score": round(h.score, 4), "keywords": h.keywords,
                  "implementations": [i.name for i in h.scenario.implementations]} for h in hits]
-        if as_json:
-            typer.echo(json.dumps(rows, indent=2))
+        if fmt == "json":
+            emit_json(rows)
             return
         if not rows:
-            typer.echo("no scenario retrieved")
+            echo("no scenario retrieved")
         for r in rows:
             kw = f"  keywords: {', '.join(r['keywords'])}" if r["keywords"] else ""
-            typer.echo(f"{r['name']:<22} {r['class']:<10} via {'+'.join(r['via']):<12} score {r['score']:.3f}{kw}")
+            echo(f"{r['name']:<22} {r['class']:<10} via {'+'.join(r['via']):<12} score {r['score']:.3f}{kw}")
 
     @stab.command("layout")
     def layout(file: Path = typer.Argument(..., help="a problem statement"),
                sample: List[Path] = typer.Option([], "--sample", help="a sample input file (repeatable)"),
-               as_json: bool = typer.Option(False, "--json", help="print JSON")) -> None:
-        """The input layout inferred from the Input section (what generated inputs are read with)."""
-        from methods.stab.constraints import parse_constraints
-        from methods.stab.inputs import LayoutError, checker_for, infer_layout
+               fmt: str = format_option("table", "json")) -> None:
+        """The input layout inferred from the Input section (what generated inputs are read with);
+        exit 1 when no layout could be inferred."""
+        from tczoo.methods.stab.constraints import parse_constraints
+        from tczoo.methods.stab.inputs import LayoutError, checker_for, infer_layout
 
         text = _read(file)
         try:
@@ -89,34 +113,39 @@ def register(app: typer.Typer) -> None:
             note = checker.note or note
         report = {"layout": inferred, "verified": bool(checker and checker.active), "note": note,
                   "dropped_constraints": checker.dropped if checker else []}
-        if as_json:
-            typer.echo(json.dumps(report, indent=2, ensure_ascii=False))
+        if fmt == "json":
+            emit_json(report)
         else:
             for k, v in report.items():
-                typer.echo(f"{k}: {v}")
+                echo(f"{k}: {v}")
         raise typer.Exit(0 if inferred else 1)
 
     @stab.command("spec")
     def spec(file: Path = typer.Argument(..., help="a problem statement"),
              variant: str = typer.Option("stab", "--variant", help="stab | stab-base | stab-no-m1 | stab-no-m2"),
-             mode: str = typer.Option("keyword", "--mode", help="scenario retrieval: union | keyword | knn"),
-             index: int = typer.Option(1, "--index", help="which generator's prompt (1-based)")) -> None:
-        """Print the structured generation specification prompt for one generator."""
-        from methods.stab.method import VARIANTS, build_spec
-        from tczoo.prompts import Prompts
+             mode: str = typer.Option("keyword", "--mode",
+                                      help="scenario retrieval: keyword_first | union | keyword | knn"),
+             per_test: bool = typer.Option(False, "--per-test", help="generator K's own prompt (generation=per_test)"),
+             index: int = typer.Option(1, "--index", min=1, help="with --per-test: which generator (1-based)")) -> None:
+        """Print the structured generation specification prompt (the one batch call by default)."""
+        from tczoo.methods.stab.method import VARIANTS, build_spec
+        from tczoo.templates import Prompts
         from tczoo.schema import Setting, Task
 
         if variant not in VARIANTS:
-            typer.echo(f"unknown variant {variant!r} ({', '.join(VARIANTS)})", err=True)
-            raise typer.Exit(2)
+            raise CLIError(f"unknown variant {variant!r} ({', '.join(VARIANTS)})")
         cls = VARIANTS[variant]
-        method = cls(retrieval=mode)
+        method = cls(retrieval=_mode(mode))
+        total = method.params.generators
+        if per_test and index > total:
+            raise CLIError(f"--index {index}: {variant} asks {total} generators")
         task = Task(problem_id=Path(file).stem, statement=_read(file), time_limit_ms=2000, memory_limit_mb=256,
                     setting=Setting.SPEC)
         spec_, notes = build_spec(method, task)
         for note in notes:
-            typer.echo(f"# note: {note}", err=True)
-        for message in Prompts().render("stab/generate", **spec_.variables(index - 1, method.params.generators)):
-            typer.echo(f"===== {message['role']} =====\n{message['content']}\n")
+            echo(f"# note: {note}", err=True)
+        template = "stab/generate" if per_test else "stab/generate_batch"
+        for message in Prompts().render(template, **spec_.variables(index - 1 if per_test else 0, total)):
+            echo(f"===== {message['role']} =====\n{message['content']}\n")
 
     app.add_typer(stab, name="stab")

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import networkx as nx
+if TYPE_CHECKING:
+    import networkx as nx
 
-from .constraints import (
+from .records import (
     Constraint,
     IndexedRange,
     ScalarRange,
@@ -51,6 +52,8 @@ def _linked(record: Constraint) -> list[str]:
 def build_graph(constraints: Sequence[Constraint]) -> nx.Graph:
     """Variables as nodes (attribute ``role``), records as edges (attribute ``records``,
     the indices into *constraints* that create the edge)."""
+    import networkx as nx  # imported on use: listing methods must not pay for it
+
     graph = nx.Graph()
     for index, record in enumerate(constraints):
         for var in record.variables():
@@ -67,6 +70,8 @@ def build_graph(constraints: Sequence[Constraint]) -> nx.Graph:
 
 def components(graph: nx.Graph) -> list[list[str]]:
     """Connected components, each in node-insertion order, in order of first node."""
+    import networkx as nx
+
     order = {node: i for i, node in enumerate(graph.nodes)}
     groups = [sorted(c, key=order.__getitem__) for c in nx.connected_components(graph)]
     return sorted(groups, key=lambda g: order[g[0]])

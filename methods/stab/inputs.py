@@ -35,8 +35,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Sequence, Union
 
-from .constraints import Constraint, split_sections
-from .saturator import check_multitest, check_values
+from .constraints import Constraint, expand_macros, split_sections
+from .check import check_multitest, check_values
 
 # --------------------------------------------------------------------------- layout
 
@@ -90,13 +90,29 @@ _NUMBER_WORDS = {"a": 1, "an": 1, "one": 1, "single": 1, "a single": 1, "two": 2
                  "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 _LINE_START = re.compile(
     r"\b(?:the\s+)?(?:first|second|third|fourth|fifth|sixth|next|last|following|only)\s+line"
-    r"(?:\s+of\s+(?:each|every|the)\s+test(?:\s+case)?)?\s+contains?\b", re.I)
+    r"(?:\s+of\s+(?:each|every|the)\s+test(?:\s+case)?)?\s+contains?\b"
+    # Kattis/BAPC: "- One line with a single integer n", "one line containing ..."
+    r"|(?<![\w,])(?:one|a)\s+line\s+(?:with|containing)\b", re.I)
 _ROWS = re.compile(r"\b(?:each|the\s+[a-z]\s*-?\s*th)\s+of\s+the\s+(?:next|following)\s+"
-                   r"(\w+(?:\s*[−-]\s*\d+)?)\s+lines?\s+(?:contains?|describes?|has)\b", re.I)
+                   r"(\w+(?:\s*[−-]\s*\d+)?)\s+lines?\s+(?:contains?|describes?|has)\b"
+                   # Kattis/BAPC: "n lines, each with a string s and an integer a"
+                   r"|(?<![\w-])(\w+(?:\s*[−-]\s*\d+)?)\s+(?:more\s+|further\s+)?lines?,\s+each\s+(?:with|containing)\b",
+                   re.I)
 _TESTS = re.compile(r"\b(?:each|every)\s+(?:test\s*case|test|query\s+set|data\s*set)\b"
                     r"|\bthe\s+(?:test\s+cases|descriptions?\s+of\s+(?:the\s+)?test\s+cases)\s+follow", re.I)
 _COUNT_OF_TESTS = re.compile(r"number\s+of\s+(?:test\s*cases|tests|testcases)", re.I)
-_IDENT = r"[A-Za-z](?:_(?:\{?[A-Za-z0-9]+(?:,[A-Za-z0-9]+)*\}?))?"
+_LETTER = "A-Za-zα-ωΑ-Ωℓ"
+_IDENT = r"[" + _LETTER + r"](?:_(?:\{?[A-Za-z0-9]+(?:,[A-Za-z0-9]+)*\}?))?"
+# "a string s", "an integer a", "two integers n and k": one typed group of fields.
+_TYPED = re.compile(
+    r"\b(?:(a\s+single|an?|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\s+)?"
+    r"(?:(?:positive|non-negative|nonnegative|space-separated|lowercase|uppercase)\s+)*"
+    r"(integers?|numbers?|strings?|words?)\s+(" + _IDENT + r"(?:\s*(?:,|,?\s*and)\s*" + _IDENT + r")*)(?![\w])",
+    re.I)
+
+
+_GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "lambda": "λ", "mu": "μ", "pi": "π",
+          "sigma": "σ", "tau": "τ", "phi": "φ", "omega": "ω"}
 
 
 def _plain(text: str) -> str:
@@ -106,6 +122,8 @@ def _plain(text: str) -> str:
     text = re.sub(r"\\(?:le|leq)\b", "≤", text)
     text = re.sub(r"\\(?:ge|geq)\b", "≥", text)
     text = re.sub(r"\\cdot|\\times", "*", text)
+    text = re.sub(r"\\ell\b", "ℓ", text)
+    text = re.sub(r"\\(" + "|".join(_GREEK) + r")\b", lambda m: _GREEK[m[1]], text)
     text = re.sub(r"\\[a-zA-Z]+", " ", text)
     text = re.sub(r"_\{\s*([A-Za-z0-9]+)\s*\}", r"_\1", text)
     return re.sub(r"[ \t]+", " ", text)
@@ -114,12 +132,24 @@ def _plain(text: str) -> str:
 def _strip_asides(text: str) -> str:
     """Parentheticals and dash/colon explanations hold constraints and prose, not fields
     — except that ``one rhythm s: a non-empty string`` names the kind after the colon."""
-    while True:
-        new = re.sub(r"\([^()]*\)", " ", text)
-        if new == text:
-            break
-        text = new
-    return re.split(r"\s[—–-]\s|\s--\s|,\s+(?:the|which|where|describing|denoting)\b", text)[0]
+    return re.split(r"\s[—–-]\s|\s--\s|,\s+(?:the|which|where|describing|denoting)\b", _drop_parentheses(text))[0]
+
+
+def _drop_parentheses(text: str) -> str:
+    """Remove balanced ``( … )`` groups, nested ones included, in one pass (an
+    unbalanced ``(`` stays, as the old innermost-first rewriting left it)."""
+    out: list[str] = []
+    opened: list[int] = []  # positions in ``out`` where an unclosed "(" was written
+    for char in text:
+        if char == "(":
+            opened.append(len(out))
+            out.append(char)
+        elif char == ")" and opened:
+            del out[opened.pop():]
+            out.append(" ")
+        else:
+            out.append(char)
+    return "".join(out)
 
 
 def _count_of(word: str) -> str | int | None:
@@ -145,6 +175,15 @@ def _base(ident: str) -> str:
 def _fields(desc: str) -> list[Field]:
     """The fields one line description names, in order; [] when none are recognisable."""
     desc = _strip_asides(desc).strip()
+    groups = list(_TYPED.finditer(desc))
+    if len(groups) >= 2 and not re.search(r"_1\b.*?\.\.\.", desc):
+        # Several typed groups on one line: "a string s and an integer a".
+        out: list[Field] = []
+        for group in groups:
+            names = [x for x in re.split(r"\s*(?:,|\band\b)\s*", group.group(3)) if x]
+            kind = "str" if group.group(2).lower().startswith(("string", "word")) else "int"
+            out += [Field(name=_base(n), kind=kind) for n in names]
+        return out
     low = desc.lower()
     if "string" in low or "characters" in low or re.search(r"\bword\b", low):
         m = re.search(r"\bstrings?\s+(" + _IDENT + r")\b", desc)
@@ -181,7 +220,7 @@ def _fields(desc: str) -> list[Field]:
 def infer_layout(statement: str) -> InputLayout:
     """The layout of the statement's Input section; raises :class:`LayoutError` when a
     line description cannot be turned into fields (the caller then checks nothing)."""
-    section, _ = split_sections(statement)
+    section, _ = split_sections(expand_macros(statement))
     text = _plain(section)
     # Sentences; list items (- the first line ...) become sentences of their own.
     text = re.sub(r"(?m)^\s*[-*•]\s+", ". ", text)
@@ -193,7 +232,7 @@ def infer_layout(statement: str) -> InputLayout:
     for sentence in sentences:
         rows = _ROWS.search(sentence)
         if rows:
-            count = _count_of(rows.group(1))
+            count = _count_of(rows.group(1) or rows.group(2))
             fields = _fields(sentence[rows.end():])
             if count is None or not fields:
                 raise LayoutError(f"cannot read the rows of: {sentence!r}")

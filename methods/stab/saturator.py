@@ -4,23 +4,30 @@
   for it (the minimum of its upper bounds: the paper says "largest", but the only
   value valid under every extracted bound is the smallest of them).
 * **CP-SAT path** — each dependent group is one OR-Tools CP-SAT model
-  (``AddMultiplicationEquality`` for products, linear constraints for sums and
-  chains) solved under a *lexicographic* objective:
+  (``AddMultiplicationEquality`` for products and for the monomials of relations such
+  as ``m ≤ n(n−1)/2``, linear constraints for sums, chains and linear relations).
 
-  1. **leximin over sizes** (scalars such as ``n``, lengths ``|s|``): maximise the
-     smallest size, freeze the sizes that cannot go higher, repeat for the rest.
-     ``n·m ≤ 10^6`` with ``n, m ≤ 10^5`` gives ``n = m = 1000`` (the balanced shape
-     that saturates the product) rather than ``10^5 × 10``;
-  2. leximin over values (indexed families ``a_i``) with the sizes held;
-  3. the sum of everything, with the levels above held, to break remaining ties.
+Objectives (``objective=``; docs/stab-saturator.md compares them):
 
-  Every solve is deterministic (one worker, fixed seed) and time-boxed; when CP-SAT
-  returns no solution in time, or the model could overflow int64, the group falls
-  back to a **greedy** water-filling that mirrors the same objective.
-* **Sum over test cases** — ``∑ n ≤ S`` with ``t`` tests yields two options:
-  *one big test* (``t`` at its minimum, ``n`` as large as allowed; this is the
-  main boundary) and *many tests* (``t`` as large as ``S`` allows with every test
-  at its smallest size, then ``n`` as large as ``S / t`` allows).
+* ``"leximin"`` (default; the paper's "makes the variables in the group large") —
+  lexicographic: (1) leximin over sizes (scalars, lengths): maximise the smallest,
+  freeze the sizes that cannot go higher, repeat; (2) the number of test cases of a
+  sum over test cases; (3) leximin over values (indexed families ``a_i``); (4) the
+  sum of everything, to break ties. ``n·m ≤ 10^6`` gives ``n = m = 1000``; with
+  ``n ≤ 10^5``, ``∑n ≤ 2·10^5`` the data size comes first and the test count then
+  takes the rest of the budget: ``n = 10^5, t = 2`` — the whole sum is used;
+* ``"weighted"`` (the authors' code, ``cpsat_solver.py``) — one solve maximising
+  ``Σ w·x`` with ``w = 10^9`` for the variables summed over test cases, ``1`` for the
+  test count and ``10^6`` for the rest (``n·m ≤ 10^6`` then gives ``10^5 × 10``).
+
+Every solve is deterministic (one worker, fixed seed) and time-boxed; when CP-SAT
+returns no solution in time, or the model could overflow int64, the group falls back
+to a **greedy** water-filling that follows the same priorities.
+
+* **Sum over test cases** — the main boundary is the data-first resolution above;
+  the option ``tests_max`` puts the test count first (as many tests as the sum allows,
+  then each as large as the rest allows), the authors' "Option B". Both are listed
+  in ``options`` when they differ.
 
 An assignment is *uniform*: an indexed variable's value is what every element takes
 and a test-case sum counts ``t`` identical tests. The result is always re-checked
@@ -33,202 +40,51 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
-
-from ortools.sat.python import cp_model
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, Literal
 
 from tczoo.schema import Model
 
-from .constraints import (
+from .check import check_multitest, check_values, combine, validate
+from .records import (
     Chain,
     Constraint,
     IndexedRange,
     NotEqual,
     ProductBound,
+    Relation,
     ScalarRange,
     StringLength,
     SumBound,
     SumOver,
-    base_name,
-    is_indexed,
     is_length,
 )
 from .graph import build_graph, components, is_independent, records_of, role
+
+if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
+
+
+def _cp_model():
+    # OR-Tools takes most of a second to import: only a solve pays for it (listing the
+    # methods, ``tczoo --help`` and the rule path do not).
+    from ortools.sat.python import cp_model
+
+    return cp_model
+
+__all__ = ["BoundaryOption", "ComponentReport", "Objective", "Saturation", "check_multitest", "check_values",
+           "saturate", "validate"]
 
 # CP-SAT works in int64 and refuses models whose intermediate bounds could overflow;
 # we stay well inside that and let the greedy path (Python ints) handle the rest.
 _INT_LIMIT = 2**61
 
-# --------------------------------------------------------------------------- checking
+Objective = Literal["leximin", "weighted"]
+Priority = Literal["data", "tests"]
 
-Value = Any  # int, str, or a (nested) list of them
-
-
-def _flatten(value: Any) -> list[Any]:
-    if isinstance(value, (list, tuple)):
-        return [x for item in value for x in _flatten(item)]
-    return [value]
-
-
-def _lookup(var: str, values: Mapping[str, Value]) -> int | list[int] | None:
-    """The value of *var* in *values*: ``n``; ``a_i`` (or ``a``) as int or list;
-    ``|s|`` as int, or measured from ``s`` given as a string (list of strings)."""
-    if var in values:
-        raw = values[var]
-    elif is_length(var):
-        inner = var.strip("|")
-        raw = values.get(inner, values.get(base_name(var)))
-        if raw is None:
-            return None
-        items = [len(x) if isinstance(x, str) else x for x in _flatten(raw)]
-        return items if isinstance(raw, (list, tuple)) else items[0]
-    elif is_indexed(var):
-        raw = values.get(base_name(var))
-    else:
-        return None
-    if raw is None:
-        return None
-    if isinstance(raw, (list, tuple)):
-        return [int(x) for x in _flatten(raw)]
-    return int(raw)
-
-
-def _items(value: int | list[int]) -> list[int]:
-    return value if isinstance(value, list) else [value]
-
-
-def _pairs(left: int | list[int], right: int | list[int]) -> list[tuple[int, int]]:
-    """Elementwise pairs; a scalar is broadcast against a list."""
-    if isinstance(left, list) and isinstance(right, list):
-        return list(zip(left, right))
-    if isinstance(left, list):
-        return [(x, right) for x in left]  # type: ignore[misc]
-    if isinstance(right, list):
-        return [(left, y) for y in right]
-    return [(left, right)]
-
-
-def _term(term: int | str, values: Mapping[str, Value]) -> int | list[int] | None:
-    return term if isinstance(term, int) else _lookup(term, values)
-
-
-def _combine(numbers: Sequence[int], op: str) -> int:
-    return math.prod(numbers) if op == "*" else sum(numbers)
-
-
-def check_values(values: Mapping[str, Value], constraints: Sequence[Constraint],
-                 *, _skip_not_equal: bool = False) -> list[str]:
-    """Violations of *constraints* by *values* (empty list = valid).
-
-    *values* describes one test: scalars as ints (``{"n": 5}``), indexed families as
-    lists (``{"a": [3, 1, 2]}`` or ``{"a_i": ...}``; an int means every element
-    takes it), strings as ``str`` (``{"s": "abc"}``) or their lengths (``{"|s|": 3}``).
-    Records whose variables are absent are not checked. A test-case sum is checked
-    as ``t`` copies of this test when ``t`` is in *values* (the boundary's uniform
-    reading); for a real multi-test input use :func:`check_multitest`.
-    """
-    out: list[str] = []
-    for record in constraints:
-        for problem in _violations(record, values, _skip_not_equal):
-            out.append(f"{record.render()}: {problem}")
-    return out
-
-
-def validate(assignment: Mapping[str, int], constraints: Sequence[Constraint]) -> list[str]:
-    """Violations of a (uniform) boundary assignment; see :func:`check_values`."""
-    return check_values(assignment, constraints)
-
-
-def _violations(record: Constraint, values: Mapping[str, Value], skip_ne: bool) -> list[str]:
-    if isinstance(record, (ScalarRange, IndexedRange, StringLength)):
-        value = _lookup(record.var, values)
-        if value is None:
-            return []
-        out = []
-        for x in _items(value):
-            if record.lower is not None and x < record.lower:
-                out.append(f"{record.var} = {x} < {record.lower}")
-            elif record.upper is not None and x > record.upper:
-                out.append(f"{record.var} = {x} > {record.upper}")
-        if isinstance(record, IndexedRange) and isinstance(value, list):
-            if record.order:
-                strict = record.order == "increasing"
-                bad = [k for k in range(1, len(value))
-                       if value[k] < value[k - 1] or (strict and value[k] == value[k - 1])]
-                if bad:
-                    out.append(f"{record.var} not {record.order} at position {bad[0] + 1}")
-            count = values.get(record.length_var) if record.length_var else None
-            if isinstance(count, int) and len(value) != count:
-                out.append(f"{record.var} has {len(value)} elements, {record.length_var} = {count}")
-        return out[:3]
-    if isinstance(record, Chain):
-        out = []
-        for (left, right), strict in zip(zip(record.terms, record.terms[1:]), record.strict):
-            a, b = _term(left, values), _term(right, values)
-            if a is None or b is None:
-                continue
-            for x, y in _pairs(a, b):
-                if x > y or (strict and x == y):
-                    out.append(f"{left} = {x} {'≥' if strict else '>'} {right} = {y}")
-                    break
-        return out
-    if isinstance(record, (ProductBound, SumBound)):
-        got = [_lookup(v, values) for v in record.vars]
-        if any(g is None or isinstance(g, list) for g in got):
-            return []
-        total = _combine(got, "*" if isinstance(record, ProductBound) else "+")  # type: ignore[arg-type]
-        if record.upper is not None and total > record.upper:
-            return [f"value {total} > {record.upper}"]
-        if record.lower is not None and total < record.lower:
-            return [f"value {total} < {record.lower}"]
-        return []
-    if isinstance(record, SumOver):
-        got = [_lookup(v, values) for v in record.vars]
-        if any(g is None for g in got):
-            return []
-        count = values.get(record.count_var) if record.count_var else None
-        if all(isinstance(g, list) for g in got):
-            total = sum(_combine(list(xs), record.op) for xs in zip(*got))  # type: ignore[arg-type]
-        elif any(isinstance(g, list) for g in got):
-            return []
-        else:
-            total = _combine(got, record.op) * (count if isinstance(count, int) else 1)  # type: ignore[arg-type]
-        return [f"total {total} > {record.upper}"] if total > record.upper else []
-    if isinstance(record, NotEqual):
-        if skip_ne:
-            return []
-        a, b = (_lookup(v, values) for v in record.vars)
-        if a is None or b is None:
-            return []
-        clash = next(((x, y) for x, y in _pairs(a, b) if x == y), None)
-        return [f"{record.vars[0]} = {record.vars[1]} = {clash[0]}"] if clash else []
-    return []
-
-
-def check_multitest(tests: Sequence[Mapping[str, Value]], constraints: Sequence[Constraint]) -> list[str]:
-    """Violations of a whole multi-test input: each test on its own, the number of
-    tests against the count variable's range, and every test-case sum across tests."""
-    out: list[str] = []
-    per_test = [r for r in constraints if not (isinstance(r, SumOver) and r.over == "test_cases")]
-    for number, test in enumerate(tests, 1):
-        out += [f"test {number}: {v}" for v in check_values(test, per_test)]
-    count_vars = {r.count_var for r in constraints if isinstance(r, SumOver) and r.count_var
-                  and r.over == "test_cases"}
-    for var in count_vars:
-        out += check_values({var: len(tests)}, [r for r in constraints if r.variables() == [var]])
-    for record in constraints:
-        if isinstance(record, SumOver) and record.over == "test_cases":
-            total = 0
-            for test in tests:
-                got = [_lookup(v, test) for v in record.vars]
-                if any(g is None or isinstance(g, list) for g in got):
-                    break
-                total += _combine(got, record.op)  # type: ignore[arg-type]
-            else:
-                if total > record.upper:
-                    out.append(f"{record.render()}: total {total} over {len(tests)} tests")
-    return out
-
+# The authors' weights (cpsat_solver.py, data priority): data summed over tests,
+# everything else, the test count.
+_W_DATA, _W_OTHER, _W_COUNT = 10**9, 10**6, 1
 
 # --------------------------------------------------------------------------- results
 
@@ -241,13 +97,14 @@ class ComponentReport(Model):
 
 
 class BoundaryOption(Model):
-    name: str  # "one_big_test" | "many_tests"
+    name: str  # "data_max" | "tests_max"
     description: str
     boundary: dict[str, int]
 
 
 class Saturation(Model):
     boundary: dict[str, int]
+    objective: str = "leximin"
     options: list[BoundaryOption] = []
     components: list[ComponentReport] = []
     unbounded: list[str] = []  # no upper bound could be derived; left out of the boundary
@@ -259,7 +116,34 @@ class Saturation(Model):
 Domain = list[int | None]  # [lower, upper], None = unknown
 
 
-def _domains(constraints: Sequence[Constraint], fixed: Mapping[str, int]) -> dict[str, Domain]:
+def _interval_times(a: tuple[int | None, int | None], b: tuple[int | None, int | None]) -> tuple[int | None, int | None]:
+    """Product of two intervals whose ends may be unknown (None = unbounded)."""
+    if a == (0, 0) or b == (0, 0):
+        return 0, 0
+    if None not in a and None not in b:
+        corners = [x * y for x in a for y in b]  # type: ignore[operator]
+        return min(corners), max(corners)
+    if a[0] is not None and a[0] >= 0 and b[0] is not None and b[0] >= 0:
+        return a[0] * b[0], None
+    return None, None
+
+
+def _poly_interval(terms: Mapping[tuple[str, ...], Fraction], dom: Mapping[str, Domain]) -> tuple[Fraction | None, Fraction | None]:
+    lo: Fraction | None = Fraction(0)
+    hi: Fraction | None = Fraction(0)
+    for key, coef in terms.items():
+        box: tuple[int | None, int | None] = (1, 1)
+        for var in key:
+            box = _interval_times(box, (dom[var][0], dom[var][1]))
+        t_lo, t_hi = box if coef > 0 else (box[1], box[0])
+        t_lo = None if t_lo is None else coef * t_lo
+        t_hi = None if t_hi is None else coef * t_hi
+        lo = None if lo is None or t_lo is None else lo + t_lo
+        hi = None if hi is None or t_hi is None else hi + t_hi
+    return lo, hi
+
+
+def _domains(constraints: Sequence[Constraint]) -> dict[str, Domain]:
     """Bounds per variable: unary records, numbers in chains, then interval propagation."""
     dom: dict[str, Domain] = {}
     for record in constraints:
@@ -273,10 +157,8 @@ def _domains(constraints: Sequence[Constraint], fixed: Mapping[str, int]) -> dic
         dom[var] = [new_lo, new_hi]
         return (new_lo, new_hi) != (lo, hi)
 
-    for var, value in fixed.items():
-        dom[var] = [value, value]
     for record in constraints:
-        if isinstance(record, (ScalarRange, IndexedRange, StringLength)) and record.var not in fixed:
+        if isinstance(record, (ScalarRange, IndexedRange, StringLength)):
             tighten(record.var, record.lower, record.upper)
 
     def lo_of(term: int | str) -> int | None:
@@ -300,14 +182,35 @@ def _domains(constraints: Sequence[Constraint], fixed: Mapping[str, int]) -> dic
                 changed |= tighten(var, upper=limit // math.prod(others))
         return changed
 
+    def bound_relation(record: Relation) -> bool:
+        # diff ≤ 0 (≤ -1 when strict); a variable that appears once, linearly, with
+        # coefficient c is bounded by what the rest of diff can be at least.
+        diff = record.difference().coefficients()
+        changed = False
+        for var in record.variables():
+            linear = [k for k in diff if var in k]
+            if linear != [(var,)]:
+                continue
+            coef = diff[(var,)]
+            rest = {k: c for k, c in diff.items() if k != (var,)}
+            rest_lo, _ = _poly_interval(rest, dom)
+            if rest_lo is None:
+                continue
+            limit = (-rest_lo - int(record.strict)) / coef
+            if coef > 0:
+                changed |= tighten(var, upper=math.floor(limit))
+            else:
+                changed |= tighten(var, lower=math.ceil(limit))
+        return changed
+
     for _ in range(50):
         changed = False
         for record in constraints:
             if isinstance(record, Chain):
                 for (a, b), strict in zip(zip(record.terms, record.terms[1:]), record.strict):
-                    if isinstance(a, str) and hi_of(b) is not None and a not in fixed:
+                    if isinstance(a, str) and hi_of(b) is not None:
                         changed |= tighten(a, upper=hi_of(b) - strict)  # type: ignore[operator]
-                    if isinstance(b, str) and lo_of(a) is not None and b not in fixed:
+                    if isinstance(b, str) and lo_of(a) is not None:
                         changed |= tighten(b, lower=lo_of(a) + strict)  # type: ignore[operator]
             elif isinstance(record, (ProductBound, SumBound)) and record.upper is not None:
                 op = "*" if isinstance(record, ProductBound) else "+"
@@ -315,15 +218,41 @@ def _domains(constraints: Sequence[Constraint], fixed: Mapping[str, int]) -> dic
             elif isinstance(record, SumOver):
                 count = max(1, size_lo(record.count_var)) if record.count_var else 1
                 changed |= bound_expression(record.vars, record.op, record.upper // count)
-                if record.count_var and record.count_var not in fixed:
-                    at_least = _combine([size_lo(v) for v in record.vars], record.op)
+                if record.count_var:
+                    at_least = combine([size_lo(v) for v in record.vars], record.op)
                     if at_least > 0:
                         changed |= tighten(record.count_var, upper=record.upper // at_least)
+            elif isinstance(record, Relation):
+                changed |= bound_relation(record)
         if not changed:
             break
-    for var, value in fixed.items():
-        dom[var] = [value, value]
     return dom
+
+
+# --------------------------------------------------------------------------- priorities
+
+
+def _test_sums(constraints: Sequence[Constraint]) -> list[SumOver]:
+    return [r for r in constraints if isinstance(r, SumOver) and r.over == "test_cases"]
+
+
+def _tiers(comp: Sequence[str], constraints: Sequence[Constraint], priority: Priority) -> list[list[str]]:
+    """The leximin tiers of a component, highest priority first."""
+    counts = {r.count_var for r in _test_sums(constraints) if r.count_var}
+    sizes = [v for v in comp if role(v) == "size" and v not in counts]
+    tests = [v for v in comp if v in counts]
+    values = [v for v in comp if role(v) == "value"]
+    order = [sizes, tests, values] if priority == "data" else [tests, sizes, values]
+    return [tier for tier in order if tier]
+
+
+def _weights(comp: Sequence[str], constraints: Sequence[Constraint], priority: Priority) -> dict[str, int]:
+    """The authors' weights (data priority; ``tests`` swaps data and count)."""
+    sums = _test_sums(constraints)
+    counts = {r.count_var for r in sums if r.count_var}
+    data = {v for r in sums for v in r.vars}
+    top, bottom = (_W_DATA, _W_COUNT) if priority == "data" else (_W_COUNT, _W_DATA)
+    return {v: top if v in data else bottom if v in counts else _W_OTHER for v in comp}
 
 
 # --------------------------------------------------------------------------- CP-SAT
@@ -351,7 +280,7 @@ class _CpModel:
                 raise _Fallback("overflow")
 
     def build(self, floors: Mapping[str, int]) -> tuple[cp_model.CpModel, dict[str, cp_model.IntVar]]:
-        model = cp_model.CpModel()
+        model = _cp_model().CpModel()
         x = {v: model.NewIntVar(max(lo, floors.get(v, lo)), hi, v.replace("|", "len_"))
              for v, (lo, hi) in self.dom.items()}
 
@@ -402,9 +331,26 @@ class _CpModel:
                     model.Add(total <= record.upper)
             elif isinstance(record, NotEqual):
                 model.Add(x[record.vars[0]] != x[record.vars[1]])
+            elif isinstance(record, Relation):
+                diff = record.difference()
+                terms, reach = [], 0
+                for mono in diff.terms:
+                    if not mono.vars:
+                        terms.append(mono.coef)
+                        reach += abs(mono.coef)
+                        continue
+                    bounds = [self.dom[v] for v in mono.vars]
+                    lo, hi = _interval_product(bounds)
+                    reach += abs(mono.coef) * max(abs(lo), abs(hi))
+                    factor = x[mono.vars[0]] if len(mono.vars) == 1 else product([x[v] for v in mono.vars], bounds)
+                    terms.append(mono.coef * factor)
+                if reach > _INT_LIMIT:
+                    raise _Fallback("overflow")
+                model.Add(sum(terms) <= -int(record.strict))
         return model, x
 
     def solve(self, model: cp_model.CpModel) -> tuple[int, cp_model.CpSolver]:
+        cp_model = _cp_model()
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise _Fallback("timeout")
@@ -420,6 +366,7 @@ class _CpModel:
 
 def _leximin(cp: _CpModel, tier: Sequence[str], floors: dict[str, int]) -> bool:
     """Raise *tier* leximin-style, recording the levels in *floors*. False if infeasible."""
+    cp_model = _cp_model()
     free = list(tier)
     while free:
         model, x = cp.build(floors)
@@ -452,16 +399,14 @@ def _leximin(cp: _CpModel, tier: Sequence[str], floors: dict[str, int]) -> bool:
     return True
 
 
-def _solve_cpsat(comp: Sequence[str], records: Sequence[Constraint], dom: Mapping[str, tuple[int, int]],
-                 fixed: Mapping[str, int], deadline: float) -> tuple[dict[str, int], str]:
-    cp = _CpModel(records, dom, deadline)
-    floors: dict[str, int] = {}
-    for tier in ("size", "value"):
-        members = [v for v in comp if role(v) == tier and v not in fixed]
-        if members and not _leximin(cp, members, floors):
-            return {}, "infeasible"
+def _finish(cp: _CpModel, comp: Sequence[str], floors: Mapping[str, int],
+            weights: Mapping[str, int]) -> tuple[dict[str, int], str]:
+    cp_model = _cp_model()
     model, x = cp.build(floors)
-    model.Maximize(sum(x[v] for v in comp if v not in fixed))
+    # As the authors' solver does, weights are capped so the objective fits in int64.
+    largest = max([max(abs(cp.dom[v][0]), abs(cp.dom[v][1])) for v in comp] + [1])
+    cap = max(1, _INT_LIMIT // (largest * max(1, len(comp)) * 2))
+    model.Maximize(sum(min(weights[v], cap) * x[v] for v in comp))
     status, solver = cp.solve(model)
     if status == cp_model.INFEASIBLE:
         return {}, "infeasible"
@@ -470,12 +415,26 @@ def _solve_cpsat(comp: Sequence[str], records: Sequence[Constraint], dom: Mappin
     return {v: solver.Value(x[v]) for v in comp}, "optimal" if status == cp_model.OPTIMAL else "feasible"
 
 
+def _solve_cpsat(comp: Sequence[str], records: Sequence[Constraint], dom: Mapping[str, tuple[int, int]],
+                 deadline: float, objective: Objective, tiers: list[list[str]],
+                 weights: Mapping[str, int]) -> tuple[dict[str, int], str]:
+    cp = _CpModel(records, dom, deadline)
+    floors: dict[str, int] = {}
+    if objective == "weighted":
+        return _finish(cp, comp, floors, weights)
+    for tier in tiers:
+        if not _leximin(cp, tier, floors):
+            return {}, "infeasible"
+    return _finish(cp, comp, floors, {v: 1 for v in comp})
+
+
 # --------------------------------------------------------------------------- greedy
 
 
 def _greedy(comp: Sequence[str], records: Sequence[Constraint], dom: Mapping[str, tuple[int, int]],
-            fixed: Mapping[str, int]) -> dict[str, int]:
-    """Water-filling with the same priorities as the CP-SAT objective, in Python ints."""
+            tiers: list[list[str]], together: bool) -> dict[str, int]:
+    """Water-filling with the same priorities as the CP-SAT objective, in Python ints.
+    ``together``: a tier is raised as one level (leximin); else one variable at a time."""
     assign = {v: dom[v][0] for v in comp}
 
     def ok(candidate: Mapping[str, int]) -> bool:
@@ -487,9 +446,8 @@ def _greedy(comp: Sequence[str], records: Sequence[Constraint], dom: Mapping[str
             lo, hi = (mid, hi) if feasible(mid) else (lo, mid - 1)
         return lo
 
-    for tier in ("size", "value"):
-        members = [v for v in comp if role(v) == tier and v not in fixed]
-        free = list(members)
+    for tier in tiers:
+        free = list(tier) if together else []
         while free:
             def raised(level: int, free: list[str] = free) -> dict[str, int]:
                 return {**assign, **{v: max(assign[v], min(level, dom[v][1])) for v in free}}
@@ -502,9 +460,9 @@ def _greedy(comp: Sequence[str], records: Sequence[Constraint], dom: Mapping[str
             free = [v for v in free if v not in blocked] if blocked else []
         # Raising one variable can make room for another (l < r: r first, then l), so
         # repeat the single raises until nothing moves.
-        for _ in range(len(members) + 1):
+        for _ in range(len(tier) + 1):
             before = dict(assign)
-            for var in members:
+            for var in tier:
                 assign[var] = largest(assign[var], dom[var][1], lambda value, var=var: ok({**assign, var: value}))
             if assign == before:
                 break
@@ -514,7 +472,7 @@ def _greedy(comp: Sequence[str], records: Sequence[Constraint], dom: Mapping[str
             a, b = record.vars
             if assign.get(a) == assign.get(b):
                 for var in (b, a):
-                    if var not in fixed and assign[var] - 1 >= dom[var][0] and ok({**assign, var: assign[var] - 1}):
+                    if assign[var] - 1 >= dom[var][0] and ok({**assign, var: assign[var] - 1}):
                         assign[var] -= 1
                         break
     return assign
@@ -523,9 +481,9 @@ def _greedy(comp: Sequence[str], records: Sequence[Constraint], dom: Mapping[str
 # --------------------------------------------------------------------------- saturate
 
 
-def _resolve(constraints: Sequence[Constraint], fixed: Mapping[str, int], time_limit_s: float,
-             method: str) -> tuple[dict[str, int], list[ComponentReport], list[str]]:
-    dom = _domains(constraints, fixed)
+def _resolve(constraints: Sequence[Constraint], time_limit_s: float, method: str, objective: Objective,
+             priority: Priority) -> tuple[dict[str, int], list[ComponentReport], list[str]]:
+    dom = _domains(constraints)
     graph = build_graph(constraints)
     assignment: dict[str, int] = {}
     reports: list[ComponentReport] = []
@@ -559,10 +517,14 @@ def _resolve(constraints: Sequence[Constraint], fixed: Mapping[str, int], time_l
             reports.append(ComponentReport(vars=comp, method="cp-sat", status="infeasible",
                                            note="contradictory bounds"))
             continue
+        tiers = _tiers(comp, constraints, priority)
+        weights = _weights(comp, constraints, priority)
         got: dict[str, int] = {}
+        status = ""
         if method != "greedy":
             try:
-                got, status = _solve_cpsat(comp, records, solve_dom, fixed, time.monotonic() + time_limit_s)
+                got, status = _solve_cpsat(comp, records, solve_dom, time.monotonic() + time_limit_s,
+                                           objective, tiers, weights)
                 reports.append(ComponentReport(vars=comp, method="cp-sat", status=status))
             except _Fallback as why:
                 got = {}
@@ -570,7 +532,12 @@ def _resolve(constraints: Sequence[Constraint], fixed: Mapping[str, int], time_l
                 if method == "cp-sat":
                     raise RuntimeError(f"CP-SAT failed on {comp}: {why}") from None
         if method == "greedy" or status.endswith("-fallback"):
-            got = _greedy(comp, records, solve_dom, fixed)
+            if objective == "weighted":  # heaviest weight first, one variable at a time
+                levels = sorted(set(weights.values()), reverse=True)
+                by_weight = [[v for v in comp if weights[v] == w] for w in levels]
+                got = _greedy(comp, records, solve_dom, by_weight, together=False)
+            else:
+                got = _greedy(comp, records, solve_dom, tiers, together=True)
             reports.append(ComponentReport(vars=comp, method="greedy",
                                            status="forced" if method == "greedy" else status))
         assignment.update({v: value for v, value in got.items() if v not in unbounded})
@@ -578,52 +545,28 @@ def _resolve(constraints: Sequence[Constraint], fixed: Mapping[str, int], time_l
 
 
 def saturate(constraints: Sequence[Constraint], *, time_limit_s: float = 2.0,
-             method: Literal["auto", "cp-sat", "greedy"] = "auto") -> Saturation:
+             method: Literal["auto", "cp-sat", "greedy"] = "auto",
+             objective: Objective = "leximin") -> Saturation:
     """Resolve the boundary of *constraints* (see the module docstring).
 
     ``time_limit_s`` bounds the CP-SAT work per dependent group (then greedy);
-    ``method="greedy"`` skips CP-SAT, ``"cp-sat"`` raises instead of falling back.
+    ``method="greedy"`` skips CP-SAT, ``"cp-sat"`` raises instead of falling back;
+    ``objective``: ``"leximin"`` (default) or the authors' ``"weighted"`` sum.
     """
     constraints = list(constraints)
-    plans = _plans(constraints)
+    boundary, reports, unbounded = _resolve(constraints, time_limit_s, method, objective, "data")
     options: list[BoundaryOption] = []
-    main: tuple[dict[str, int], list[ComponentReport], list[str]] | None = None
-    for name, description, fixed in plans:
-        resolved = _resolve(constraints, fixed, time_limit_s, method)
-        main = main or resolved
-        if name and all(o.boundary != resolved[0] for o in options):
-            options.append(BoundaryOption(name=name, description=description, boundary=resolved[0]))
-    assert main is not None
-    boundary, reports, unbounded = main
+    if _test_sums(constraints):
+        tests_first, _, _ = _resolve(constraints, time_limit_s, method, objective, "tests")
+        if tests_first != boundary:
+            options = [
+                BoundaryOption(name="data_max", boundary=boundary, description=(
+                    "each test as large as allowed, then as many tests as the sum over test cases leaves room for")),
+                BoundaryOption(name="tests_max", boundary=tests_first, description=(
+                    "as many tests as the sum over test cases allows, then each test as large as the rest allows")),
+            ]
     violations = validate(boundary, constraints)
-    for option in options:
+    for option in options[1:]:
         violations += [f"option {option.name}: {v}" for v in validate(option.boundary, constraints)]
-    return Saturation(boundary=boundary, options=options, components=reports,
+    return Saturation(boundary=boundary, objective=objective, options=options, components=reports,
                       unbounded=sorted(set(unbounded), key=unbounded.index), violations=violations)
-
-
-def _plans(constraints: Sequence[Constraint]) -> list[tuple[str, str, dict[str, int]]]:
-    """The test-count settings to resolve: one plan, or the two sum-over-tests options."""
-    sums = [r for r in constraints if isinstance(r, SumOver) and r.over == "test_cases"]
-    if not sums:
-        return [("", "", {})]
-    dom = _domains(constraints, {})
-    one: dict[str, int] = {}
-    many: dict[str, int] = {}
-    for count in dict.fromkeys(r.count_var for r in sums if r.count_var):
-        lo, hi = dom[count]
-        smallest = max(1, lo or 1)
-        one[count] = smallest
-        fits = []
-        for record in sums:
-            if record.count_var == count:
-                per_test = _combine([max(1, dom[v][0] or 1) for v in record.vars], record.op)
-                fits.append(record.upper // per_test)
-        largest = min(fits + ([hi] if hi is not None else []))
-        many[count] = max(smallest, largest)
-    plans = [("one_big_test", "a single test (the count variable at its minimum) as large as the "
-              "sum over test cases allows", one)]
-    if many != one:
-        plans.append(("many_tests", "as many tests as the sum over test cases allows with every "
-                      "test at its minimum size, then each test as large as the remaining budget allows", many))
-    return plans

@@ -1,4 +1,4 @@
-"""STAB's adversarial scenario catalog and its retrieval (paper 002, section 3.2).
+"""STAB's adversarial scenario catalog and its retrieval (STAB, arXiv:2605.27981, section 3.2).
 
 The catalog (``catalog/stab_scenarios.yaml``) lists 13 algorithm families, each with
 the implementations whose worst case a test should trigger and the construction
@@ -10,8 +10,12 @@ statement in two ways, as the paper does:
 * KNN - the statement embedding against one centroid per scenario (mean of its
   L2-normalised anchor embeddings, re-normalised); cosine similarity, top-k (2).
 
-``mode="union"`` (the paper's setting) returns both sets. sentence-transformers is
-optional (``pip install 'tczoo[embed]'``): keyword retrieval never imports it.
+``mode="keyword_first"`` (the default, the authors' ``kw_anchor_knn.py``): every
+keyword hit, and KNN only when no keyword matches. ``mode="union"`` returns both sets
+(one reading of the paper's text), ``"keyword"`` and ``"knn"`` one of them. No mode
+drops a keyword hit. sentence-transformers is optional (``pip install
+'tczoo[embed]'``): keyword retrieval never imports it, and ``keyword_first`` loads the
+model only for a statement without keyword hits.
 """
 
 from __future__ import annotations
@@ -346,8 +350,10 @@ class CentroidCache:
 
 # ------------------------------------------------------------------------- retrieval
 
-RetrievalMode = Literal["keyword", "knn", "union"]
-_MODE_ALIASES = {"keyword-only": "keyword", "knn-only": "knn", "keywords": "keyword"}
+RetrievalMode = Literal["keyword_first", "union", "keyword", "knn"]
+RETRIEVAL_MODES = ("keyword_first", "union", "keyword", "knn")
+_MODE_ALIASES = {"keyword-only": "keyword", "knn-only": "knn", "keywords": "keyword",
+                 "keyword-first": "keyword_first", "fallback": "keyword_first"}
 
 
 class ScenarioHit(BaseModel):
@@ -362,39 +368,38 @@ class ScenarioHit(BaseModel):
 class ScenarioRetriever:
     """Pick the catalog scenarios relevant to a statement.
 
-    ``mode``: "keyword", "knn" or "union" (the paper). ``top_k``: scenarios KNN keeps.
-    ``model``: embedding model name or directory (default all-MiniLM-L6-v2, offline).
-    ``max_hits``: optional cap on the result, since a keyword-rich statement can match
-    many scenarios and every hit adds principles to the generation prompt.
+    ``mode``: "keyword_first" (the authors' code: keyword hits, KNN only when there are
+    none), "union", "keyword" or "knn". ``top_k``: scenarios KNN keeps. ``model``:
+    embedding model name or directory (default all-MiniLM-L6-v2, offline).
     """
 
     def __init__(
         self,
         catalog: Catalog,
         model: str | None = None,
-        mode: str = "union",
+        mode: str = "keyword_first",
         top_k: int = 2,
         cache_dir: Path | None = None,
         *,
         embedder: Embedder | None = None,
         device: str | None = None,
-        max_hits: int | None = None,
     ):
         mode = _MODE_ALIASES.get(mode, mode)
-        if mode not in ("keyword", "knn", "union"):
-            raise ValueError(f"mode must be 'keyword', 'knn' or 'union', not {mode!r}")
+        if mode not in RETRIEVAL_MODES:
+            raise ValueError(f"mode must be one of {', '.join(RETRIEVAL_MODES)}, not {mode!r}")
         if top_k < 1:
             raise ValueError("top_k must be at least 1")
         self.catalog = catalog
         self.mode: RetrievalMode = mode  # type: ignore[assignment]
         self.top_k = top_k
-        self.max_hits = max_hits
         self._matcher = KeywordMatcher(catalog)
         self._cache = CentroidCache(cache_dir)
         self._embedder = embedder
         self._model, self._device = model, device
-        if self.uses_knn and embedder is None:
-            _require("sentence_transformers")  # fail at construction, load at first use
+        if self.mode in ("knn", "union") and embedder is None:
+            # Fail at construction, load at first use; keyword_first needs the model only
+            # for a statement without keyword hits, so it fails then (EmbeddingUnavailable).
+            _require("sentence_transformers")
 
     @property
     def uses_knn(self) -> bool:
@@ -426,7 +431,9 @@ class ScenarioRetriever:
 
     def retrieve(self, statement: str) -> list[ScenarioHit]:
         keywords = self.keyword_hits(statement) if self.mode != "knn" else {}
-        scores = self.knn_scores(statement) if self.uses_knn else {}
+        # keyword_first consults the embedding only when no keyword matched.
+        wants_knn = self.mode in ("knn", "union") or (self.mode == "keyword_first" and not keywords)
+        scores = self.knn_scores(statement) if wants_knn else {}
         knn_ids = set(sorted(scores, key=scores.get, reverse=True)[: self.top_k])  # type: ignore[arg-type]
 
         hits = []
@@ -439,10 +446,11 @@ class ScenarioRetriever:
                 score = scores[s.id] if scores else float(len(found))
                 hits.append(ScenarioHit(scenario=s, via=via, score=score, keywords=found))
         hits.sort(key=lambda h: -h.score)  # stable: ties keep catalog order
-        return hits[: self.max_hits] if self.max_hits is not None else hits
+        return hits
 
 
 __all__ = [
+    "RETRIEVAL_MODES",
     "Catalog",
     "CentroidCache",
     "DEFAULT_MODEL",

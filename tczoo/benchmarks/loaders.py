@@ -4,7 +4,8 @@ A benchmark spec is one of:
 
 * ``SCHEMA:PATH`` — a local file or directory whose records are in an upstream schema:
   ``tcbench:problems.jsonl``, ``codecontests:test.parquet``, ``livecodebench:dir/``,
-  ``harnessllm:triplets.json``. Files: JSONL (one upstream record per line), a JSON
+  ``harnessllm:triplets.json``; ``kattis:DIR`` reads ICPC/Kattis problem packages
+  (one, or a folder of them: :mod:`tczoo.benchmarks.kattis`). Files: JSONL (one upstream record per line), a JSON
   list of records, or parquet (needs pyarrow or ``datasets``); a directory: every such
   file under it, in sorted order (e.g. a downloaded hub snapshot), or a
   ``datasets.save_to_disk`` folder.
@@ -25,9 +26,10 @@ from typing import Any, Callable, Iterable
 
 from tczoo.benchmarks.hub import RecordError, codecontests, harnessllm, livecodebench, tcbench
 from tczoo.schema import Problem
+from tczoo.errors import UserError
 
 
-class BenchmarkLoadError(ValueError):
+class BenchmarkLoadError(UserError, ValueError):
     """A benchmark could not be loaded; the message says which and why, in one line."""
 
 
@@ -73,6 +75,7 @@ HUB_BENCHMARKS: dict[str, HubSource] = {
 }
 LCB_RELEASE_FILES = {f"release_v{n}": ["test.jsonl"] + [f"test{i}.jsonl" for i in range(2, n + 1)] for n in range(1, 7)}
 RECORD_SUFFIXES = (".jsonl", ".json", ".parquet")
+KATTIS = "kattis"  # folders of problem packages, not records: read by tczoo.benchmarks.kattis
 
 
 # --------------------------------------------------------------------------- resolver
@@ -83,10 +86,22 @@ def _schema_name(text: str) -> str:
     key = SCHEMA_ALIASES.get(key, key)
     if key not in SCHEMAS:
         raise BenchmarkLoadError(
-            f"unknown benchmark schema {text!r} (known: {', '.join(sorted(SCHEMAS))}); "
+            f"unknown benchmark schema {text!r} (known: {', '.join(sorted([*SCHEMAS, KATTIS]))}); "
             "use SCHEMA:PATH for a local file"
         )
     return key
+
+
+def load_kattis(path: str, *, limit: int | None = None, sandbox=None) -> list[Problem]:
+    """Kattis/ICPC problem packages (a folder of them, searched recursively); see
+    :mod:`tczoo.benchmarks.kattis`."""
+    from tczoo.benchmarks import kattis
+
+    try:
+        problems = kattis.load(Path(path), sandbox=sandbox)
+    except kattis.PackageError as exc:
+        raise BenchmarkLoadError(str(exc)) from None
+    return problems[:limit] if limit is not None else problems
 
 
 def load_benchmark_spec(spec: str, *, limit: int | None = None, **options: Any) -> list[Problem]:
@@ -102,6 +117,8 @@ def load_benchmark_spec(spec: str, *, limit: int | None = None, **options: Any) 
         schema, _, path = spec.partition(":")
         if not path:
             raise BenchmarkLoadError(f"benchmark spec {spec!r} names no path after '{schema}:'")
+        if schema.strip().lower() == KATTIS:
+            return load_kattis(path, limit=limit, sandbox=options.pop("sandbox", None))
         return load_local(_schema_name(schema), path, limit=limit, **options)
     name, _, split = spec.partition("@")
     key = name.strip().lower()

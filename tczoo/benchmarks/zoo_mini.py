@@ -216,7 +216,9 @@ def load(problems: list[str] | None = None, *, sandbox=None, root: Path = ROOT) 
             by_id[pid] = d
         unknown = [p for p in problems if p not in by_id and not any(k.startswith(p) for k in by_id)]
         if unknown:
-            raise ValueError(f"zoo-mini has no problem {unknown[0]!r} (known: {', '.join(sorted(by_id))})")
+            from tczoo.benchmarks.loaders import BenchmarkLoadError
+
+            raise BenchmarkLoadError(f"zoo-mini has no problem {unknown[0]!r} (known: {', '.join(sorted(by_id))})")
         dirs = [d for pid, d in sorted(by_id.items()) if pid in wanted or any(pid.startswith(p) for p in wanted)]
     return [materialise(d, sandbox) for d in dirs]
 

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from tczoo.errors import UserError
 
 
 # Sample indices reserved per independent generation of a task (see
@@ -26,15 +27,18 @@ SAMPLE_STRIDE = 1000
 
 
 class ProviderError(Exception):
-    """A call failed. ``retryable`` says whether trying again may help."""
+    """A call failed. ``retryable`` says whether trying again may help; ``retry_after``
+    (seconds) is the provider's own answer to "when?" (HTTP ``Retry-After``)."""
 
-    def __init__(self, message: str, *, retryable: bool = False, reason: str = "provider_error"):
+    def __init__(self, message: str, *, retryable: bool = False, reason: str = "provider_error",
+                 retry_after: float | None = None):
         super().__init__(message)
         self.retryable = retryable
         self.reason = reason
+        self.retry_after = retry_after
 
 
-class ModelSpecError(ValueError):
+class ModelSpecError(UserError, ValueError):
     """The model string names nothing usable (bad path, unknown local model ...)."""
 
 
@@ -55,12 +59,29 @@ def render_prompt(messages: list[dict]) -> str:
 class Backend:
     cacheable = True  # answers worth keeping in the exchange cache
     max_concurrency: int | None = None  # backend's own cap (the embedded model: its slots)
+    context_window: int | None = None  # tokens the model holds, prompt + answer (None: not ours to know)
     # Whether the backend enforces ``params["response_format"]``; where it does not,
     # the client leaves it out of the call and of the cache key.
     honours_response_format = False
 
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What answers: part of every cache key and of a run's provenance. Two
+        backends with the same identity give the same answer to the same request."""
+        return {"backend": type(self).__name__}
+
+    @property
+    def connection_key(self) -> str:
+        """Calls with the same key share one connection limit (``--max-connections``)."""
+        return json.dumps(self.identity, sort_keys=True)
+
     async def answer(self, messages: list[dict], params: dict[str, Any], sample: int) -> Answer:
         raise NotImplementedError
+
+    def unsupported(self, names: list[str]) -> list[str]:
+        """Which of these sampling parameters the model does not take (dropped from the
+        call with a logged note, never an error)."""
+        return []
 
 
 # --------------------------------------------------------------------------- scripted
@@ -77,6 +98,10 @@ class ScriptedBackend(Backend):
     """
 
     cacheable = False  # the file is the source of truth; editing it must take effect
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"backend": "scripted", "path": str(self.path)}
 
     def __init__(self, path: str):
         self.path = Path(path).expanduser()
@@ -119,7 +144,7 @@ def replay_key(messages: list[dict], params: dict[str, Any], sample: int) -> str
     from tczoo.llm.cache import exchange_key
 
     kept = {k: v for k, v in params.items() if k not in ("timeout", "response_format")}
-    return exchange_key("", messages, kept, sample)
+    return exchange_key({}, messages, kept, sample)
 
 
 class ReplayBackend(Backend):
@@ -127,8 +152,13 @@ class ReplayBackend(Backend):
 
     cacheable = False
 
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"backend": "replay", "run": str(self.run_dir)}
+
     def __init__(self, run_dir: str):
-        path = Path(run_dir).expanduser() / "exchanges.jsonl"
+        self.run_dir = Path(run_dir).expanduser()
+        path = self.run_dir / "exchanges.jsonl"
         if not path.is_file():
             raise ModelSpecError(f"replay: {path} not found (is {run_dir} a tczoo run directory?)")
         self.answers: dict[str, dict] = {}
@@ -172,6 +202,33 @@ class LiteLLMBackend(Backend):
         self.model = model
         self.api_base = api_base
         self.api_key = api_key
+        self._supported: set[str] | None = None  # what LiteLLM says the model takes (empty: unknown)
+
+    def unsupported(self, names: list[str]) -> list[str]:
+        if self._supported is None:
+            litellm = _litellm()
+            try:
+                model, provider, _, _ = litellm.get_llm_provider(self.model, api_base=self.api_base)
+                self._supported = set(litellm.get_supported_openai_params(model=model, custom_llm_provider=provider)
+                                      or ())
+            except Exception:  # a provider LiteLLM cannot describe: send everything, drop_params decides
+                self._supported = set()
+        return [n for n in names if self._supported and n not in self._supported]
+
+    @property
+    def provider(self) -> str:
+        return self.model.split("/", 1)[0]
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        # The server matters as much as the name: two checkpoints served under one
+        # model name on two servers are two models.
+        base = self.api_base.rstrip("/") if self.api_base else None
+        return {"backend": "litellm", "provider": self.provider, "model": self.model, "api_base": base}
+
+    @property
+    def connection_key(self) -> str:
+        return f"{self.provider}@{self.api_base or ''}"
 
     async def answer(self, messages, params, sample):
         litellm = _litellm()
@@ -182,13 +239,22 @@ class LiteLLMBackend(Backend):
         if self.api_key:
             kwargs["api_key"] = self.api_key
         try:
+            # max_retries=0: the client retries (with Retry-After and the circuit
+            # breaker); a second retry loop inside the SDK would hide both.
             response = await litellm.acompletion(
-                model=self.model, messages=messages, timeout=params.get("timeout"), **kwargs
+                model=self.model, messages=messages, timeout=params.get("timeout"), max_retries=0, **kwargs
             )
         except Exception as exc:  # classify; the client decides whether to retry
             raise classify_litellm_error(exc) from exc
-        choice = response.choices[0]
-        text = choice.message.content or ""
+        try:
+            choice = response.choices[0]
+            text = choice.message.content or ""
+        except (AttributeError, IndexError, TypeError) as exc:  # a body that is no chat completion
+            raise ProviderError(f"malformed response: {type(exc).__name__}: {exc}"[:500], retryable=True,
+                                reason="bad_response") from exc
+        if not isinstance(text, str):
+            raise ProviderError(f"malformed response: content is {type(text).__name__}", retryable=True,
+                                reason="bad_response")
         usage = getattr(response, "usage", None)
         try:
             cost = float(litellm.completion_cost(completion_response=response) or 0.0)
@@ -200,6 +266,37 @@ class LiteLLMBackend(Backend):
             completion_tokens=getattr(usage, "completion_tokens", 0) or 0,
             cost_usd=cost,
         )
+
+
+def retry_after(exc: Exception) -> float | None:
+    """Seconds the provider asked us to wait (``Retry-After``: seconds or an HTTP date),
+    from whichever headers LiteLLM kept on the exception."""
+    import email.utils
+    import time
+
+    candidates = [getattr(exc, "litellm_response_headers", None), getattr(exc, "headers", None)]
+    response = getattr(exc, "response", None)
+    candidates.append(getattr(response, "headers", None))
+    for headers in candidates:
+        if not headers:
+            continue
+        try:
+            value = headers.get("retry-after") or headers.get("Retry-After")
+        except AttributeError:
+            continue
+        if value is None:
+            continue
+        value = str(value).strip()
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            pass
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            continue
+        return max(0.0, when.timestamp() - time.time())
+    return None
 
 
 def classify_litellm_error(exc: Exception) -> ProviderError:
@@ -214,10 +311,12 @@ def classify_litellm_error(exc: Exception) -> ProviderError:
         "TimeoutError": "timeout",
     }
     if name in retryable:
-        return ProviderError(f"{name}: {exc}"[:500], retryable=True, reason=retryable[name])
+        return ProviderError(f"{name}: {exc}"[:500], retryable=True, reason=retryable[name],
+                             retry_after=retry_after(exc))
     status = getattr(exc, "status_code", None)
-    if isinstance(status, int) and status >= 500:
-        return ProviderError(f"{name}: {exc}"[:500], retryable=True, reason="server_error")
+    if isinstance(status, int) and (status >= 500 or status == 429):
+        return ProviderError(f"{name}: {exc}"[:500], retryable=True,
+                             reason="rate_limit" if status == 429 else "server_error", retry_after=retry_after(exc))
     reason = {
         "AuthenticationError": "auth",
         "NotFoundError": "model_not_found",

@@ -3,18 +3,31 @@
     client = LLMClient("openai/gpt-4o-mini")
     completions = await client.complete(messages, n=4, temperature=0.8)
 
-- samples are independent calls, each cached under (model, messages, params, index),
-  so a re-run makes zero provider calls and a larger ``n`` only pays for the new ones;
-- retries with exponential backoff on rate limits, 5xx, timeouts and connection errors;
-- a concurrency limit shared by all callers of the client;
+- samples are independent calls, each cached under (the backend's identity: provider,
+  api_base, model or GGUF sha256; messages; every sampling parameter; sample index), so
+  a re-run makes zero provider calls and a larger ``n`` only pays for the new ones;
+- retries with exponential backoff on rate limits, 5xx, timeouts, connection errors
+  and malformed bodies, waiting at least what a ``Retry-After`` header asks;
+- a connection limit per provider and server (``max_connections``), shared by every
+  client of the process;
+- a circuit breaker: ``max_consecutive_errors`` calls in a row that the provider did
+  not answer (after their retries) halt the client — every later call fails at once
+  with reason ``stopped`` — so a dead server costs seconds, not the whole run;
+- a cost limit: once ``max_cost`` USD (LiteLLM's cost, this run's earlier sessions
+  included via ``spent_before``) is spent, later calls fail with reason ``cost_limit``;
 - failures come back as ``Completion(ok=False, error=...)``: a provider error never
   crashes a run;
-- usage (calls, tokens, cost) accumulates on the client and on each ``Session``.
+- usage (calls, tokens, cost) accumulates on the client and on each ``Session``;
+- the parameters are fitted to the model (``fit_params``): a sampling parameter the
+  provider does not take is left out, a ``max_tokens`` beyond the model's context window
+  is cut to it; each change is logged once and noted on the exchange record
+  (``notes``, ``sent``), so the run directory says what the model was really asked.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import threading
 import time
@@ -28,6 +41,21 @@ from tczoo.paths import cache_dir
 from tczoo.schema import Usage
 
 DEFAULT_MODEL = "local/qwen2.5-coder-1.5b"
+SAMPLING_PARAMS = ("temperature", "top_p", "presence_penalty", "seed", "stop")
+log = logging.getLogger("tczoo.llm")
+
+
+def fit_params(backend: Backend, model: str, params: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The parameters ``backend`` is sent for ``params``, and a note for each change."""
+    sent, notes = dict(params), []
+    for name in backend.unsupported([p for p in SAMPLING_PARAMS if p in sent]):
+        notes.append(f"{name}={sent.pop(name)!r} dropped: {model} does not take it")
+    window = backend.context_window
+    if window and sent.get("max_tokens", 0) > window:
+        notes.append(f"max_tokens {sent['max_tokens']} capped to {window}, the context window of {model}")
+        sent["max_tokens"] = window
+    return sent, notes
+
 
 
 @dataclass
@@ -44,6 +72,15 @@ class Completion:
     cost_usd: float = 0.0
 
 
+# Failures that mean "the provider is not answering" (as opposed to "this prompt got a
+# bad answer"): enough of them in a row halt the client.
+PROVIDER_DOWN = frozenset({"connection", "server_error", "timeout", "rate_limit", "auth", "model_not_found",
+                           "bad_response", "provider_error", "backend_crash"})
+# Failures that say nothing about the method: the same unit run again may succeed.
+TRANSIENT = frozenset({"connection", "server_error", "timeout", "rate_limit", "bad_response", "stopped",
+                       "cost_limit"})
+
+
 @dataclass
 class LLMSettings:
     temperature: float = 0.2
@@ -51,11 +88,19 @@ class LLMSettings:
     timeout_s: float = 600.0
     retries: int = 4
     backoff_s: float = 2.0
-    concurrency: int = 8
+    max_wait_s: float = 300.0  # longest single wait between retries, Retry-After included
+    max_connections: int = 8
+    max_consecutive_errors: int = 5  # 0: never halt
+    max_cost: float | None = None  # USD
+    spent_before: float = 0.0  # USD this run spent in earlier sessions (counts toward max_cost)
     api_base: str | None = None
     api_key: str | None = None
     cache: bool = True
     cache_path: Path | None = None
+
+
+_CONNECTIONS: dict[tuple[str, int], asyncio.Semaphore] = {}
+_CONNECTIONS_GUARD = threading.Lock()
 
 
 class LLMClient:
@@ -77,7 +122,18 @@ class LLMClient:
         self.on_exchange = on_exchange  # the run store logs every exchange through this
         self.usage = Usage()
         self._usage_lock = threading.Lock()
-        self._semaphores: dict[int, asyncio.Semaphore] = {}
+        self._identity: dict[str, Any] | None = None
+        self.halted: ProviderError | None = None  # set by the circuit breaker or the cost limit
+        self._consecutive = 0
+        self.spent = self.settings.spent_before  # USD, new (uncached) calls only
+        self._noted: set[str] = set()
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """The backend's identity (computed once: a local GGUF is hashed)."""
+        if self._identity is None:
+            self._identity = self.backend.identity
+        return self._identity
 
     # ------------------------------------------------------------------ public
 
@@ -88,21 +144,27 @@ class LLMClient:
         n: int = 1,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        top_p: float | None = None,
+        presence_penalty: float | None = None,
         stop: list[str] | None = None,
         seed: int | None = None,
         first_sample: int = 0,
         response_format: dict | None = None,
     ) -> list[Completion]:
         """``n`` samples for one prompt, in sample order; failures are ``ok=False``.
-
-        ``response_format`` (OpenAI's shape, e.g. ``{"type": "json_schema", ...}``)
-        constrains the answer where the backend can enforce it (the embedded model does,
-        with a grammar) and is part of the cache key there; other backends receive and
-        key exactly what they would without it."""
+        ``top_p``/``presence_penalty`` are sent only when set (providers differ in
+        which they accept). ``response_format`` (OpenAI's shape, e.g.
+        ``{"type": "json_schema", ...}``) constrains the answer where the backend can
+        enforce it (the embedded model does, with a grammar) and is part of the cache key
+        there; other backends receive and key exactly what they would without it."""
         params: dict[str, Any] = {
             "temperature": self.settings.temperature if temperature is None else temperature,
             "max_tokens": self.settings.max_tokens if max_tokens is None else max_tokens,
         }
+        if top_p is not None:
+            params["top_p"] = top_p
+        if presence_penalty is not None:
+            params["presence_penalty"] = presence_penalty
         if stop:
             params["stop"] = stop
         if seed is not None:
@@ -121,17 +183,43 @@ class LLMClient:
     # ------------------------------------------------------------------ internals
 
     def _semaphore(self) -> asyncio.Semaphore:
-        # One semaphore per event loop: the client may be used from several asyncio.run().
-        loop_id = id(asyncio.get_running_loop())
-        if loop_id not in self._semaphores:
-            cap = self.settings.concurrency
-            if self.backend.max_concurrency:
-                cap = min(cap, self.backend.max_concurrency)
-            self._semaphores[loop_id] = asyncio.Semaphore(max(1, cap))
-        return self._semaphores[loop_id]
+        # One limit per provider and server, shared by every client of the process; one
+        # semaphore per event loop (a client may be used from several asyncio.run()).
+        cap = self.settings.max_connections
+        if self.backend.max_concurrency:
+            cap = min(cap, self.backend.max_concurrency)
+        key = (f"{self.backend.connection_key}#{max(1, cap)}", id(asyncio.get_running_loop()))
+        with _CONNECTIONS_GUARD:
+            if key not in _CONNECTIONS:
+                _CONNECTIONS[key] = asyncio.Semaphore(max(1, cap))
+            return _CONNECTIONS[key]
+
+    def _halt(self, error: ProviderError) -> None:
+        if self.halted is None:
+            self.halted = error
+
+    def _failed(self, messages, params, key: str, sample: int, error: str, reason: str,
+                sent: dict[str, Any], notes: list[str], seconds: float = 0.0) -> Completion:
+        failed = Completion(text="", ok=False, error=error, reason=reason, key=key, sample=sample)
+        self._account(failed)
+        self._log(messages, params, failed, sent, notes, seconds)
+        return failed
+
+    def _over_budget(self) -> bool:
+        return self.settings.max_cost is not None and self.spent >= self.settings.max_cost
+
+    def _fit(self, params: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+        sent, notes = fit_params(self.backend, self.model, params)
+        for note in notes:
+            if note not in self._noted:
+                self._noted.add(note)
+                log.warning(note)
+        return sent, notes
 
     async def _one(self, messages: list[dict], params: dict[str, Any], sample: int) -> Completion:
-        key = exchange_key(self.model, messages, params, sample)
+        # ``params`` as asked (what replay matches), ``sent`` as the model gets them (the cache key)
+        sent, notes = self._fit(params)
+        key = exchange_key(self.identity, messages, sent, sample)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
@@ -146,13 +234,21 @@ class LLMClient:
                     cost_usd=hit["cost"],
                 )
                 self._account(done)
-                self._log(messages, params, done)
+                self._log(messages, params, done, sent, notes)
                 return done
 
-        call_params = dict(params, timeout=self.settings.timeout_s)
+        call_params = dict(sent, timeout=self.settings.timeout_s)
         attempt = 0
         async with self._semaphore():
+            started = time.monotonic()  # latency counts the provider (and retries), not the queue
             while True:
+                if self.halted is not None:
+                    return self._failed(messages, params, key, sample, str(self.halted), self.halted.reason, sent,
+                                        notes, time.monotonic() - started)
+                if self._over_budget():
+                    self._halt(ProviderError(f"the cost limit of ${self.settings.max_cost:g} is reached "
+                                             f"(${self.spent:.4f} spent)", reason="cost_limit"))
+                    continue
                 try:
                     answer = await asyncio.wait_for(
                         self.backend.answer(messages, call_params, sample),
@@ -165,29 +261,22 @@ class LLMClient:
                         if isinstance(exc, ProviderError)
                         else ProviderError("call timed out", retryable=True, reason="timeout")
                     )
-                    if err.retryable and attempt < self.settings.retries:
+                    if err.retryable and attempt < self.settings.retries and self.halted is None:
                         attempt += 1
-                        delay = self.settings.backoff_s * 2 ** (attempt - 1)
-                        await asyncio.sleep(delay * (0.5 + random.random()))
+                        delay = self.settings.backoff_s * 2 ** (attempt - 1) * (0.5 + random.random())
+                        if err.retry_after is not None:
+                            delay = max(delay, err.retry_after)
+                        await asyncio.sleep(min(delay, self.settings.max_wait_s))
                         continue
-                    failed = Completion(
-                        text="", ok=False, error=str(err), reason=err.reason, key=key, sample=sample
-                    )
-                    self._account(failed)
-                    self._log(messages, params, failed)
-                    return failed
+                    self._provider_failed(err)
+                    return self._failed(messages, params, key, sample, str(err), err.reason, sent, notes,
+                                        time.monotonic() - started)
                 except Exception as exc:  # a backend bug must not take the run down either
-                    failed = Completion(
-                        text="",
-                        ok=False,
-                        error=f"{type(exc).__name__}: {exc}"[:500],
-                        reason="backend_crash",
-                        key=key,
-                        sample=sample,
-                    )
-                    self._account(failed)
-                    self._log(messages, params, failed)
-                    return failed
+                    err = ProviderError(f"{type(exc).__name__}: {exc}"[:500], reason="backend_crash")
+                    self._provider_failed(err)
+                    return self._failed(messages, params, key, sample, str(err), err.reason, sent, notes,
+                                        time.monotonic() - started)
+        self._consecutive = 0
 
         done = Completion(
             text=answer.text,
@@ -201,26 +290,43 @@ class LLMClient:
             self.cache.put(
                 key,
                 self.model,
-                {"messages": messages, "params": params, "sample": sample},
+                self.identity,
+                {"messages": messages, "params": sent, "sample": sample},
                 answer.text,
                 {"prompt_tokens": answer.prompt_tokens, "completion_tokens": answer.completion_tokens},
                 answer.cost_usd,
             )
+        with self._usage_lock:
+            self.spent += answer.cost_usd
         self._account(done)
-        self._log(messages, params, done)
+        self._log(messages, params, done, sent, notes, time.monotonic() - started)
         return done
+
+    def _provider_failed(self, err: ProviderError) -> None:
+        """Count a call the provider did not answer; enough in a row halt the client."""
+        if err.reason not in PROVIDER_DOWN:
+            self._consecutive = 0  # the provider answered; this prompt was the problem
+            return
+        self._consecutive += 1
+        limit = self.settings.max_consecutive_errors
+        if limit and self._consecutive >= limit:
+            self._halt(ProviderError(f"{self._consecutive} calls in a row failed ({err.reason}); last error: {err}",
+                                     reason="stopped"))
 
     def _account(self, c: Completion) -> None:
         with self._usage_lock:
             self.usage = self.usage.add(usage_of(c))
 
-    def _log(self, messages: list[dict], params: dict[str, Any], c: Completion) -> None:
+    def _log(self, messages: list[dict], params: dict[str, Any], c: Completion,
+             sent: dict[str, Any], notes: list[str], seconds: float = 0.0) -> None:
         if self.on_exchange is None:
             return
+        extra: dict[str, Any] = {"sent": sent, "notes": notes} if notes else {}
         self.on_exchange(
             {
                 "key": c.key,
                 "model": self.model,
+                "backend": self.identity,
                 "messages": messages,
                 "params": params,
                 "sample": c.sample,
@@ -232,6 +338,8 @@ class LLMClient:
                 "usage": {"prompt_tokens": c.prompt_tokens, "completion_tokens": c.completion_tokens},
                 "cost_usd": c.cost_usd,
                 "time": time.time(),
+                "seconds": round(seconds, 3),
+                **extra,
             }
         )
 

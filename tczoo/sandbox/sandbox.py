@@ -13,9 +13,10 @@ import warnings
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from tczoo.schema import Language, Program
-from tczoo.sandbox import callpy, jail
-from tczoo.sandbox.compare import compare_outputs, parse_comparator
+from tczoo.textio import from_bytes, to_bytes
+from tczoo.schema import Language, Program, Validator
+from tczoo.sandbox import callpy, jail, validators
+from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
 from tczoo.sandbox.compile import CompileLimits, Compiler, java_tool
 
 JAVA_RUN_OPTS = ["-Xss64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"]
@@ -94,12 +95,30 @@ class Sandbox:
         return self._execute(program, stdin, limits, files, args)
 
     def judge(self, program: Program, stdin: str, expected: str, limits: Limits = Limits(),
-              comparator: str | None = None, *, files: dict[str, str] | None = None) -> RunResult:
-        parse_comparator(comparator)  # a bad comparator is the caller's bug: fail early
+              comparator: str | None = None, *, files: dict[str, str] | None = None,
+              output_validator: Validator | None = None) -> RunResult:
+        """Run ``program`` and judge its output: by ``output_validator`` when the problem
+        has one (see :mod:`tczoo.sandbox.validators`), else by ``comparator``."""
+        if output_validator is None:
+            parse_comparator(comparator)  # a bad comparator is the caller's bug: fail early
+            if comparator == PROGRAM:
+                raise ValueError("comparator 'program' needs the problem's output_validator")
         result = self.run(program, stdin, limits, files=files)
-        if result.verdict is Verdict.AC and not compare_outputs(result.stdout, expected, comparator):
+        if result.verdict is not Verdict.AC:
+            return result
+        if output_validator is not None:
+            check = self.validate_output(output_validator, stdin, expected, result.stdout)
+            result.verdict, result.message = check.verdict, check.message
+        elif not compare_outputs(result.stdout, expected, comparator):
             result.verdict = Verdict.WA
         return result
+
+    def validate_output(self, validator: Validator, input: str, answer: str, output: str) -> RunResult:
+        """Ask a problem's output validator about ``output`` (for ``input``, with the
+        reference ``answer``): the validator's run, its verdict AC, WA or SE."""
+        job = validators.output_validator_job(validator, input, answer, output)
+        run = self.run(job.program, job.stdin, job.limits, files=job.files, args=job.args)
+        return validators.output_judgement(run, validator.program.name)
 
     async def arun(self, *a, **kw) -> RunResult:
         return await asyncio.to_thread(self.run, *a, **kw)
@@ -140,8 +159,8 @@ class Sandbox:
             return RunResult(verdict=Verdict.SE, message="cancelled")
         if job.expected is not None:
             return self.judge(job.program, job.stdin, job.expected, job.limits, job.comparator,
-                              files=job.files)
-        return self.run(job.program, job.stdin, job.limits, files=job.files)
+                              files=job.files, output_validator=job.output_validator)
+        return self.run(job.program, job.stdin, job.limits, files=job.files, args=job.args)
 
     def cancel(self) -> None:
         """Stop batch work: jobs not started are dropped, run_many stops yielding."""
@@ -195,7 +214,7 @@ class Sandbox:
             deadline = time.monotonic() + limits.wall_guard_ms / 1000.0 + HOST_SLACK_S
             try:
                 header, out, err = slot.execute(
-                    request, stdin.encode(), limits.memory_mb << 20, limits.processes, deadline)
+                    request, to_bytes(stdin), limits.memory_mb << 20, limits.processes, deadline)
             except WorkerDied as e:
                 log.error("sandbox worker slot %d failed: %s", slot.index, e)
                 return RunResult(verdict=Verdict.SE, message=f"worker failed: {e}"[:2000])
@@ -221,8 +240,8 @@ class Sandbox:
         }
 
     def _verdict(self, h: dict, out: bytes, err: bytes, limits: Limits) -> RunResult:
-        stdout = out.decode(errors="replace")
-        stderr = err.decode(errors="replace")
+        stdout = from_bytes(out)  # lossless: a program's invalid UTF-8 survives as surrogate escapes
+        stderr = from_bytes(err)
         if "error" in h:
             return RunResult(verdict=Verdict.SE, message=f"worker: {h['error']}")
         base = dict(

@@ -18,6 +18,7 @@ import threading
 import time
 from pathlib import Path
 
+from tczoo.textio import to_bytes
 from tczoo.sandbox import jail
 from tczoo.sandbox.cgroups import CgroupTree, SlotGroups
 
@@ -31,6 +32,25 @@ KILLED = {0: None, 1: "cpu", 2: "wall", 3: "output"}
 LIMIT_FIELDS = ("cpu_ms", "wall_ms", "cpu_s", "out_bytes", "err_bytes", "file_bytes",
                 "nproc", "stack_bytes", "as_bytes")
 PROGRAM_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "TMPDIR": "/tmp"}
+
+# bwrap --die-with-parent is PR_SET_PDEATHSIG, which fires when the *thread* that
+# spawned the worker exits, not the process. Callers run/judge from any thread (a
+# short-lived pool, asyncio.to_thread): a worker started there would die with it and
+# the next run on that slot would be SE. So every worker is spawned from this one
+# thread, which lives as long as the process.
+_SPAWNER: "concurrent.futures.ThreadPoolExecutor | None" = None
+_SPAWNER_LOCK = threading.Lock()
+
+
+def _spawn(*args, **kwargs) -> subprocess.Popen:
+    global _SPAWNER
+    import concurrent.futures
+
+    with _SPAWNER_LOCK:
+        if _SPAWNER is None:
+            _SPAWNER = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="tczoo-spawner")
+        spawner = _SPAWNER
+    return spawner.submit(subprocess.Popen, *args, **kwargs).result()
 
 
 class WorkerDied(RuntimeError):
@@ -68,7 +88,8 @@ def pack_request(request: dict, stdin: bytes) -> bytes:
     files = request.get("files") or {}
     parts.append(struct.pack("<I", len(files)))
     for name, content in files.items():
-        n, c = name.encode(), content.encode()
+        # A lone surrogate (from JSON, an LLM) must reach the program as bytes, not crash us.
+        n, c = name.encode(), to_bytes(content)
         parts += [struct.pack("<I", len(n)), n, struct.pack("<Q", len(c)), c]
     parts += [struct.pack("<Q", len(stdin)), stdin]
     return b"".join(parts)
@@ -161,7 +182,7 @@ class Slot:
             cmd = ["/bin/sh", "-c", script + 'exec "$@"', "sh", *cmd]
         env["TCZOO_CG"] = cg_files
         self._err = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(
+        self.proc = _spawn(
             cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err,
             pass_fds=[self._cache_fd], env=env, bufsize=0,
         )

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tczoo.schema import Program
+from tczoo.schema import Program, Validator
 
 
 class Verdict(str, Enum):
@@ -78,8 +78,10 @@ class Job(BaseModel):
     stdin: str = ""
     limits: Limits = Field(default_factory=Limits)
     expected: str | None = None  # judge against this when given
-    comparator: str | None = None  # None/"tokens", "exact", "float:ABS[:REL]"
+    comparator: str | None = None  # None/"tokens", "exact", "float:ABS[:REL]", "kattis[:FLAGS]"
+    output_validator: Validator | None = None  # judge with the problem's validator instead
     files: dict[str, str] | None = None  # extra files placed in the run directory
+    args: list[str] | None = None  # command-line arguments of the program
     tag: Any = None  # caller's bookkeeping, returned untouched
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 from tczoo.schema import Language
+from tczoo.errors import UserError
 
 
-class RecordError(ValueError):
+class RecordError(UserError, ValueError):
     """A record is not in the schema its loader expects."""
 
 

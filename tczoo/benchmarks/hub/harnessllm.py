@@ -12,6 +12,12 @@ accepted too. All programs are Python.
 
 The result is a Problem with one accepted solution (the ground truth) and one wrong
 solution (the program under test); functional problems set ``entry_point``.
+
+Limits: the sets state none. Such a problem gets ``limits_given=False`` and the
+authors' evaluation timeout, 20 s (``UNSTATED_TIME_MS``; their evaluation sets
+``GLOBAL_TIMEOUT = 20`` for every program, generator and checker), with 1024 MB of memory
+(``UNSTATED_MEMORY_MB``: they set no memory limit, a sandbox needs one). A record that
+does carry ``time_limit_ms`` / ``memory_limit_mb`` keeps its own.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ from tczoo.schema import Language, Problem, Program, WrongProgram
 
 SCHEMA = "harnessllm"
 REQUIRED = ("description",)
+UNSTATED_TIME_MS = 20_000
+UNSTATED_MEMORY_MB = 1024
 DATASETS = {
     "mbpp-hard": "Shiyu-Lab/Testcase_MBPPHard",
     "lcb-seen": "Shiyu-Lab/Testcase_LCB_Seen",
@@ -93,12 +101,25 @@ def to_problem(record: dict[str, Any], index: int = 0, *, dataset: str = "") -> 
         meta["dataset"] = dataset
     if record.get("data_source"):
         meta["data_source"] = record["data_source"]
+    limits = _limits(record)
     return Problem(
         id=pid,
         statement=description,
+        **limits,
         solutions=[Program(code=good, language=Language.PYTHON, name="good_code")],
         wrong_solutions=[WrongProgram(code=bad, language=Language.PYTHON, name="bad_code")],
         entry_point=entry,
         source=f"harnessllm:{dataset}" if dataset else SCHEMA,
         meta=meta,
     )
+
+
+def _limits(record: dict[str, Any]) -> dict[str, Any]:
+    time_ms, memory_mb = record.get("time_limit_ms"), record.get("memory_limit_mb")
+    for name, value in (("time_limit_ms", time_ms), ("memory_limit_mb", memory_mb)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value <= 0):
+            raise RecordError(f"{name} must be a positive integer, not {value!r}")
+    if time_ms is None and memory_mb is None:
+        return {"time_limit_ms": UNSTATED_TIME_MS, "memory_limit_mb": UNSTATED_MEMORY_MB, "limits_given": False}
+    return {"time_limit_ms": time_ms or UNSTATED_TIME_MS, "memory_limit_mb": memory_mb or UNSTATED_MEMORY_MB,
+            "limits_given": time_ms is not None and memory_mb is not None}

@@ -13,8 +13,8 @@ from typing import Any
 
 from tczoo.llm.backends import Answer, Backend
 from tczoo.llm.local.engine import EngineConfig, Request, engine_for
-from tczoo.llm.local.gguf import resolve_model_path
-from tczoo.llm.local.sampling import grammar_for, sample_seed
+from tczoo.llm.local.gguf import gguf_sha256, resolve_model_path
+from tczoo.llm.local.sampling import TOP_P, grammar_for, sample_seed
 
 DEFAULT_TEMPERATURE = 0.2
 DEFAULT_MAX_TOKENS = 1024
@@ -29,12 +29,19 @@ class LocalBackend(Backend):
         self.config = EngineConfig.from_env()
         self.path = resolve_model_path(model)
         self.max_concurrency = self.config.n_parallel
+        self.context_window = self.config.n_ctx  # the client caps max_tokens here, and says so
+
+    @property
+    def identity(self) -> dict:
+        return {"backend": "llama.cpp", "gguf_sha256": gguf_sha256(self.path)}
 
     async def answer(self, messages: list[dict], params: dict[str, Any], sample: int) -> Answer:
         engine = await asyncio.to_thread(engine_for, self.path, self.config)  # loads once
         request = Request(
             messages=messages,
             temperature=float(params.get("temperature", DEFAULT_TEMPERATURE)),
+            top_p=float(params.get("top_p", TOP_P)),
+            presence_penalty=float(params.get("presence_penalty", 0.0)),
             max_tokens=int(params.get("max_tokens", DEFAULT_MAX_TOKENS)),
             stop=_stops(params.get("stop")),
             seed=sample_seed(int(params.get("seed", 0) or 0), sample),

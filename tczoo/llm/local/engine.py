@@ -103,6 +103,8 @@ class Request:
     stop: list[str]
     seed: int
     grammar: str | None
+    top_p: float = 0.95
+    presence_penalty: float = 0.0
     future: concurrent.futures.Future = field(default_factory=concurrent.futures.Future)
     submitted: float = field(default_factory=time.perf_counter)
 
@@ -248,8 +250,9 @@ class Engine:
                 f"{self.n_ctx_seq} tokens per sequence (TCZOO_LOCAL_CTX)",
                 reason="context_window",
             )
-        sampler = SequenceSampler(L, self.vocab, temperature=request.temperature,
-                                  seed=request.seed, grammar=request.grammar)
+        sampler = SequenceSampler(L, self.vocab, temperature=request.temperature, seed=request.seed,
+                                  grammar=request.grammar, top_p=request.top_p,
+                                  presence_penalty=request.presence_penalty)
         try:
             prefix = self._prefix_for(tokens[:-1])
             stream = self._take_stream(keep=prefix)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import json
 import os
 from pathlib import Path
 
@@ -91,6 +92,33 @@ def resolve_model_path(model: str) -> Path:
     if not path.is_file():
         raise ModelSpecError(f"GGUF file not found: {path}")
     return path
+
+
+def gguf_sha256(path: Path) -> str:
+    """The sha256 of a GGUF (what identifies a local model in cache keys and run
+    provenance); the embedded model's is known, any other file's is computed once per
+    (path, size, mtime) and remembered under the cache directory."""
+    path = Path(path)
+    st = path.stat()
+    if path.name == EMBEDDED_FILE and st.st_size == EMBEDDED_SIZE:
+        return EMBEDDED_SHA256  # verified when it was assembled
+    memo = cache_dir() / "models" / "sha256.json"
+    stamp = f"{path.resolve()} {st.st_size} {st.st_mtime_ns}"
+    try:
+        known = json.loads(memo.read_text())
+    except (OSError, ValueError):
+        known = {}
+    if stamp not in known:
+        digest = hashlib.sha256()
+        with path.open("rb") as fh:
+            while chunk := fh.read(8 << 20):
+                digest.update(chunk)
+        known[stamp] = digest.hexdigest()
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        tmp = memo.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(known))
+        os.replace(tmp, memo)
+    return known[stamp]
 
 
 def local_status() -> dict:

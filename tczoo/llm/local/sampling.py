@@ -2,8 +2,9 @@
 
 Every sequence owns its sampler chain, seeded from (the call's seed, the sample index)
 alone, so what a sample draws never depends on which other sequences shared its batch.
-The chain is llama-cpp-python's default for chat completions (top-k 40, top-p 0.95,
-min-p 0.05, temperature); temperature 0 is greedy.
+The chain is llama-cpp-python's default for chat completions: a presence penalty over
+the last 64 tokens (when one is asked), top-k 40, top-p (0.95 unless asked), min-p
+0.05, temperature; temperature 0 is greedy.
 
 A ``response_format`` (OpenAI's shape) becomes a GBNF grammar:
 
@@ -25,6 +26,7 @@ from tczoo.llm.backends import ProviderError
 TOP_K = 40
 TOP_P = 0.95
 MIN_P = 0.05
+PENALTY_LAST_N = 64  # llama-cpp-python's window for repeat/presence penalties
 
 # The root rule wraps the value's own grammar (whose root is named ``root``).
 _FENCED = 'answer ::= "```json\\n" root "\\n```" | "```\\n" root "\\n```" | root\n'
@@ -76,16 +78,20 @@ class SequenceSampler:
     only when that token is refused. llama.cpp's own samplers do the same.
     """
 
-    def __init__(self, llama_cpp, vocab, *, temperature: float, seed: int, grammar: str | None):
+    def __init__(self, llama_cpp, vocab, *, temperature: float, seed: int, grammar: str | None,
+                 top_p: float = TOP_P, presence_penalty: float = 0.0):
         L = self.L = llama_cpp
         self.chain = L.llama_sampler_chain_init(L.llama_sampler_chain_default_params())
         self.grammar = None
         self.refused = 0  # tokens the grammar refused (each costs a full-vocabulary pass)
+        if presence_penalty:
+            L.llama_sampler_chain_add(self.chain, L.llama_sampler_init_penalties(
+                L.llama_vocab_n_tokens(vocab), PENALTY_LAST_N, 1.0, 0.0, presence_penalty))
         if temperature <= 0:
             L.llama_sampler_chain_add(self.chain, L.llama_sampler_init_greedy())
         else:
             L.llama_sampler_chain_add(self.chain, L.llama_sampler_init_top_k(TOP_K))
-            L.llama_sampler_chain_add(self.chain, L.llama_sampler_init_top_p(TOP_P, 1))
+            L.llama_sampler_chain_add(self.chain, L.llama_sampler_init_top_p(top_p, 1))
             L.llama_sampler_chain_add(self.chain, L.llama_sampler_init_min_p(MIN_P, 1))
             L.llama_sampler_chain_add(self.chain, L.llama_sampler_init_temp(temperature))
             L.llama_sampler_chain_add(self.chain, L.llama_sampler_init_dist(seed))

@@ -11,13 +11,13 @@ int main() {
     long long total = 0;
     for (auto &x : a) {
         int d = (int)min<long long>(x.second, n);
-        // latest free day not after the deadline
-        for (int day = d; day >= 1; day--) {
-            if (!busy[day]) {
-                busy[day] = 1;
-                total += x.first;
-                break;
-            }
+        // latest free day not after the deadline, found by scanning the whole calendar
+        int latest = 0;
+        for (int day = 1; day <= n; day++)
+            if (!busy[day] && day <= d) latest = day;
+        if (latest) {
+            busy[latest] = 1;
+            total += x.first;
         }
     }
     printf("%lld\n", total);

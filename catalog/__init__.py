@@ -1,0 +1,1 @@
+"""STAB's adversarial scenario catalog (data, not code). Installed as ``tczoo.catalog``."""

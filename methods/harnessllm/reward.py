@@ -1,0 +1,63 @@
+"""HarnessLLM's RL reward r(o; f, g) (Eq. 1) for one model answer on a triplet.
+
+1 when the response exposes a true bug (g passes every test, f fails one); 0.1 when it
+found a good input (one separating f from g) that did not make f fail a test of its
+own, valid or not; 0 otherwise; ``format_penalty`` (default 0 as in the paper — the
+authors' code uses -1) for an answer without a usable test. The answer is parsed and
+its generators run exactly as the method does, then judged by the kernel's triplet
+evaluation (``tczoo.execution.triplets``), the same one the ``bugfind`` runner uses.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tczoo.execution import Limits, Outcome, classify, gather_evidence, ground_truth_index
+from tczoo.methods.harnessllm.harness import HarnessParams, build_harness_suite
+from tczoo.methods.harnessllm.io import InputOutputParams, build_io_suite
+from tczoo.schema import Problem, Provenance, Setting, Task, TestSuite
+
+if TYPE_CHECKING:
+    from tczoo.sandbox import Sandbox
+
+MAX_TESTS = 20  # the paper caps a response at 20 tests
+
+
+def reward(outcome: Outcome | str, *, format_penalty: float = 0.0) -> float:
+    outcome = Outcome(outcome)
+    if outcome is Outcome.TRUE_BUG:
+        return 1.0
+    if outcome in (Outcome.GOOD_INPUT, Outcome.GOOD_INPUT_INVALID):
+        return 0.1
+    if outcome is Outcome.FORMAT_ERROR:
+        return format_penalty
+    return 0.0
+
+
+def response_reward(response: str, problem: Problem, *, sandbox: "Sandbox", method: str = "harness",
+                    wrong: int = 0, ground_truth: int | None = None, seed: int = 0, first_k: int | None = None,
+                    format_penalty: float = 0.0, checker_time_ms: int = 5000) -> tuple[float, Outcome]:
+    """Eq. 1 for ``response`` on (problem, wrong solution ``wrong``, g). ``first_k``
+    defaults to all tests (up to 20): during RL the paper lets the model choose how
+    many tests to write."""
+    if method not in ("harness", "io"):
+        raise ValueError(f"response_reward knows the harness and io answer formats, not {method!r}")
+    g = ground_truth_index(problem) if ground_truth is None else ground_truth
+    if g is None:
+        raise ValueError(f"problem {problem.id} has no accepted solution to serve as ground truth")
+    f = problem.wrong_solutions[wrong]
+    task = Task.from_problem(problem, Setting.SPEC_TARGET, budget=MAX_TESTS, seed=seed, target=f)
+    suite = TestSuite(problem_id=problem.id, provenance=Provenance(method=method, seed=seed))
+    if method == "harness":
+        build_harness_suite(response, task, sandbox, suite, HarnessParams())
+    else:
+        build_io_suite(response, task, suite, InputOutputParams())
+    tests = suite.tests[: first_k or MAX_TESTS]
+    if not tests:
+        return reward(Outcome.FORMAT_ERROR, format_penalty=format_penalty), Outcome.FORMAT_ERROR
+    evidence = gather_evidence(sandbox, f, problem.solutions[g], suite.oracle, [(t.input, t.output) for t in tests],
+                               limits=Limits.of(problem), comparator=problem.checker,
+                               entry_point=problem.entry_point, validator=problem.output_validator,
+                               checker_time_ms=checker_time_ms)
+    outcome, _, _ = classify(evidence, list(range(len(tests))))
+    return reward(outcome, format_penalty=format_penalty), outcome

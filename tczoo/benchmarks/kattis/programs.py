@@ -1,0 +1,179 @@
+"""Programs of a Kattis package (submissions, validators) as tczoo ``Program``s.
+
+A program is one file, or a directory holding one program (the format's rule).
+Languages come from the file ending (the format's language table); the sandbox runs
+C, C++, Java and Python 3, and everything else is skipped with its language named.
+A C/C++ directory program has one compilation unit plus its own headers: the local
+``#include "x.h"`` lines are replaced by the header text (once per header, as
+``#pragma once``/include guards would), so the sandbox compiles one source file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from tczoo.schema import Language, Program
+
+MAX_SOURCE_BYTES = 4 << 20  # a submission larger than this is not read
+
+# The format's language table (appendix/languages.md): ending -> (language name, ours or None).
+ENDINGS: dict[str, tuple[str, Language | None]] = {
+    ".c": ("C", Language.C),
+    ".cc": ("C++", Language.CPP), ".cpp": ("C++", Language.CPP), ".cxx": ("C++", Language.CPP),
+    ".c++": ("C++", Language.CPP), ".C": ("C++", Language.CPP),
+    ".java": ("Java", Language.JAVA),
+    ".py": ("Python 3", Language.PYTHON), ".py3": ("Python 3", Language.PYTHON),
+    ".py2": ("Python 2", None),
+    ".kt": ("Kotlin", None), ".hs": ("Haskell", None), ".cs": ("C#", None), ".go": ("Go", None),
+    ".rs": ("Rust", None), ".js": ("JavaScript", None), ".rb": ("Ruby", None), ".scala": ("Scala", None),
+    ".pas": ("Pascal", None), ".php": ("PHP", None), ".ml": ("OCaml", None), ".fs": ("F#", None),
+    ".d": ("D", None), ".lua": ("Lua", None), ".f90": ("Fortran", None), ".jl": ("Julia", None),
+    ".sh": ("Bash", None), ".pl": ("Prolog", None), ".pm": ("Perl", None), ".swift": ("Swift", None),
+    ".dart": ("Dart", None), ".cr": ("Crystal", None), ".nim": ("Nim", None), ".lisp": ("Common Lisp", None),
+    ".m": ("Objective-C", None), ".cob": ("COBOL", None), ".ada": ("Ada", None), ".adb": ("Ada", None),
+    ".rkt": ("Racket", None), ".ex": ("Elixir", None), ".erl": ("Erlang", None),
+}
+# Judges build C and C++ on Ubuntu (problemtools, DOMjudge, Kattis), whose gcc turns on
+# stack protection and source fortification by default; Debian's does not. Without them
+# a jury's run_time_error submission that overflows a stack buffer runs "fine" here.
+JUDGE_HARDENING = ["-fstack-protector-strong", "-D_FORTIFY_SOURCE=2"]
+FLAGS = {
+    Language.C: ["-O2", "-std=gnu17", *JUDGE_HARDENING],
+    Language.CPP: ["-O2", "-std=gnu++17", *JUDGE_HARDENING],
+}
+HEADER_ENDINGS = (".h", ".hpp", ".hh", ".hxx", ".h++", ".inc", ".ipp", ".tcc")
+_LOCAL_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"[^\n]*$', re.M)
+
+
+@dataclass
+class Unreadable:
+    """A program the sandbox cannot run, with the reason and (when known) its language."""
+
+    reason: str
+    language: str = ""
+
+
+def _ending(path: Path) -> str:
+    suffix = path.suffix
+    return suffix if suffix == ".C" else suffix.lower()
+
+
+def language_of(path: Path) -> tuple[str, Language | None] | None:
+    """(language name, sandbox language or None) for a file, or None for no known ending."""
+    return ENDINGS.get(_ending(path))
+
+
+def _read(path: Path) -> str | Unreadable:
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        return Unreadable(f"cannot read {path.name}: {exc.strerror}")
+    if size > MAX_SOURCE_BYTES:
+        return Unreadable(f"{path.name} is {size} bytes (over {MAX_SOURCE_BYTES})")
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        return path.read_bytes().decode("latin-1")
+    except OSError as exc:
+        return Unreadable(f"cannot read {path.name}: {exc.strerror}")
+
+
+PYTHON2_ONLY = {"raw_input", "xrange", "unichr", "basestring", "unicode", "long", "execfile", "cmp",
+                "reduce", "file"}
+
+
+def python2_evidence(code: str) -> str:
+    """Why a ``.py`` file is Python 2, or "" when it reads as Python 3.
+
+    The format decides by the shebang line; packages exported from DOMjudge often
+    have none, so the code itself is asked: Python 3 cannot parse it, or it calls a
+    builtin only Python 2 has (``raw_input``, ``xrange`` ...) without defining it.
+    """
+    first = code.split("\n", 1)[0]
+    if re.match(r"#!.*python2", first):
+        return "by its shebang line"
+    if re.match(r"#!.*python3", first):
+        return ""
+    import ast
+
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        return f"Python 3 cannot parse it: {exc.msg} at line {exc.lineno}"
+    except (ValueError, RecursionError, MemoryError):
+        return ""
+    defined = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    defined |= {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    defined |= {a.asname or a.name for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                for a in n.names}
+    used = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+                  & PYTHON2_ONLY - defined)
+    return f"it calls {', '.join(used)}" if used else ""
+
+
+def inline_local_headers(code: str, directory: Path, seen: set[Path] | None = None, depth: int = 0) -> str:
+    """Replace ``#include "x"`` of files in ``directory`` by their text, each file once."""
+    seen = set() if seen is None else seen
+    if depth > 16:
+        return code
+
+    def replace(m: re.Match) -> str:
+        target = (directory / m.group(1)).resolve()
+        if not target.is_file() or directory.resolve() not in target.parents:
+            return m.group(0)  # a system header, or outside the program: the compiler's business
+        if target in seen:
+            return f"/* {m.group(1)} already included */"
+        seen.add(target)
+        text = _read(target)
+        if isinstance(text, Unreadable):
+            return m.group(0)
+        text = re.sub(r"^[ \t]*#[ \t]*pragma[ \t]+once[^\n]*$", "", text, flags=re.M)
+        body = inline_local_headers(text, target.parent, seen, depth + 1)
+        return f'#line 1 "{m.group(1)}"\n{body}\n#line {code.count(chr(10), 0, m.start()) + 2} "main"'
+
+    return _LOCAL_INCLUDE.sub(replace, code)
+
+
+def read_program(path: Path, name: str) -> Program | Unreadable:
+    """One file or one directory program as a :class:`Program` named ``name``."""
+    if path.is_dir():
+        return _read_directory(path, name)
+    known = language_of(path)
+    if known is None:
+        return Unreadable(f"unknown language (file ending {path.suffix or 'none'!r})")
+    lang_name, language = known
+    if language is None:
+        return Unreadable(f"{lang_name} is not a language the sandbox runs", lang_name)
+    code = _read(path)
+    if isinstance(code, Unreadable):
+        return code
+    if language is Language.PYTHON and _ending(path) == ".py":
+        why = python2_evidence(code)
+        if why:
+            return Unreadable(f"Python 2 ({why}) is not a language the sandbox runs", "Python 2")
+    if language in (Language.C, Language.CPP):
+        code = inline_local_headers(code, path.parent)
+    return Program(code=code, language=language, name=name, flags=FLAGS.get(language),
+                   meta={"language": lang_name})
+
+
+def _read_directory(path: Path, name: str) -> Program | Unreadable:
+    files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+    if (path / "build").exists() or (path / "run").exists():
+        return Unreadable("a program with its own build/run scripts is not run by tczoo")
+    sources = [p for p in files if language_of(p) is not None]
+    if not sources:
+        return Unreadable("no source file of a known language in the directory")
+    names = {language_of(p)[0] for p in sources}
+    if len(names) > 1:
+        return Unreadable(f"mixes languages ({', '.join(sorted(names))})")
+    lang_name, language = language_of(sources[0])
+    if language is None:
+        return Unreadable(f"{lang_name} is not a language the sandbox runs", lang_name)
+    if len(sources) > 1:
+        return Unreadable(f"{len(sources)} {lang_name} source files: one compilation unit is supported",
+                          lang_name)
+    program = read_program(sources[0], name)
+    return program

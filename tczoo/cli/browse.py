@@ -1,0 +1,78 @@
+"""``tczoo view`` (a static HTML run browser) and ``tczoo show`` (the same in a terminal).
+
+The builders live in ``tczoo.view`` and are imported when a command runs, so that
+``tczoo --help`` does not load them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from tczoo.cli.kit import CLIError, console, emit_json, err_console, format_option, progress, require_run_dir
+
+
+def view(
+    run_dirs: list[Path] = typer.Argument(..., help="run directories (several: shown side by side)"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o",
+                                       help="site folder (default: RUN/view for one run, ./tczoo-view for several)"),
+    serve: bool = typer.Option(False, "--serve", help="serve the site on 127.0.0.1 until Ctrl-C"),
+    port: int = typer.Option(8765, "--port", min=0, max=65535, help="with --serve: the port (0: any free one)"),
+    max_chars: int = typer.Option(100_000, "--max-chars", min=1000,
+                                  help="longest text kept per field (a test input, an answer); the rest is cut, noted"),
+    fmt: str = format_option("table", "json"),
+) -> None:
+    """Build a static, self-contained HTML browser of one or more runs (opens from file:// too)."""
+    from tczoo.view.site import build
+
+    for d in run_dirs:
+        require_run_dir(d)
+    if out is None:
+        out = run_dirs[0] / "view" if len(run_dirs) == 1 else Path("tczoo-view")
+    with progress("build site") as bar:
+        result = build(run_dirs, out, max_chars=max_chars, progress=bar.update)
+    if fmt == "json":
+        emit_json(result)
+    else:
+        err_console.print(f"site written to {result['site']} ({result['problems']} problems, {result['units']} units, "
+                          f"{result['seconds']} s); open {Path(result['index']).resolve().as_uri()}", markup=False,
+                          soft_wrap=True)
+    if serve:
+        from tczoo.view.serve import serve_site
+
+        serve_site(out, port)
+
+
+def show(
+    run_dir: Path = typer.Argument(..., help="a run directory"),
+    problem: Optional[str] = typer.Option(None, "--problem", "-p", help="one problem's units"),
+    method: Optional[str] = typer.Option(None, "--method", "-m", help="one method's units (with --problem: one unit in full)"),
+    task: Optional[str] = typer.Option(None, "--task", help="with --problem and --method: which task, when there are several"),
+    exchange: Optional[int] = typer.Option(None, "--exchange", "-x", min=1,
+                                           help="with --problem and --method: the N-th LLM exchange in full"),
+    full: bool = typer.Option(False, "--full", help="do not shorten tests and programs"),
+    limit: int = typer.Option(40, "--limit", min=1, help="problems listed in the run's grid"),
+) -> None:
+    """The run browser in the terminal: the run, then --problem / --method / --exchange to drill down."""
+    from tczoo.view.data import RunData
+    from tczoo.view import terminal
+
+    require_run_dir(run_dir)
+    if (exchange is not None or task is not None) and not (problem and method):
+        raise CLIError("--exchange and --task need --problem and --method (one unit)")
+    data = RunData(run_dir)
+    if problem and method:
+        parts = terminal.unit_view(data, problem, method, task=task, exchange=exchange, full=full)
+    elif problem or method:
+        parts = terminal.units_view(data, problem=problem, method=method)
+    else:
+        parts = terminal.run_view(data, limit=limit)
+    for part in parts:
+        console.print(part)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("view")(view)
+    app.command("show")(show)

@@ -1,0 +1,317 @@
+"""What every ``tczoo`` command uses — the kernel's own and every plugin's.
+
+A plugin's ``register(app)`` (``tczoo.commands`` entry point) adds a sub-app and builds
+its commands from these helpers, so that all commands look and fail alike:
+
+- ``CLIError``: a user's mistake, printed as one line ``error: ...`` with exit code 2;
+- ``console`` / ``err_console`` and ``printable``: output that never lets a model's or
+  a program's bytes drive the terminal (escape sequences, NUL, lone surrogates are
+  shown escaped);
+- ``format_option`` / ``emit``: the one flag for machine output, ``--format/-f``;
+- ``split``, ``require_file``, ``require_run_dir``: argument parsing that refuses bad
+  values where they are parsed;
+- ``check_model``: a model string that names nothing, or a provider without its API
+  key, is refused before any work starts;
+- ``progress``: a progress bar on a terminal, a plain line on stderr otherwise.
+
+Nothing here imports more than typer and rich at import time: ``tczoo --help`` must
+stay fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+import typer
+from rich.console import Console
+from rich.text import Text
+
+from tczoo.errors import UserError
+from tczoo.textio import dumps, printable
+
+# Piped output (logs, CI) gets wide tables instead of rich's 80-column default.
+console = Console(highlight=False) if sys.stdout.isatty() else Console(width=160, highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+
+class CLIError(UserError):
+    """A user error in a command's arguments: printed as one line, exit code 2."""
+
+
+# --------------------------------------------------------------------------- text
+
+
+def echo(text: Any = "", *, err: bool = False) -> None:
+    """Print plain text (no rich markup is interpreted), escaped for the terminal."""
+    (err_console if err else console).print(Text(printable(text)), soft_wrap=True)
+
+
+def warn(text: str) -> None:
+    err_console.print(Text("warning: ", style="bold yellow") + Text(printable(text, newlines=False)), soft_wrap=True)
+
+
+# --------------------------------------------------------------------------- options
+
+
+def format_option(*choices: str, default: str = "table", help: str | None = None) -> Any:
+    """The ``--format/-f`` option every command with machine output takes."""
+    allowed = tuple(choices) or ("table", "json")
+
+    def check(value: str) -> str:
+        if value not in allowed:
+            raise typer.BadParameter(f"{value!r} is not one of {', '.join(allowed)}")
+        return value
+
+    return typer.Option(default, "--format", "-f", callback=check,
+                        help=help or f"output format: {' | '.join(allowed)}")
+
+
+def emit_json(data: Any) -> None:
+    """Machine output: JSON on stdout, always valid UTF-8 (``tczoo.textio.dumps``)."""
+    sys.stdout.write(dumps(data, indent=2, default=str) + "\n")
+
+
+def rich_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]], *,
+               left: Iterable[str] = ()) -> Any:
+    """A rich table whose cells are plain text (``[local]`` stays ``[local]``)."""
+    from rich.table import Table
+
+    left = set(left)
+    table = Table(title=printable(title))
+    for c in columns:
+        table.add_column(printable(c), justify="left" if c in left or not left else "right",
+                         overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(printable(v)) for v in row))
+    return table
+
+
+def split(values: str | None) -> list[str] | None:
+    """A comma-separated option as a list (None when absent or empty)."""
+    if not values:
+        return None
+    return [v.strip() for v in values.split(",") if v.strip()] or None
+
+
+def require_file(path: Path | None, what: str = "file") -> Path | None:
+    """``path`` must be a readable regular file (a usage error otherwise)."""
+    if path is None:
+        return None
+    if not path.exists():
+        raise CLIError(f"cannot read {what} {path}: no such file")
+    if not path.is_file():
+        raise CLIError(f"cannot read {what} {path}: not a regular file")
+    if not os.access(path, os.R_OK):
+        raise CLIError(f"cannot read {what} {path}: permission denied")
+    return path
+
+
+def require_run_dir(path: Path) -> Path:
+    if not (path / "config.json").is_file():
+        raise CLIError(f"{path} is not a tczoo run directory (no config.json)")
+    return path
+
+
+def parse_json_option(text: str | None, option: str) -> Any:
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CLIError(f"{option} is not valid JSON: {exc}") from exc
+
+
+# --------------------------------------------------------------------------- models
+
+
+# The keys of the common providers, checked without importing LiteLLM (which takes
+# seconds); other providers are asked of LiteLLM itself.
+PROVIDER_KEYS = {
+    "openai": ("OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_AI_API_KEY"),
+    "xai": ("XAI_API_KEY",),
+    "dashscope": ("DASHSCOPE_API_KEY",),
+}
+KEYLESS = ("hosted_vllm", "ollama", "ollama_chat", "lm_studio", "llamafile")
+
+
+def check_model(model: str, api_base: str | None = None, *, probe: bool = True) -> None:
+    """Refuse, before any work starts, a model string that names nothing (no such
+    file, no such local model, a provider LiteLLM does not know), a provider whose API
+    key is missing, and an ``--api-base`` nothing answers on (one cheap GET)."""
+    from tczoo.llm.backends import LiteLLMBackend, _litellm, make_backend
+
+    backend = make_backend(model, api_base=api_base)  # ModelSpecError is a UserError
+    if not isinstance(backend, LiteLLMBackend):
+        if api_base:
+            raise CLIError(f"--api-base is for provider models (openai/..., hosted_vllm/...), not {model}")
+        return  # local, scripted, replay
+    provider = backend.provider
+    if provider not in PROVIDER_KEYS and provider not in KEYLESS:
+        known = {getattr(p, "value", str(p)) for p in _litellm().provider_list}
+        if provider not in known:
+            raise CLIError(f"model {model}: unknown provider {provider!r} (e.g. openai, anthropic, gemini, "
+                           "hosted_vllm, ollama; see https://docs.litellm.ai/docs/providers)")
+    if api_base:
+        if probe:
+            probe_api_base(api_base)
+        return  # a self-hosted server: its key, if any, is the server's business
+    if provider in KEYLESS:
+        return
+    keys = PROVIDER_KEYS.get(provider)
+    if keys is not None:
+        missing = [] if any(os.environ.get(k) for k in keys) else [keys[0]]
+    else:
+        try:
+            env = _litellm().validate_environment(model=model)
+        except Exception:
+            return  # unknown to LiteLLM's table: the call itself will report
+        missing = [] if env.get("keys_in_environment") else list(env.get("missing_keys") or [])
+    if missing:
+        raise CLIError(f"model {model}: missing API key: set {', '.join(missing)}")
+
+
+def probe_api_base(url: str, timeout: float = 5.0) -> None:
+    """One cheap request to ``url``/models: refused connections, unknown hosts and
+    silence are refused here, in seconds, instead of after every call's retries. Any
+    HTTP answer (even an error status) means a server is there."""
+    import http.client
+    import socket
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    parsed = urllib.parse.urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise CLIError(f"--api-base {url!r} is not an http(s) URL (e.g. http://localhost:8000/v1)")
+    target = url.rstrip("/") + "/models"
+    try:
+        with urllib.request.urlopen(urllib.request.Request(target, method="GET"), timeout=timeout):
+            return
+    except urllib.error.HTTPError:
+        return  # a server answered
+    except urllib.error.URLError as exc:
+        reason = exc.reason
+        why = reason.strerror if isinstance(reason, OSError) and reason.strerror else str(reason)
+        raise CLIError(f"--api-base {url}: cannot connect ({why})") from None
+    except (socket.timeout, TimeoutError):
+        raise CLIError(f"--api-base {url}: no answer within {timeout:g} s") from None
+    except (http.client.HTTPException, ConnectionError, OSError):
+        return  # something answered, if badly: the calls will say what
+
+
+# --------------------------------------------------------------------------- progress
+
+
+def progress(description: str, total: int | None = None) -> "Progress":
+    """``with progress("score") as p: p.update(done, total)``."""
+    return Progress(description, total)
+
+
+class Progress:
+    """A rich bar on a terminal (or with ``TCZOO_PROGRESS=1``); silent otherwise."""
+
+    def __init__(self, description: str, total: int | None = None):
+        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+        from rich.progress import Progress as RichProgress
+
+        self._bar = RichProgress(
+            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            console=err_console, transient=False,
+            disable=not err_console.is_terminal and os.environ.get("TCZOO_PROGRESS") != "1",
+        )
+        self._task = self._bar.add_task(description, total=total)
+
+    def __enter__(self) -> "Progress":
+        self._bar.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._bar.__exit__(*exc)
+
+    def update(self, done: int, total: int | None = None) -> None:
+        self._bar.update(self._task, completed=done, total=total)
+
+    def advance(self, n: int = 1) -> None:
+        self._bar.advance(self._task, n)
+
+    def callback(self) -> Callable[..., None]:
+        """A callback for the run loop's ``tczoo.run.Progress`` events."""
+        return lambda p: self.update(p.done, p.total or None)
+
+
+class RunReporter:
+    """Progress of ``tczoo run``: a rich bar on a terminal; otherwise (CI, logs,
+    ``| tee``) a plain line on stderr every ``interval`` seconds
+    (``TCZOO_PROGRESS_INTERVAL``, default 10) with units done of the total, failures
+    so far and tokens — also while the benchmark loads — and one at the end. (A run
+    that ends, or fails, within the first interval prints no progress at all.)"""
+
+    def __init__(self, interval: float | None = None):
+        import threading
+        import time
+
+        self._time = time
+        self.interval = float(interval if interval is not None else os.environ.get("TCZOO_PROGRESS_INTERVAL", 10))
+        self.bar = err_console.is_terminal and os.environ.get("TCZOO_PROGRESS") != "plain"
+        self.started = time.monotonic()
+        self.state: Any = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._tick, daemon=True)
+        self._rich = None
+
+    def __enter__(self) -> "RunReporter":
+        if self.bar:
+            self._rich = Progress("tczoo run")
+            self._rich.__enter__()
+        else:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._rich is not None:
+            self._rich.__exit__(*exc)
+        else:
+            self._stop.set()
+            self._thread.join(timeout=5)
+            if self.state is not None and exc[0] is None:
+                self._line()
+
+    def __call__(self, state: Any) -> None:
+        with self._lock:
+            self.state = state
+        if self._rich is not None:
+            self._rich._bar.update(self._rich._task, description=self._describe(state, bar=True),
+                                   completed=state.done, total=state.total or None)
+
+    def _describe(self, s: Any, bar: bool = False) -> str:
+        if s.stage == "load":
+            return s.note or "loading"
+        text = f"{s.done}/{s.total} units done, {s.failed} failed, {s.tokens:,} tokens"
+        if s.cost:
+            text += f", ${s.cost:.4f}"
+        return text if not bar else f"run: {s.failed} failed, {s.tokens:,} tokens"
+
+    def _line(self) -> None:
+        with self._lock:
+            state = self.state
+        if state is None:
+            return
+        elapsed = int(self._time.monotonic() - self.started)
+        sys.stderr.write(f"tczoo: [{elapsed // 60:02d}:{elapsed % 60:02d}] {self._describe(state)}\n")
+        sys.stderr.flush()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.interval):
+            self._line()

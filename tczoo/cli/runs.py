@@ -1,0 +1,234 @@
+"""``tczoo run``, ``tczoo score``, ``tczoo report``: generate, score, and show results."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from tczoo.cli.kit import (
+    CLIError,
+    check_model,
+    console,
+    echo,
+    emit_json,
+    err_console,
+    format_option,
+    parse_json_option,
+    RunReporter,
+    progress,
+    require_file,
+    require_run_dir,
+    rich_table,
+    split,
+    warn,
+)
+
+REPORT_FORMATS = ("table", "md", "csv", "json")
+
+
+def run(
+    method: str = typer.Option(..., "--method", "-m", help="method name(s), comma-separated"),
+    model: str = typer.Option("local/qwen2.5-coder-1.5b", "--model", help="LiteLLM model string, local/..., scripted:PATH or replay:DIR"),
+    benchmark: str = typer.Option("zoo-mini", "--benchmark", "-b", help="zoo-mini, a hub name, or SCHEMA:PATH"),
+    problems: Optional[str] = typer.Option(None, "--problems", "-p", help="problem ids or id prefixes, comma-separated"),
+    samples: int = typer.Option(1, "--samples", "-n", min=1, help="independent generations per task"),
+    seed: int = typer.Option(0, "--seed"),
+    out: Path = typer.Option(Path("runs/latest"), "--out", "-o", help="run directory (resumed if it exists)"),
+    runner: Optional[str] = typer.Option(None, "--runner", help="score with this runner instead of each method's own"),
+    params: Optional[str] = typer.Option(None, "--params", help='JSON: {"crux": {"max_rounds": 3}, "runner:hackrate": {...}}'),
+    temperature: Optional[float] = typer.Option(None, "--temperature", min=0, help="sampling temperature of methods whose paper fixes none (default 0.2)"),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="most tokens per answer, for methods that set none (default 2048)"),
+    api_base: Optional[str] = typer.Option(None, "--api-base", help="for hosted_vllm/ and openai-compatible servers (probed before the run)"),
+    concurrency: int = typer.Option(4, "--concurrency", min=1, help="units generated at once"),
+    max_connections: int = typer.Option(8, "--max-connections", min=1, help="requests in flight per provider and server"),
+    max_cost: Optional[float] = typer.Option(None, "--max-cost", min=0, help="stop generating once the run's LiteLLM-computed cost reaches this many USD (resumable)"),
+    max_errors: int = typer.Option(5, "--max-consecutive-errors", min=0, help="stop the run after this many provider failures in a row (0: never)"),
+    retry_failed: bool = typer.Option(False, "--retry-failed", help="generate every failed unit again (transient provider failures are retried without it)"),
+    no_cache: bool = typer.Option(False, "--no-cache", help="do not read or write the LLM exchange cache"),
+    fmt: str = format_option(*REPORT_FORMATS, help="format of the report printed at the end"),
+) -> None:
+    """Generate tests with METHOD(s) on a benchmark, record everything in OUT, and score them.
+
+    Exit code 0 when every generation succeeded or some failed (a warning line counts
+    them), 1 when every generation failed or the run stopped early (the cause in one
+    line; the same command resumes), 2 for a usage error (nothing is written)."""
+    import asyncio
+
+    from tczoo.benchmarks import benchmark_names
+    from tczoo.errors import RunFailed
+    from tczoo.llm import LLMSettings
+    from tczoo.registry import get_method, get_runner
+    from tczoo.run import check_params, run as run_all
+    from tczoo.schema import RunConfig
+
+    names = split(method) or []
+    if not names:
+        raise CLIError("--method names no method")
+    if len(set(names)) != len(names):
+        raise CLIError(f"--method names a method twice: {method}")
+    for n in names:
+        get_method(n)
+    if runner:
+        get_runner(runner)
+    if benchmark not in benchmark_names() and ":" not in benchmark:
+        raise CLIError(f"unknown benchmark {benchmark!r} (known: {', '.join(benchmark_names())}, or SCHEMA:PATH)")
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out {out} exists and is not a directory")
+    parsed_params = parse_json_option(params, "--params") or {}
+    if not isinstance(parsed_params, dict):
+        raise CLIError('--params must be a JSON object, e.g. {"crux": {"max_rounds": 3}}')
+    settings = LLMSettings(api_base=api_base, cache=not no_cache, max_connections=max_connections,
+                           max_cost=max_cost, max_consecutive_errors=max_errors)
+    if temperature is not None:
+        settings.temperature = temperature
+    if max_tokens is not None:
+        settings.max_tokens = max_tokens
+    config = RunConfig(
+        methods=names, model=model, benchmark=benchmark, problems=split(problems), samples=samples, seed=seed,
+        runner=runner, params=parsed_params,
+        llm={"temperature": settings.temperature, "max_tokens": settings.max_tokens, "api_base": api_base},
+    )
+    check_params(config)
+    check_model(model, api_base)
+    with RunReporter() as reporter:
+        store = asyncio.run(run_all(config, out, settings=settings, progress=reporter, concurrency=concurrency,
+                                    retry_failed=retry_failed))
+    echo(f"run recorded in {store.root}", err=True)
+    session = store.session
+    for line in (session.warnings if session is not None else []):
+        warn(line)
+    summary = print_report(store.root, fmt, after_run=True)
+    if session is not None and session.halted is not None:
+        left = f"; {session.skipped} unit(s) not started" if session.skipped else ""
+        raise RunFailed(f"stopped: {session.halted}{left}; run the same command again to resume")
+    if summary is not None and summary.all_failed:
+        raise RunFailed(summary.cause())
+
+
+def score(
+    run_dir: Optional[Path] = typer.Argument(None, help="a run directory to score again (no LLM calls)"),
+    benchmark: Optional[str] = typer.Option(None, "--benchmark", "-b", help="with --tests: the benchmark the tests are for"),
+    tests: Optional[Path] = typer.Option(None, "--tests", help='JSONL of {"problem_id", "input", "output"?} from anywhere'),
+    scale: Optional[int] = typer.Option(None, "--scale", min=1, help="with --tests: test budget k x rank (TC-Bench scaling)"),
+    detail: Optional[Path] = typer.Option(None, "--detail", help="with --tests: write per-problem detail JSON here"),
+    fmt: str = format_option(*REPORT_FORMATS),
+) -> None:
+    """Score a run directory again, or score external tests (--benchmark B --tests F) with HackRate."""
+    if run_dir is not None:
+        from tczoo.run import rescore
+
+        if benchmark or tests or scale is not None or detail is not None:
+            raise CLIError("--benchmark, --tests, --scale and --detail score external tests; "
+                           "a run directory is scored with its own configuration")
+        require_run_dir(run_dir)
+        with progress("score") as bar:
+            rescore(run_dir, progress=bar.callback())
+        print_report(run_dir, fmt)
+        return
+    if not (benchmark and tests):
+        raise CLIError("give a run directory, or --benchmark B --tests FILE.jsonl")
+    if fmt in ("md", "csv"):
+        raise CLIError(f"--format {fmt} is for run directories; external tests print table or json")
+    from tczoo.registry import get_runner
+
+    scorer = getattr(get_runner("hackrate"), "score_external", None)
+    if scorer is None:
+        raise CLIError("the installed hackrate runner cannot score external tests")
+    require_file(tests, "tests file")
+    _check_tests_file(tests)
+    result = scorer(benchmark=benchmark, tests_path=tests, scale=scale, detail_path=detail)
+    if fmt == "json":
+        emit_json(result)
+    else:
+        echo(format_metrics(result))
+
+
+def _check_tests_file(path: Path) -> None:
+    """Every line of an external tests file is a JSON object with problem_id and input
+    (refused here, naming the line, before any scoring starts)."""
+    import json
+
+    count = 0
+    with path.open("rb") as fh:
+        for n, raw in enumerate(fh, 1):
+            if not raw.strip():
+                continue
+            try:
+                rec = json.loads(raw)
+            except ValueError as exc:
+                raise CLIError(f"{path}:{n}: not JSON ({exc})") from None
+            if not isinstance(rec, dict) or "problem_id" not in rec or not isinstance(rec.get("input"), str):
+                raise CLIError(f'{path}:{n}: need an object with "problem_id" and "input" (a string)')
+            count += 1
+    if not count:
+        raise CLIError(f"no test in {path}: give JSONL lines {{\"problem_id\", \"input\", \"output\"?}}")
+
+
+def format_metrics(result: dict) -> str:
+    return "  ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}"
+                     for k, v in result.items() if not isinstance(v, (dict, list)))
+
+
+def print_report(run_dir: Path | list[Path], fmt: str, *, after_run: bool = False):
+    """The tables of one run directory (or several, as one document) on stdout, in
+    ``fmt``, then (stderr) one warning line counting what failed. Returns the (last)
+    run's ``RunSummary``."""
+    from tczoo.report import cell, render, run_report
+
+    dirs = run_dir if isinstance(run_dir, list) else [run_dir]
+    tables, summaries = [], []
+    for d in dirs:
+        _, ts, summary = run_report(d)
+        if len(dirs) > 1:
+            for t in ts:
+                t.title = f"{d}: {t.title}"
+        tables += ts
+        summaries.append((d, summary))
+    if not tables:
+        echo(f"no records in {', '.join(map(str, dirs))} yet", err=True)
+        return summary
+    if fmt != "table":
+        sys.stdout.write(render(tables, fmt))
+        sys.stdout.flush()
+    else:
+        for t in tables:
+            left = [c for c in t.columns if c in ("model", "method", "problem", "selector", "language", "stage",
+                                                  "reason", "example")]
+            console.print(rich_table(t.title, t.columns, ([cell(r.get(c), t.decimals) for c in t.columns] for r in t.rows),
+                                     left=left or t.columns[:1]))
+            for note in t.notes:
+                echo(note)
+    for d, summary in summaries:
+        where = f"{d}: " if len(dirs) > 1 else ""
+        if summary.all_failed and not after_run:
+            warn(where + summary.cause())
+        elif summary.warning() and not summary.all_failed:
+            warn(where + summary.warning())
+    return summaries[-1][1]
+
+
+def report(
+    run_dirs: list[Path] = typer.Argument(..., help="run directories"),
+    fmt: str = format_option(*REPORT_FORMATS),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="also draw the scaling curves (HR at k x rank) to this PNG"),
+) -> None:
+    """Print the paper-style result tables of one or more runs."""
+    from tczoo.report import plot_scaling, run_tables
+
+    for d in run_dirs:
+        require_run_dir(d)
+    print_report(list(run_dirs), fmt)
+    if plot is not None:
+        tables = [t for d in run_dirs for t in run_tables(d)[1]]
+        if not plot_scaling(tables, plot):
+            raise CLIError("nothing to plot: score with scales, e.g. --params '{\"runner:hackrate\": {\"scales\": [1,2,3,4,5]}}'")
+        echo(f"plot written to {plot}", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("run")(run)
+    app.command("score")(score)
+    app.command("report")(report)

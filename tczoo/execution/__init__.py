@@ -1,0 +1,34 @@
+"""The execution interface methods and runners share, on top of the sandbox.
+
+One way to run a program on inputs (``run_program``/``run_programs`` → ``Execution``),
+one output comparison (``same_output``), one driver for model-written input generators
+(``run_generators``), one oracle check by ``OracleKind`` (``check_outputs``), and one
+judgement of a suite on a (problem, buggy program, ground truth) triplet
+(``gather_evidence`` + ``classify``). Everything runs in the ``Sandbox``; nothing a
+model wrote runs in this process.
+"""
+
+from tczoo.execution.calls import (
+    CALL_FAILURE_REASONS,
+    PRELUDE,
+    evaluate_literal,
+    py_call,
+    read_call,
+    required_args,
+    with_prelude,
+)
+from tczoo.execution.generators import Generator, call_seed, record, rerun, run_generators
+from tczoo.execution.oracle import Check, OracleUnavailable, can_check, check_outputs, check_with_checker
+from tczoo.execution.outputs import outputs_match, same_output
+from tczoo.execution.programs import Execution, Signature, run_program, run_programs, signature_of
+from tczoo.execution.triplets import Evidence, Outcome, classify, gather_evidence, ground_truth_index
+from tczoo.sandbox import Limits, Sandbox, Verdict
+from tczoo.schema import dedupe, input_key, interleave
+
+__all__ = [
+    "CALL_FAILURE_REASONS", "PRELUDE", "Check", "Evidence", "Execution", "Generator", "Limits", "OracleUnavailable",
+    "Outcome", "Sandbox", "Signature", "Verdict", "call_seed", "can_check", "check_outputs", "check_with_checker",
+    "classify", "dedupe", "ground_truth_index", "evaluate_literal", "gather_evidence", "input_key", "interleave", "py_call", "read_call",
+    "outputs_match", "record", "required_args", "rerun", "run_generators", "run_program", "run_programs", "same_output",
+    "signature_of", "with_prelude",
+]

@@ -1,0 +1,314 @@
+"""Running model-written input generators: the one driver every method uses.
+
+A generator is a Python function the model wrote; each *call* seeds ``random`` with
+``call_seed(seed, name, i)`` (so call ``i`` of a generator is reproducible, different
+calls and different generators give different inputs) and returns either one input (``returns="one"``:
+LCB's ``generate()``) or a list of inputs (``returns="list"``: an edge-case generator,
+HarnessLLM's ``generate_input_N()``).
+
+All calls of one round that share a program run in **one** sandboxed process, each
+under its own CPU-time alarm; when that process dies as a whole (memory, ``os._exit``,
+a loop the alarm cannot interrupt) every call of it runs again alone, so one bad call
+costs only itself. A generator that crashes, hangs, exhausts memory, prints too much
+or returns something unusable is *retired* with the failure recorded; the others go on.
+A generator that stops giving new inputs is retired as ``exhausted``.
+
+Inputs are deduplicated across all generators (``input_key``); for functional problems
+an input is a JSON object of arguments, fitted to the entry point's ``Signature``.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+from tczoo.execution.calls import CALL_FAILURE_REASONS, with_prelude
+from tczoo.execution.programs import Signature
+from tczoo.parsing.text import ParseError, as_stdin
+from tczoo.sandbox.types import Limits, PyCall, Verdict
+from tczoo.schema import Artifact, Failure, GeneratorSpec, Language, Program, TestCase, input_key
+
+if TYPE_CHECKING:
+    from tczoo.sandbox import Sandbox
+
+# Appended to the generator's code: call each (function, seed) under its own CPU-time
+# alarm (ITIMER_PROF: a loaded machine does not time a generator out) and return one
+# result per call. JSON-serialisability is checked per call, so one bad value costs
+# only that call.
+_DRIVER_TAIL = r'''
+
+
+class _TczooAlarm(BaseException):
+    pass
+
+
+def _tczoo_generate_calls(calls, limit_s):
+    import json, random, signal, traceback
+
+    def alarm(*_):
+        raise _TczooAlarm()
+
+    out = []
+    for name, seed in calls:
+        fn = globals().get(name)
+        if not callable(fn):
+            out.append({"ok": False, "kind": "no_function", "error": "no function %s" % name})
+            continue
+        random.seed(seed)
+        signal.signal(signal.SIGPROF, alarm)
+        signal.setitimer(signal.ITIMER_PROF, limit_s)
+        try:
+            value = fn()
+            res = {"ok": True, "value": value}
+        except _TczooAlarm:
+            res = {"ok": False, "kind": "timeout", "error": "over %.1f s of CPU time" % limit_s}
+        except BaseException:
+            res = {"ok": False, "kind": "crash", "error": traceback.format_exc()[-1500:]}
+        finally:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+        if res["ok"]:
+            try:
+                json.dumps(res["value"])
+            except (TypeError, ValueError) as e:
+                res = {"ok": False, "kind": "bad_return", "error": ("not JSON-serialisable: %s" % e)[:300]}
+        out.append(res)
+    return out
+'''
+
+_WHOLE_PROCESS_REASON = {"timeout": "timeout", "memory": "memory", "output": "output_too_large"}
+
+
+def call_seed(seed: int, name: str, index: int) -> int:
+    """The seed of call ``index`` of the generator called ``name`` in a run seeded with ``seed``."""
+    return (zlib.crc32(f"{seed}:{name}".encode()) * 1_000 + index) % (2**31 - 1)
+
+
+@dataclass
+class Generator:
+    """A model-written function that makes test inputs, and what running it gave."""
+
+    name: str  # unique among the generators of one run ("random-0", "generate_input_2")
+    code: str
+    function: str
+    origin: str = ""  # TestCase.origin of its inputs
+    returns: Literal["one", "list"] = "one"
+    role: str = "generator"  # the stage its failures are recorded under
+    tests: list[TestCase] = field(default_factory=list)
+    calls: int = 0
+    failures: list[Failure] = field(default_factory=list)
+    retired: str = ""  # why it is no longer called ("" while live)
+    trimmed: int = 0  # inputs past per_call in a list, dropped
+
+    def note(self) -> str:
+        text = f"{len(self.tests)} inputs from {self.calls} calls"
+        if self.retired == "exhausted":
+            text += "; stopped giving new inputs"
+        elif self.retired and self.retired != "done":
+            text += f"; retired: {self.retired}"
+        return text
+
+
+def run_generators(sandbox: "Sandbox", generators: list[Generator], *, seed: int, per_generator: int,
+                   time_ms: int = 5000, memory_mb: int = 1024, rounds: int = 3, per_call: int | None = None,
+                   max_input_kb: int = 4096, functional: bool = False, signature: Signature | None = None,
+                   strings_only: bool = False, keep_blank: bool = False,
+                   seen: set[str] | None = None, dedupe: bool = True) -> list[Generator]:
+    """Call the generators round by round until each has given ``per_generator`` new
+    inputs, stopped giving new ones, failed, or ``rounds`` rounds have run. A ``"list"``
+    generator is called once per round and keeps the first ``per_call`` inputs of each
+    list. A blank input is dropped (``empty_input``) unless ``keep_blank`` (HarnessLLM
+    judges such an input like any other: a ground truth that crashes on it makes the
+    test invalid). ``seen`` (input keys) is shared with the caller to deduplicate
+    across runs; ``dedupe=False`` keeps every input as its call gave it (the caller
+    orders and deduplicates them its own way).
+    Fills and returns ``generators``."""
+    seen = seen if seen is not None else set()
+    for _ in range(rounds):
+        planned: list[tuple[Generator, int]] = []
+        for g in generators:
+            need = per_generator - len(g.tests)
+            if g.retired or need <= 0:
+                continue
+            for _ in range(1 if g.returns == "list" else need):
+                planned.append((g, g.calls))
+                g.calls += 1
+        if not planned:
+            break
+        results = _call(sandbox, [(g.code, g.function, call_seed(seed, g.name, i)) for g, i in planned],
+                        time_ms, memory_mb, max_input_kb)
+        fresh = {id(g): 0 for g in generators}
+        for (g, _), res in zip(planned, results):
+            if g.retired:
+                continue
+            if not res.get("ok"):
+                _retire(g, res.get("kind", "crash"), res.get("error", ""))
+                continue
+            try:
+                values = _inputs_of(g, res.get("value"), functional, signature, strings_only)
+            except ValueError as exc:
+                reason, detail = exc.args if len(exc.args) == 2 else ("bad_return", str(exc))
+                _retire(g, reason, detail)
+                continue
+            if g.returns == "list" and per_call is not None and len(values) > per_call:
+                g.trimmed += len(values) - per_call
+                values = values[:per_call]
+            for text in values:
+                if not text.strip() and not keep_blank:
+                    g.failures.append(Failure(stage=g.role, reason="empty_input", item=g.name))
+                    continue
+                if len(text.encode(errors="surrogatepass")) > max_input_kb * 1024:
+                    # It will keep making inputs this big: retire it like one that crashed.
+                    _retire(g, "input_too_large", f"{len(text.encode(errors='surrogatepass')) // 1024} KB "
+                                                  f"> {max_input_kb} KB")
+                    break
+                if dedupe:
+                    key = input_key(text, functional)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                fresh[id(g)] += 1
+                if len(g.tests) < per_generator or g.returns == "list":
+                    g.tests.append(TestCase(input=text, origin=g.origin or g.name))
+        for g in generators:
+            # A generator that gave nothing new (deterministic, or a narrow edge-case
+            # list) will not give more with other seeds: stop asking it.
+            if not g.retired and fresh[id(g)] == 0 and len(g.tests) < per_generator:
+                g.retired = "exhausted"
+    return generators
+
+
+def record(suite, generators: list[Generator], *, seed: int, per_call: int | None = None,
+           time_ms: int = 5000, memory_mb: int = 1024, strings_only: bool = False) -> None:
+    """Put each generator's failures on ``suite`` and the generator itself among its
+    artifacts, with the ``GeneratorSpec`` a runner needs to call it again."""
+    for g in generators:
+        for f in g.failures:
+            suite.provenance.failures.append(f)
+        suite.artifacts.append(Artifact(
+            role=g.role,
+            program=Program(code=g.code, language=Language.PYTHON, name=g.name, meta={"function": g.function}),
+            ok=not any(f.reason != "empty_input" for f in g.failures), note=g.note(),
+            generator=GeneratorSpec(functions=[g.function], names={g.function: g.name}, returns=g.returns, seed=seed,
+                                    calls={g.function: g.calls}, per_call=per_call, strings_only=strings_only,
+                                    time_ms=time_ms, memory_mb=memory_mb)))
+
+
+def rerun(sandbox: "Sandbox", program: Program, spec: GeneratorSpec, *, extra_rounds: int, functional: bool = False,
+          signature: Signature | None = None, seen: set[str] | None = None,
+          dedupe: bool = True) -> list[list[TestCase]]:
+    """Call a recorded generator program again for ``extra_rounds`` more rounds,
+    continuing the method's seed sequence (HarnessLLM's re-seeded scaling).
+
+    Round ``r`` (1, 2, ...) repeats what the method did: each function is called as often
+    as the method called it (``calls[f]``, at least once), with the next call indices
+    ``r * calls[f] + j``. All rounds run in one batch. Returns each round's inputs,
+    function by function, as TestCases with ``origin`` the generator's name and
+    ``meta["round"] = r``. With ``dedupe`` the inputs are deduplicated in round order,
+    against ``seen`` too; without it every input comes back as its call gave it (the
+    first ``per_call`` of a list), so that a caller can pool them in another order."""
+    seen = seen if seen is not None else set()
+    by_round: list[list[Generator]] = []
+    for r in range(1, extra_rounds + 1):
+        row = []
+        for f in spec.functions:
+            name = spec.names.get(f, f)
+            made = max(1, spec.calls.get(f, 1))
+            row += [Generator(name=name, code=program.code, function=f, origin=name, returns=spec.returns,
+                              calls=r * made + j) for j in range(made)]
+        by_round.append(row)
+    # per_generator=1 plans exactly one call per Generator (its preset call index); a
+    # list generator still keeps up to per_call inputs of that call.
+    run_generators(sandbox, [g for row in by_round for g in row], seed=spec.seed, per_generator=1, rounds=1,
+                   per_call=spec.per_call, time_ms=spec.time_ms, memory_mb=spec.memory_mb, functional=functional,
+                   signature=signature, strings_only=spec.strings_only, keep_blank=spec.keep_blank, seen=seen,
+                   dedupe=dedupe)
+    return [[t.model_copy(update={"meta": {"round": r}}) for g in row for t in g.tests]
+            for r, row in enumerate(by_round, 1)]
+
+
+# --------------------------------------------------------------------------- internals
+
+
+def _retire(g: Generator, reason: str, detail: str) -> None:
+    g.retired = reason
+    g.failures.append(Failure(stage=g.role, reason=reason, detail=detail[:2000], item=g.name))
+
+
+def _inputs_of(g: Generator, value: Any, functional: bool, signature: Signature | None,
+               strings_only: bool) -> list[str]:
+    """The input texts a call's return value stands for; ValueError(reason, detail)."""
+    if g.returns == "list":
+        if isinstance(value, (str, dict)):
+            value = [value]  # one input returned bare: lenient, it is unambiguous
+        if not isinstance(value, list):
+            raise ValueError("not_a_list", f"{g.function} returned {type(value).__name__}, not a list")
+        if not value:
+            raise ValueError("empty_list", f"{g.function} returned an empty list")
+        items = value
+    else:
+        items = [value]
+    texts = []
+    for item in items:
+        if functional:
+            if signature is not None:
+                try:
+                    item = signature.fit(item)
+                except ValueError as exc:
+                    raise ValueError("bad_arguments", f"{g.function}: {exc}") from None
+            elif not isinstance(item, (dict, list)):
+                raise ValueError("bad_arguments", f"{g.function}: an input is {type(item).__name__}, not an object")
+            texts.append(json.dumps(item))
+        elif strings_only and not isinstance(item, str):
+            raise ValueError("non_string_input", f"{g.function} returned a {type(item).__name__} among its inputs")
+        else:
+            try:
+                texts.append(as_stdin(item))
+            except ParseError as exc:
+                raise ValueError(exc.reason, exc.detail) from None
+    return texts
+
+
+def _call(sandbox: "Sandbox", calls: list[tuple[str, str, int]], time_ms: int, memory_mb: int,
+          max_input_kb: int) -> list[dict]:
+    """Each (code, function, seed) called; one sandboxed process per distinct code, one
+    process per call for the calls of a process that died as a whole."""
+    groups: dict[str, list[int]] = {}
+    for i, (code, _, _) in enumerate(calls):
+        groups.setdefault(code, []).append(i)
+    results: list[dict | None] = [None] * len(calls)
+
+    def batch(indices: list[int]) -> PyCall:
+        n = len(indices)
+        total = time_ms * n + 1000
+        limits = Limits(time_ms=total, wall_ms=2 * total + 2000, memory_mb=memory_mb,
+                        output_kb=min(1 << 20, 2 * max_input_kb * n + 64))
+        code = with_prelude(calls[indices[0]][0]) + _DRIVER_TAIL
+        return PyCall(code=code, function="_tczoo_generate_calls",
+                      args=[[[calls[i][1], calls[i][2]] for i in indices], time_ms / 1000], limits=limits)
+
+    retry: list[int] = []
+    batches = list(groups.values())
+    for indices, res in zip(batches, sandbox.call_many([batch(ix) for ix in batches])):
+        if res.ok and isinstance(res.value, list) and len(res.value) == len(indices):
+            for i, r in zip(indices, res.value):
+                results[i] = r if isinstance(r, dict) else {"ok": False, "kind": "crash", "error": "no result"}
+        elif len(indices) == 1:
+            results[indices[0]] = _whole_process_failure(res)
+        else:
+            retry.extend(indices)
+    if retry:
+        for i, res in zip(retry, sandbox.call_many([batch([i]) for i in retry])):
+            if res.ok and isinstance(res.value, list) and res.value:
+                results[i] = res.value[0]
+            else:
+                results[i] = _whole_process_failure(res)
+    return results  # type: ignore[return-value]
+
+
+def _whole_process_failure(res) -> dict:
+    if res.run.verdict is Verdict.SE:
+        return {"ok": False, "kind": "sandbox_error", "error": res.error}
+    kind = _WHOLE_PROCESS_REASON.get(res.error_type or "") or CALL_FAILURE_REASONS.get(res.error_type or "", "crash")
+    return {"ok": False, "kind": kind, "error": res.error[-1500:]}

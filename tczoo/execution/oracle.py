@@ -1,0 +1,169 @@
+"""Is a program's output on a test right? The one oracle check, by ``OracleKind``.
+
+- ``EXPECTED_OUTPUT``: the test's expected output, compared by the problem's comparator;
+- ``REFERENCE_PROGRAM``: the output the suite's reference program gives on the input;
+- ``CHECKER_PROGRAM``: the suite's checker judges the (input, output) pair — Python code
+  defining ``check_output(generated_input, captured_output)`` that raises
+  ``AssertionError`` on a wrong output (HarnessLLM's harness). A failed assertion, a
+  crash and a timeout all reject the output; the reason is kept. For functional
+  problems the checker receives the decoded arguments and the returned value
+  re-evaluated from its repr inside the sandbox;
+- ``INPUTS_ONLY`` and ``LLM_JUDGE``: no program can check outputs — ``can_check`` is
+  False and a runner that needs outputs says why (or takes them from a reference).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tczoo.execution.calls import with_prelude
+from tczoo.execution.outputs import outputs_match
+from tczoo.execution.programs import run_program
+from tczoo.sandbox.types import Limits, PyCall
+from tczoo.schema import Oracle, OracleKind
+
+if TYPE_CHECKING:
+    from tczoo.sandbox import Sandbox
+    from tczoo.schema import Validator
+
+
+@dataclass
+class Check:
+    ok: bool
+    kind: str = "pass"  # pass, assertion, crash, timeout (checker); mismatch, no_expected_output
+    detail: str = ""
+
+
+class OracleUnavailable(ValueError):
+    """The suite's oracle cannot judge a program's output by running code."""
+
+
+def can_check(oracle: Oracle) -> bool:
+    if oracle.kind in (OracleKind.REFERENCE_PROGRAM, OracleKind.CHECKER_PROGRAM):
+        return oracle.program is not None
+    return oracle.kind is OracleKind.EXPECTED_OUTPUT
+
+
+def check_outputs(sandbox: "Sandbox", oracle: Oracle, cases: list[tuple[str, str | None, str]], *,
+                  limits: Limits, comparator: str | None = None, entry_point: str | None = None,
+                  validator: "Validator | None" = None, checker_time_ms: int = 5000) -> list[Check]:
+    """One ``Check`` per (input, expected output or None, program output) case.
+
+    ``limits`` bound the reference program; ``comparator``/``validator`` are the
+    problem's (``outputs_match``); ``checker_time_ms`` is the CPU time each
+    ``check_output`` call gets."""
+    functional = entry_point is not None
+    if not can_check(oracle):
+        raise OracleUnavailable(f"a {oracle.kind.value} oracle cannot check outputs by running code")
+    if not cases:
+        return []
+    if oracle.kind is OracleKind.CHECKER_PROGRAM:
+        return check_with_checker(sandbox, oracle.program.code, [(i, out) for i, _, out in cases],
+                                  functional=functional, time_ms=checker_time_ms)
+    if oracle.kind is OracleKind.REFERENCE_PROGRAM:
+        inputs = list(dict.fromkeys(i for i, _, _ in cases))
+        ref = dict(zip(inputs, run_program(sandbox, oracle.program, inputs, limits=limits, entry_point=entry_point)))
+        expected = [ref[i].output if ref[i].ok else None for i, _, _ in cases]
+        missing = "no_reference_output"
+    else:
+        expected = [e for _, e, _ in cases]
+        missing = "no_expected_output"
+    known = [(i, (inp, output, want)) for i, ((inp, _, output), want) in enumerate(zip(cases, expected))
+             if want is not None]
+    match = outputs_match(sandbox, [c for _, c in known], comparator=comparator, validator=validator,
+                          functional=functional)
+    out = [Check(False, missing) for _ in cases]
+    for (i, _), ok in zip(known, match):
+        if ok is None:
+            out[i] = Check(False, "validator_failed", "the problem's output validator failed itself")
+        else:
+            out[i] = Check(True) if ok else Check(False, "mismatch")
+    return out
+
+
+# --------------------------------------------------------------------------- checker programs
+
+# Appended to the checker's code: check a batch of pairs, each under its own CPU-time
+# alarm (ITIMER_PROF, so a loaded machine does not time a checker out).
+_CHECK_TAIL = r'''
+
+
+class _TczooAlarm(BaseException):
+    pass
+
+
+def _tczoo_decode(text):
+    import ast
+    try:
+        return ast.literal_eval(text)
+    except Exception:
+        pass
+    try:
+        return eval(text, {"__builtins__": {}, "inf": float("inf"), "nan": float("nan"),
+                           "set": set, "frozenset": frozenset})
+    except Exception:
+        return text
+
+
+def _tczoo_check(pairs, limit_s, functional):
+    import json, signal, traceback
+
+    def alarm(*_):
+        raise _TczooAlarm()
+
+    results = []
+    for given, captured in pairs:
+        if functional:
+            given, captured = json.loads(given), _tczoo_decode(captured)
+        signal.signal(signal.SIGPROF, alarm)
+        signal.setitimer(signal.ITIMER_PROF, limit_s)
+        try:
+            check_output(given, captured)
+            res = {"ok": True}
+        except _TczooAlarm:
+            res = {"ok": False, "kind": "timeout", "error": "over %.1f s of CPU time" % limit_s}
+        except AssertionError as e:
+            res = {"ok": False, "kind": "assertion",
+                   "error": ("AssertionError: %s" % e)[:500] + "\n" + traceback.format_exc()[-800:]}
+        except BaseException:
+            res = {"ok": False, "kind": "crash", "error": traceback.format_exc()[-1500:]}
+        finally:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+        results.append(res)
+    return results
+'''
+
+def check_with_checker(sandbox: "Sandbox", code: str, pairs: list[tuple[str, str]], *, functional: bool,
+                       time_ms: int = 5000, memory_mb: int = 1024, batch: int = 40) -> list[Check]:
+    """``check_output(input, output)`` for every pair, in the sandbox; identical pairs are
+    checked once. A batch whose process dies as a whole is checked again pair by pair."""
+    unique = list(dict.fromkeys(pairs))
+    program = with_prelude(code) + _CHECK_TAIL
+
+    def call(chunk: list[tuple[str, str]]) -> PyCall:
+        total = time_ms * len(chunk) + 1000
+        return PyCall(code=program, function="_tczoo_check", args=[[list(p) for p in chunk], time_ms / 1000, functional],
+                      limits=Limits(time_ms=total, wall_ms=2 * total + 2000, memory_mb=memory_mb))
+
+    verdicts: dict[tuple[str, str], Check] = {}
+    chunks = [unique[i:i + batch] for i in range(0, len(unique), batch)]
+    retry: list[tuple[str, str]] = []
+    for chunk, res in zip(chunks, sandbox.call_many([call(c) for c in chunks])):
+        if res.ok and isinstance(res.value, list) and len(res.value) == len(chunk):
+            for p, r in zip(chunk, res.value):
+                verdicts[p] = _check_of(r)
+        else:
+            retry.extend(chunk)
+    for p, res in zip(retry, sandbox.call_many([call([p]) for p in retry]) if retry else []):
+        if res.ok and isinstance(res.value, list) and res.value:
+            verdicts[p] = _check_of(res.value[0])
+        else:
+            verdicts[p] = Check(False, "timeout" if res.error_type == "timeout" else "crash", res.error[-1500:])
+    return [verdicts[p] for p in pairs]
+
+
+def _check_of(r: dict) -> Check:
+    if r.get("ok"):
+        return Check(True)
+    return Check(False, r.get("kind", "crash"), (r.get("error") or "")[-1500:])

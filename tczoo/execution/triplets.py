@@ -1,0 +1,163 @@
+"""Does a test suite expose the bug in a program? Judging a suite on a triplet
+(problem, buggy program f, ground truth g), as HarnessLLM (Liu et al., 2025, §4.1) does.
+
+Shared by the ``bugfind`` runner (GI / ITR / TBR) and HarnessLLM's RL reward (Eq. 1),
+so both classify a response the same way.
+
+f and g run on every probe input in the sandbox. An input *separates* f and g when g
+runs cleanly on it and f's output differs (by the problem's comparator; as values for
+functional problems) or f fails to run (crash, time, memory). Inputs on which g runs
+out of time are left out, as the authors' evaluation does. The suite's oracle
+(``tczoo.execution.oracle``) then judges g's outputs and f's separating outputs.
+
+=====================  =========================================================
+outcome                rule (checked in this order)
+=====================  =========================================================
+format_error           no usable test (no/broken harness, no inputs, bad JSON)
+invalid                g has a runtime error on an input, or g's output fails
+                       the oracle and no input separates f from g
+good_input_invalid     some input separates f from g, but g's output fails the
+                       oracle (a wrong assertion / expected output)
+no_separation          g passes; f(x) = g(x) on every input
+good_input             g passes; some input separates f and g, but f passes too
+true_bug               g passes every test and f fails one
+=====================  =========================================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING
+
+from tczoo.execution.oracle import Check, check_outputs
+from tczoo.execution.outputs import outputs_match
+from tczoo.execution.programs import Execution, run_program
+from tczoo.sandbox.types import Limits, Verdict
+from tczoo.schema import Oracle, Program
+
+if TYPE_CHECKING:
+    from tczoo.sandbox import Sandbox
+    from tczoo.schema import Validator
+
+
+class Outcome(str, Enum):
+    FORMAT_ERROR = "format_error"
+    INVALID = "invalid"
+    GOOD_INPUT_INVALID = "good_input_invalid"
+    NO_SEPARATION = "no_separation"
+    GOOD_INPUT = "good_input"
+    TRUE_BUG = "true_bug"
+
+    @property
+    def gi(self) -> bool:
+        """Good input: some input separates f from g."""
+        return self in (Outcome.GOOD_INPUT_INVALID, Outcome.GOOD_INPUT, Outcome.TRUE_BUG)
+
+    @property
+    def itr(self) -> bool:
+        """Invalid test: g fails (runtime error, or the oracle rejects its output)."""
+        return self in (Outcome.INVALID, Outcome.GOOD_INPUT_INVALID)
+
+    @property
+    def tbr(self) -> bool:
+        """True bug: g passes every test, f fails one."""
+        return self is Outcome.TRUE_BUG
+
+
+CRASHES = {Verdict.RE, Verdict.MLE, Verdict.OLE, Verdict.CE}  # g failing to run: the input is invalid
+
+
+@dataclass
+class Evidence:
+    """Everything a classification needs, index-aligned with the probe inputs."""
+
+    g_runs: list[Execution]
+    f_runs: list[Execution]
+    differs: list[bool]
+    g_checks: list[Check | None]  # None where g did not run cleanly
+    f_checks: list[Check | None]  # None where f's output was not checked (no difference, or f failed)
+
+    @property
+    def infrastructure_failures(self) -> int:
+        """Runs the sandbox itself failed (SE): never the programs' behaviour."""
+        return sum(r.verdict is Verdict.SE for r in self.g_runs + self.f_runs)
+
+
+def classify(ev: Evidence, indices: list[int]) -> tuple[Outcome, str, int | None]:
+    """(outcome, reason, index of the deciding probe) for the probes ``indices``."""
+    if not indices:
+        return Outcome.FORMAT_ERROR, "no_inputs", None
+    for i in indices:
+        if ev.g_runs[i].verdict in CRASHES:
+            return Outcome.INVALID, f"ground_truth_{ev.g_runs[i].verdict.value}", i
+    live = [i for i in indices if ev.g_runs[i].ok]
+    separating = [i for i in live if ev.differs[i]]
+    for i in live:
+        check = ev.g_checks[i]
+        if check is not None and not check.ok:
+            outcome = Outcome.GOOD_INPUT_INVALID if separating else Outcome.INVALID
+            return outcome, f"ground_truth_check_{check.kind}", i
+    if not separating:
+        return Outcome.NO_SEPARATION, "" if live else "ground_truth_timeout_everywhere", None
+    for i in separating:
+        if not ev.f_runs[i].ok:
+            return Outcome.TRUE_BUG, f"target_{ev.f_runs[i].verdict.value}", i
+        check = ev.f_checks[i]
+        if check is not None and not check.ok:
+            return Outcome.TRUE_BUG, f"target_check_{check.kind}", i
+    return Outcome.GOOD_INPUT, "", separating[0]
+
+
+def gather_evidence(sandbox: "Sandbox", f: Program, g: Program, oracle: Oracle,
+                    probes: list[tuple[str, str | None]], *, limits: Limits, comparator: str | None = None,
+                    entry_point: str | None = None, validator: "Validator | None" = None,
+                    checker_time_ms: int = 5000) -> Evidence:
+    """Run f and g on the probes (input, expected output or None) and check their
+    outputs with the suite's oracle."""
+    functional = entry_point is not None
+    inputs = [p[0] for p in probes]
+    g_runs = run_program(sandbox, g, inputs, limits=limits, entry_point=entry_point)
+    f_runs = run_program(sandbox, f, inputs, limits=limits, entry_point=entry_point)
+    both = [i for i, (gr, fr) in enumerate(zip(g_runs, f_runs)) if gr.ok and fr.ok]
+    agree = dict(zip(both, outputs_match(sandbox, [(inputs[i], f_runs[i].output, g_runs[i].output) for i in both],
+                                         comparator=comparator, validator=validator, functional=functional)))
+    differs = []
+    for i, (gr, fr) in enumerate(zip(g_runs, f_runs)):
+        if not gr.ok or fr.verdict is Verdict.SE:
+            differs.append(False)
+        elif not fr.ok:
+            differs.append(True)
+        else:  # a validator that failed itself (None) separates nothing
+            differs.append(agree[i] is False)
+    g_idx = [i for i, r in enumerate(g_runs) if r.ok]
+    f_idx = [i for i, r in enumerate(f_runs) if differs[i] and r.ok]
+    cases = ([(inputs[i], probes[i][1], g_runs[i].output) for i in g_idx]
+             + [(inputs[i], probes[i][1], f_runs[i].output) for i in f_idx])
+    checks = check_outputs(sandbox, oracle, cases, limits=limits, comparator=comparator, entry_point=entry_point,
+                           validator=validator, checker_time_ms=checker_time_ms)
+    g_checks: list[Check | None] = [None] * len(probes)
+    f_checks: list[Check | None] = [None] * len(probes)
+    for i, c in zip(g_idx, checks[: len(g_idx)]):
+        g_checks[i] = c
+    for i, c in zip(f_idx, checks[len(g_idx):]):
+        f_checks[i] = c
+    return Evidence(g_runs, f_runs, differs, g_checks, f_checks)
+
+
+def ground_truth_index(problem, name: str | None = None) -> int | None:
+    """Which accepted solution plays g: the one called ``name``, else (HarnessLLM's
+    choice) the first C++ one for stdin problems and the first Python one for
+    functional problems, else the first. None when the problem has none."""
+    from tczoo.schema import Language
+
+    sols = problem.solutions
+    if not sols:
+        return None
+    if name:
+        for i, s in enumerate(sols):
+            if s.name == name:
+                return i
+        raise ValueError(f"problem {problem.id} has no accepted solution named {name!r}")
+    want = Language.PYTHON if problem.entry_point else Language.CPP
+    return next((i for i, s in enumerate(sols) if s.language is want), 0)

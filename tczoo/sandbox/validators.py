@@ -1,0 +1,121 @@
+"""A problem's own validators, run in the sandbox under the Kattis/ICPC protocols.
+
+Output validator (``problem.output_validator``)::
+
+    validator input answer feedback/ [args...] < team_output
+
+exit 42 = accepted, 43 = wrong answer. Anything else -- exit 0 or 1, a crash, a
+timeout, a compile error -- means the validator did not work: the format calls it a
+judging error, so it is ``SE`` (our side), never the judged program's ``WA``.
+
+Input validators (``problem.input_validators``): ``validator [args...] < input``;
+exit 42 = valid, anything else = "could not be confirmed as valid". Every validator
+must accept an input for it to be valid.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from tczoo.schema import Validator
+from tczoo.sandbox.types import Job, Limits, RunResult, Verdict
+
+ACCEPT, REJECT = 42, 43
+FEEDBACK_DIR = "feedback/"
+MESSAGE_TAIL = 1500  # characters of a validator's stderr kept in a verdict message
+
+
+def validator_limits(validator: Validator) -> Limits:
+    return Limits(time_ms=validator.time_limit_ms, memory_mb=validator.memory_limit_mb)
+
+
+def output_validator_job(validator: Validator, input: str, answer: str, output: str) -> Job:
+    """The sandbox job that asks ``validator`` about ``output``."""
+    return Job(
+        program=validator.program,
+        stdin=output,
+        limits=validator_limits(validator),
+        # The format promises the feedback directory exists; a file inside creates it.
+        files={"input": input, "answer": answer, f"{FEEDBACK_DIR}.keep": ""},
+        args=["input", "answer", FEEDBACK_DIR, *validator.args],
+    )
+
+
+def _tail(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= MESSAGE_TAIL else "..." + text[-MESSAGE_TAIL:]
+
+
+def output_judgement(run: RunResult, name: str = "") -> RunResult:
+    """Turn the validator's own run into the judgement: AC, WA or SE (validator failure)."""
+    who = f"output validator {name}".rstrip()
+    said = _tail(run.stderr) or _tail(run.stdout)
+    if run.verdict is Verdict.RE and run.exit_code == ACCEPT:
+        verdict, message = Verdict.AC, ""
+    elif run.verdict is Verdict.RE and run.exit_code == REJECT:
+        verdict, message = Verdict.WA, f"{who}: {said}" if said else f"{who}: wrong answer"
+    elif run.verdict is Verdict.CE:
+        verdict, message = Verdict.SE, f"{who} does not compile: {_tail(run.message)}"
+    elif run.verdict is Verdict.AC:
+        verdict, message = Verdict.SE, f"{who} exited 0 (not a judgement: 42 accepts, 43 rejects)"
+    else:
+        why = run.message or run.verdict.value
+        verdict, message = Verdict.SE, f"{who} failed ({why}){': ' + said if said else ''}"
+    return run.model_copy(update={"verdict": verdict, "message": message})
+
+
+def input_judgement(run: RunResult, name: str = "") -> tuple[bool, str]:
+    who = f"input validator {name}".rstrip()
+    if run.verdict is Verdict.RE and run.exit_code == ACCEPT:
+        return True, ""
+    said = _tail(run.stderr) or _tail(run.stdout)
+    if run.verdict is Verdict.RE and run.exit_code == REJECT:
+        return False, f"{who} rejected it: {said}" if said else f"{who} rejected it"
+    if run.verdict is Verdict.CE:
+        return False, f"{who} does not compile: {_tail(run.message)}"
+    why = f"exit code {run.exit_code}" if run.verdict in (Verdict.AC, Verdict.RE) else (run.message or run.verdict.value)
+    return False, f"{who} could not confirm it ({why}){': ' + said if said else ''}"
+
+
+def input_validator_job(validator: Validator, input: str) -> Job:
+    return Job(program=validator.program, stdin=input, limits=validator_limits(validator),
+               args=list(validator.args))
+
+
+def inputs_valid(problem, inputs: Iterable[str], sandbox=None) -> list[tuple[bool, str]]:
+    """:func:`input_valid` for many inputs at once (spread over the sandbox's workers)."""
+    inputs = list(inputs)
+    validators = list(problem.input_validators)
+    if not validators:
+        return [(True, "not checked: the problem has no input validator")] * len(inputs)
+    own = sandbox is None
+    if own:
+        from tczoo.sandbox.sandbox import Sandbox
+
+        sandbox = Sandbox()
+    try:
+        jobs = [input_validator_job(v, text) for text in inputs for v in validators]
+        runs = list(sandbox.run_many(jobs))
+    finally:
+        if own:
+            sandbox.close()
+    verdicts = []
+    for i in range(len(inputs)):
+        answer: tuple[bool, str] = (True, f"accepted by {len(validators)} input validator(s)")
+        for v, run in zip(validators, runs[i * len(validators):(i + 1) * len(validators)]):
+            ok, reason = input_judgement(run, v.program.name)
+            if not ok:
+                answer = (False, reason)
+                break
+        verdicts.append(answer)
+    return verdicts
+
+
+def input_valid(problem, input: str, sandbox=None) -> tuple[bool, str]:
+    """Whether the problem's own input validators accept ``input``, and why not.
+
+    ``(True, "not checked: ...")`` when the problem has no input validator: callers
+    that need a real check test ``problem.input_validators`` first. Pass a ``sandbox``
+    when checking many inputs (one is started and closed per call otherwise).
+    """
+    return inputs_valid(problem, [input], sandbox)[0]

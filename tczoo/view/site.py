@@ -1,0 +1,112 @@
+"""``tczoo view``: one or more run directories as a static, self-contained site.
+
+    SITE/index.html            the page (no inline script; a strict Content-Security-Policy)
+    SITE/assets/               app.js and style.css, copied from the package (no CDN, no network)
+    SITE/data/index.js         the summary of every run and one line per unit
+    SITE/data/rR/pP.js         everything about problem P in run R, loaded when it is opened
+    SITE/plots/*.svg           HackRate scaling and ASR per reference strategy (matplotlib)
+
+The data files are JavaScript (``TCZOO.index({...})`` / ``TCZOO.chunk("rR/pP", {...})``)
+loaded with ``<script src>``: a page opened from ``file://`` may not ``fetch()`` files
+beside it in Chromium, but it may load scripts, so the same site works from disk and
+from a server. The JSON inside is produced by ``json.dumps`` (quotes, backslashes and
+control characters escaped), so no text in it can end the call early.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable
+
+from tczoo.errors import UserError
+from tczoo.view.data import MAX_CHARS, RunData
+
+MARKER = ".tczoo-view"  # a folder holding this file is a site tczoo may rebuild in place
+ASSETS = ("index.html", "app.js", "style.css")
+
+
+class SiteError(UserError, ValueError):
+    pass
+
+
+def _prepare(out: Path) -> None:
+    """Make ``out`` an empty site folder; refuse to clear a folder tczoo did not make."""
+    if out.exists() and not out.is_dir():
+        raise SiteError(f"--out {out} is a file, not a folder")
+    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
+        raise SiteError(f"--out {out} is a non-empty folder that is not a tczoo view site; "
+                        "give a new or empty folder")
+    for sub in ("data", "plots", "assets"):
+        if (out / sub).exists():
+            shutil.rmtree(out / sub)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / MARKER).write_text("made by tczoo view; rebuilt in place by the next tczoo view --out here\n")
+
+
+def _script(call: str, *args: Any) -> str:
+    # ensure_ascii: the file is pure ASCII whatever it carries (U+2028, lone surrogates)
+    return f"TCZOO.{call}(" + ", ".join(json.dumps(a, ensure_ascii=True, separators=(",", ":")) for a in args) + ");\n"
+
+
+def build(run_dirs: list[Path], out: Path, *, max_chars: int = MAX_CHARS,
+          progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Write the site for ``run_dirs`` into ``out``; returns what was written (counts, seconds)."""
+    started = time.perf_counter()
+    runs = [RunData(d, max_chars=max_chars) for d in run_dirs]
+    _prepare(out)
+    (out / "assets").mkdir()
+    (out / "data").mkdir()
+    (out / "plots").mkdir()
+    package = resources.files("tczoo.view") / "assets"
+    for name in ASSETS:
+        target = out / name if name == "index.html" else out / "assets" / name
+        target.write_bytes((package / name).read_bytes())
+
+    problems: list[str] = []
+    where: dict[str, int] = {}
+    for run in runs:
+        for pid in run.problems():
+            if pid not in where:
+                where[pid] = len(problems)
+                problems.append(pid)
+
+    from tczoo.view.data import safe
+    from tczoo.view.plots import draw_plots
+
+    summaries, lines = [], []
+    total = sum(len(r.problems()) for r in runs)
+    done = 0
+    for ri, run in enumerate(runs):
+        summary = run.summary()
+        summary["plots"] = draw_plots(run.tables, out / "plots", f"r{ri}")
+        summaries.append(summary)
+        (out / "data" / f"r{ri}").mkdir()
+        position: dict[str, int] = {}
+        for unit in run.all_units():
+            line = run.unit_line(unit)
+            line["r"] = ri
+            line["p"] = where[unit.problem]
+            line["u"] = position.get(unit.problem, 0)
+            position[unit.problem] = line["u"] + 1
+            lines.append(line)
+        by_problem: dict[str, list] = {}
+        for unit in run.all_units():
+            by_problem.setdefault(unit.problem, []).append(unit)
+        for pid, units in by_problem.items():
+            name = f"r{ri}/p{where[pid]}"
+            chunk = safe({"problem": pid, "run": ri, "units": [run.unit_detail(u) for u in units]}, max_chars)
+            (out / "data" / f"{name}.js").write_text(_script("chunk", name, chunk))
+            done += 1
+            if progress:
+                progress(done, total)
+    # several runs: one figure over all of them, so they can be compared on one axis
+    combined = draw_plots([t for r in runs for t in r.tables], out / "plots", "all") if len(runs) > 1 else []
+    index = {"generated": time.strftime("%Y-%m-%d %H:%M:%S"), "runs": summaries,
+             "problems": [safe(p, 500) for p in problems], "units": lines, "plots": combined}
+    (out / "data" / "index.js").write_text(_script("index", index))
+    return {"site": str(out), "index": str(out / "index.html"), "runs": len(runs), "problems": len(problems),
+            "units": len(lines), "seconds": round(time.perf_counter() - started, 2)}
