@@ -364,3 +364,26 @@ def test_bad_local_model_settings_are_a_clear_error(monkeypatch, name, value):
     monkeypatch.setenv(name, value)
     with pytest.raises(ModelSpecError, match="TCZOO_LOCAL_"):
         LLMClient("local/qwen2.5-coder-1.5b")
+
+
+def test_local_loop_guard_ends_a_short_cycle_and_nothing_else():
+    """The embedded model's loop guard (TCZOO_LOCAL_LOOP_GUARD) ends an answer that has
+    repeated one short cycle of tokens for the guard's length, and only then."""
+    import random
+
+    from tczoo.llm.local.engine import LOOP_PERIOD, _Slot
+
+    def first_stuck(tokens, guard):
+        slot = _Slot(stream=0, request=None, sampler=None, n_prompt=0, next_token=0, pos=0)
+        return next((i for i, t in enumerate(tokens) if slot.stuck(t, guard)), None)
+
+    rng = random.Random(1)
+    prose = [rng.randrange(50_000) for _ in range(3000)]
+    assert first_stuck(prose, 256) is None
+    cycle = [11, 22, 33, 44, 55]  # "10 10 10 ..." in tokens: a cycle of period 5 here
+    stuck_at = first_stuck(prose[:100] + cycle * 200, 256)
+    assert stuck_at == 100 + len(cycle) + 256 - 1  # one cycle, then 256 tokens that repeat it
+    assert first_stuck(prose[:100] + [7] * 300, 256) == 100 + 256  # period 1
+    assert first_stuck(prose[:100] + cycle * 200, 0) is None  # 0: off
+    too_long = [rng.randrange(50_000) for _ in range(LOOP_PERIOD + 1)]
+    assert first_stuck(too_long * 40, 256) is None  # cycles longer than LOOP_PERIOD are content

@@ -33,7 +33,10 @@ class LocalBackend(Backend):
 
     @property
     def identity(self) -> dict:
-        return {"backend": "llama.cpp", "gguf_sha256": gguf_sha256(self.path)}
+        # The loop guard decides where a looping answer ends: answers under different
+        # guards are different answers.
+        return {"backend": "llama.cpp", "gguf_sha256": gguf_sha256(self.path),
+                "loop_guard": self.config.loop_guard}
 
     async def answer(self, messages: list[dict], params: dict[str, Any], sample: int) -> Answer:
         engine = await asyncio.to_thread(engine_for, self.path, self.config)  # loads once

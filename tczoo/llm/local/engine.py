@@ -58,6 +58,8 @@ MAX_SEQUENCES = 256  # llama.cpp's LLAMA_MAX_SEQ
 # the two round differently: with at most 3 rows per call every row gets the same
 # kernel, so a sequence's logits do not depend on how many others share the step.
 DECODE_GROUP = 3
+# The loop guard (EngineConfig.loop_guard) looks for cycles up to this many tokens long.
+LOOP_PERIOD = 16
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,7 @@ class EngineConfig:
     n_threads: int = 2
     n_parallel: int = 8  # sequences decoded together
     n_prefixes: int = 4  # evaluated prompts kept for reuse
+    loop_guard: int = 256  # end an answer stuck repeating a short cycle this many tokens (0: never)
 
     @classmethod
     def from_env(cls) -> "EngineConfig":
@@ -87,6 +90,7 @@ class EngineConfig:
             n_threads=env_int("TCZOO_LOCAL_THREADS", cpus or 2, 1),
             n_parallel=env_int("TCZOO_LOCAL_PARALLEL", cls.n_parallel, 1),
             n_prefixes=env_int("TCZOO_LOCAL_PREFIXES", cls.n_prefixes, 1),
+            loop_guard=env_int("TCZOO_LOCAL_LOOP_GUARD", cls.loop_guard, 0),
         )
         if config.n_parallel + config.n_prefixes > MAX_SEQUENCES:
             raise ModelSpecError(
@@ -129,6 +133,20 @@ class _Slot:
     stop_from: int = 0  # where the stop-string search resumes in the decoded text
     first_token_s: float | None = None
     finish: str = "length"
+    recent: list[int] = field(default_factory=list)  # the last LOOP_PERIOD + 1 tokens
+    repeats: list[int] = field(default_factory=lambda: [0] * LOOP_PERIOD)  # per period p
+
+    def stuck(self, token: int, guard: int) -> bool:
+        """Whether the answer has repeated one cycle of at most LOOP_PERIOD tokens for
+        ``guard`` tokens: repeats[p-1] counts the tokens in a row equal to the one p back."""
+        recent = self.recent
+        for p in range(1, LOOP_PERIOD + 1):
+            same = len(recent) >= p and recent[-p] == token
+            self.repeats[p - 1] = self.repeats[p - 1] + 1 if same else 0
+        recent.append(token)
+        if len(recent) > LOOP_PERIOD:
+            del recent[0]
+        return guard > 0 and max(self.repeats) >= guard
 
 
 class Engine:
@@ -179,7 +197,7 @@ class Engine:
         self._closed = False
         # Counters for benchmarks and tests: what was evaluated, what was reused.
         self.stats = {"prompt_evaluated": 0, "prompt_reused": 0, "steps": 0, "decoded": 0,
-                      "grammar_refused": 0}
+                      "grammar_refused": 0, "loops_cut": 0}
         self.thread = threading.Thread(target=self._run, name="tczoo-llama", daemon=True)
         self.thread.start()
 
@@ -313,6 +331,10 @@ class Engine:
             slot.next_token = token
             if self._hit_stop(slot):
                 slot.finish = "stop"
+                done.append(slot)
+            elif slot.stuck(token, self.config.loop_guard):
+                slot.finish = "loop"
+                self.stats["loops_cut"] += 1
                 done.append(slot)
             elif slot.n_out >= slot.request.max_tokens or slot.pos + 1 >= self.n_ctx_seq:
                 done.append(slot)
