@@ -22,6 +22,7 @@ figure taken under load says so.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -99,6 +100,11 @@ def quickstart(gguf: Path) -> float:
         if proc.returncode != 0:
             print(proc.stderr[-3000:])
             raise SystemExit(f"quickstart failed (exit {proc.returncode})")
+        calls = [json.loads(line) for line in (root / "runs" / "quickstart" / "exchanges.jsonl").open()]
+        prompt = sum(c["usage"]["prompt_tokens"] for c in calls)
+        completion = [c["usage"]["completion_tokens"] for c in calls]
+        print(f"LLM calls: {len(calls)}, {prompt} prompt + {sum(completion)} completion tokens "
+              f"(per call: {completion})")
         return wall
     finally:
         shutil.rmtree(root, ignore_errors=True)
