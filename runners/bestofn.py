@@ -44,6 +44,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tczoo.errors import UserError
 from tczoo.execution import Limits, can_check, check_outputs, outputs_match, run_program, run_programs
 from tczoo.runner import Runner, Table, TaskSpec
 from tczoo.runners.bugfind import limits_note
@@ -121,7 +122,7 @@ class BestOfNRunner(Runner):
         if self._file is None:
             path = Path(self.params.candidates)
             if not path.is_file():
-                raise ValueError(f"bestofn candidates file not found: {path}")
+                raise UserError(f"bestofn candidates file not found: {path}")
             by_problem: dict[str, list[Program]] = defaultdict(list)
             for n, line in enumerate(path.read_text().splitlines(), 1):
                 if not line.strip():
@@ -132,7 +133,7 @@ class BestOfNRunner(Runner):
                                    name=rec.get("name") or f"candidate-{len(by_problem[str(rec['problem_id'])])}",
                                    meta={"generator": rec.get("generator")} if rec.get("generator") else {})
                 except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                    raise ValueError(f"{path}:{n}: need {{problem_id, code, language?}} ({exc})") from exc
+                    raise UserError(f"{path}:{n}: need {{problem_id, code, language?}} ({exc})") from exc
                 by_problem[str(rec["problem_id"])].append(prog)
             self._file = dict(by_problem)
         return self._file
@@ -191,7 +192,7 @@ class BestOfNRunner(Runner):
         k = self.params.first_k or method_cls.first_k or self.params.max_tests
         setting = method_cls.setting
         if setting is Setting.SPEC_CORRECT:
-            raise ValueError(f"bestofn selects among candidates without a known correct one; "
+            raise UserError(f"bestofn selects among candidates without a known correct one; "
                              f"method {method_cls.name} needs correct code")
         specs = []
         for i, cand in enumerate(cands):

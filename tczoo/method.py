@@ -36,7 +36,7 @@ from tczoo.schema import OracleKind, Program, Provenance, Setting, Task, TestSui
 from tczoo.templates import Prompts
 
 if TYPE_CHECKING:
-    from tczoo.execution import Execution, Generator, Limits, Sandbox
+    from tczoo.execution import Coverage, Execution, Generator, Limits, Sandbox
     from tczoo.sandbox.types import CallResult, PyCall
 
 SAMPLING_KNOBS = ("temperature", "top_p", "presence_penalty", "max_tokens")
@@ -182,6 +182,15 @@ class Context:
         from tczoo.execution import run_programs
 
         return await asyncio.to_thread(run_programs, self.sandbox, programs, inputs, limits=limits,
+                                       entry_point=entry_point)
+
+    async def coverage(self, program: Program, inputs: list[str], limits: "Limits",
+                       entry_point: str | None = None) -> list["Coverage"]:
+        """Line coverage of ``program`` on every input, measured in the sandbox
+        (``tczoo.execution.line_coverage``; raises ``CoverageUnavailable``)."""
+        from tczoo.execution import line_coverage
+
+        return await asyncio.to_thread(line_coverage, self.sandbox, program, inputs, limits=limits,
                                        entry_point=entry_point)
 
     async def call(self, calls: list["PyCall"]) -> list["CallResult"]:

@@ -250,6 +250,37 @@ def run_tables(run_dir: Path) -> tuple[Any, list[Table]]:
     return store, tables
 
 
+def merged_tables(run_dirs: list[Path], runner: str | None = None) -> list[Table]:
+    """The tables of several run directories read as one: each runner (or only
+    ``runner``) summarises the score records of all of them together — one benchmark
+    per run, one row per dataset (TRAILS's Tables 1-3 over LiveCodeBench and
+    CoCoClaNeL runs). Failed generations are left out as ``run_report`` leaves them out,
+    and counted in a note."""
+    from tczoo.registry import get_runner
+    from tczoo.store import RunStore
+
+    by_runner: dict[str, list] = {}
+    left_out = 0
+    for d in run_dirs:
+        store = RunStore.open(d)
+        gens = {(g.method, g.problem_id, g.task): g for g in store.generations()}
+        for s in store.scores():
+            if runner is not None and s.runner != runner:
+                continue
+            g = gens.get((s.method, s.problem_id, s.task))
+            if g is None or "error" in s.detail or \
+                    generation_failure(g, scores_empty=get_runner(s.runner).scores_empty_suites) is not None:
+                left_out += 1
+                continue
+            by_runner.setdefault(s.runner, []).append(s)
+    tables: list[Table] = []
+    for name, records in by_runner.items():
+        tables.extend(get_runner(name)(None).summarize(records))
+    if left_out and tables:
+        tables[0].notes.append(f"{left_out} unit(s) whose generation failed or could not be scored are left out")
+    return tables
+
+
 def _add_health(table: Table, cells: list, runner) -> None:
     if "model" not in table.columns or "method" not in table.columns:
         return

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
+from tczoo.errors import UserError
 from tczoo.schema import Problem, ScoreRecord, Setting, Task, TestSuite
 
 
@@ -77,7 +78,7 @@ class Runner:
         """Default: ``samples`` independent tasks of the problem in the method's setting."""
         setting = method_cls.setting
         if setting is Setting.SPEC_TARGET:
-            raise ValueError(
+            raise UserError(
                 f"runner {self.name} has no program under test to give method {method_cls.name}"
             )
         if setting is Setting.SPEC_CORRECT and not problem.solutions:

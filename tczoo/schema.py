@@ -379,6 +379,33 @@ class Artifact(Model):
     generator: GeneratorSpec | None = None  # set when the program makes inputs
 
 
+class CodeVerdict(Model):
+    """A method's judgement of whether the program under test is correct (TRAILS, its
+    CoT and HoarePrompt baselines, any plugin verifier). A suite that carries one is
+    scored by the ``verdict`` runner (MCC, P4, stability), whatever method made it.
+
+    ``correct`` is the method's own decision; None means it reached none (``reason``
+    says why) and the runner counts it as undecided, never as a label. ``score`` is the
+    graded confidence in [0, 1] a thresholding method decides from (TRAILS: the share of
+    (input, output) pairs judged CORRECT); the runner re-decides it at each threshold it
+    reports. A binary verdict has no score."""
+
+    correct: bool | None = None
+    score: float | None = Field(None, ge=0.0, le=1.0)
+    threshold: float | None = Field(None, ge=0.0, le=1.0)  # the cut behind ``correct`` (score > threshold)
+    reason: str = ""  # how it was reached: "judged", "early_stop", "unparsed", ...
+    judgements: int = 0  # how many model judgements it rests on
+    detail: dict[str, Any] = Field(default_factory=dict)  # the method's own evidence (scenarios, annotations ...)
+
+    def label(self, threshold: float | None = None) -> bool | None:
+        """The decision at ``threshold``: a graded verdict says correct when its score is
+        above it (TRAILS Figure 2: |CORRECT| share > threshold); a binary one, or no
+        threshold, gives the method's own decision."""
+        if threshold is None or self.score is None:
+            return self.correct
+        return self.score > threshold
+
+
 class TestSuite(Model):
     __test__ = False
 
@@ -387,6 +414,8 @@ class TestSuite(Model):
     oracle: Oracle = Field(default_factory=lambda: Oracle(kind=OracleKind.EXPECTED_OUTPUT))
     artifacts: list[Artifact] = Field(default_factory=list)
     provenance: Provenance
+    # the method's verdict on the program under test (LLM_JUDGE suites of verifiers)
+    verdict: CodeVerdict | None = None
 
     def fail(self, stage: str, reason: str, detail: str = "", item: str = "") -> None:
         self.provenance.failures.append(

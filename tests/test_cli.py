@@ -216,3 +216,13 @@ def test_method_metadata_cache_follows_source_edits():
         assert registry._fingerprint(registry._group("tczoo.methods").values()) != key
     finally:
         os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def test_a_runner_that_cannot_serve_a_method_is_a_usage_error(tmp_path):
+    """HackRate has no program under test to hand a spec+target method: one line, exit 2,
+    before anything is written."""
+    rules = tmp_path / "m.jsonl"
+    rules.write_text('{"match": "", "response": "x"}\n')
+    proc = tczoo("run", "-m", "trails", "--runner", "hackrate", "--model", f"scripted:{rules}", "-p", "zm01",
+                 "--out", tmp_path / "r", cwd=tmp_path)
+    assert "has no program under test to give method trails" in _one_line_error(proc)

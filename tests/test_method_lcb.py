@@ -72,7 +72,7 @@ def test_lcb_random_and_edge_generators_suite_and_hackrate(sandbox, tmp_path):
         "pass_rate": 100.0, "hack_rate": 70.0, "ac": 30.0, "wa": 70.0, "re": 0.0, "tle": 0.0, "n_valid": 8.0}
     # without a maximum-size input the overflow and the two slow codes survive
     assert sorted(w for w, o in score["wrong"].items() if o == "ac") == [
-        "wrong/int_overflow.cpp", "wrong/naive_nk.cpp", "wrong/slice_max.py"]
+        "wrong/int_overflow.cpp", "wrong/naive_nk.cpp", "wrong/window_scan.py"]
 
 
 EXPECTED_SUITE = [

@@ -24,7 +24,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from tczoo.benchmarks.hub import RecordError, codecontests, harnessllm, livecodebench, tcbench
+from tczoo.benchmarks.hub import (
+    RecordError,
+    cococlanel,
+    codecontests,
+    harnessllm,
+    livecodebench,
+    livecodebench_eval,
+    tcbench,
+)
 from tczoo.schema import Problem
 from tczoo.errors import UserError
 
@@ -40,12 +48,19 @@ SCHEMAS: dict[str, Converter] = {
     codecontests.SCHEMA: codecontests.to_problem,
     livecodebench.SCHEMA: livecodebench.to_problem,
     harnessllm.SCHEMA: harnessllm.to_problem,
+    livecodebench_eval.SCHEMA: livecodebench_eval.to_problem,
+}
+# schemas whose records are parts of problems (one record per code): all records at once
+GROUPED: dict[str, Callable[[list[Any]], list[Problem]]] = {
+    cococlanel.SCHEMA: cococlanel.to_problems,
 }
 SCHEMA_ALIASES = {
     "tc-bench": "tcbench", "tc_bench": "tcbench",
     "code_contests": "codecontests", "code-contests": "codecontests",
     "lcb": "livecodebench",
     "harness": "harnessllm",
+    "lcb-eval": "livecodebench-eval", "livecodebench_eval": "livecodebench-eval",
+    "cococlanel": "cococlanel",
 }
 
 
@@ -84,9 +99,9 @@ KATTIS = "kattis"  # folders of problem packages, not records: read by tczoo.ben
 def _schema_name(text: str) -> str:
     key = text.strip().lower()
     key = SCHEMA_ALIASES.get(key, key)
-    if key not in SCHEMAS:
+    if key not in SCHEMAS and key not in GROUPED:
         raise BenchmarkLoadError(
-            f"unknown benchmark schema {text!r} (known: {', '.join(sorted([*SCHEMAS, KATTIS]))}); "
+            f"unknown benchmark schema {text!r} (known: {', '.join(sorted([*SCHEMAS, *GROUPED, KATTIS]))}); "
             "use SCHEMA:PATH for a local file"
         )
     return key
@@ -135,6 +150,14 @@ def convert(
 ) -> list[Problem]:
     """Convert upstream records; a bad record raises with its position and the reason."""
     schema = _schema_name(schema)
+    if schema in GROUPED:
+        try:
+            grouped = GROUPED[schema](list(records), **options)
+        except RecordError as exc:
+            raise BenchmarkLoadError(f"{origin}: {exc}") from None
+        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            raise BenchmarkLoadError(f"{origin}: not in the {schema} schema ({type(exc).__name__}: {exc})") from None
+        return grouped[:limit] if limit is not None else grouped
     to_problem = SCHEMAS[schema]
     problems: list[Problem] = []
     for index, record in enumerate(records):

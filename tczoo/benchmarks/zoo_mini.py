@@ -14,7 +14,9 @@ Each problem is a directory under ``zoo_mini/problems/<id>/``::
 Large inputs are produced at load time by ``gen.py`` and expected outputs by the
 reference solution in the sandbox; both are checked against ``tests.lock.json`` and
 cached, so a second load costs nothing. ``python -m tczoo.benchmarks.zoo_mini lock``
-rewrites the lock and signature files after an edit (maintainers only).
+rewrites the lock and signature files after an edit (maintainers only). Every verdict
+must sit clear of the limits (TLE at >= 2x the time limit, everything that must run at
+<= 0.5x): docs/zoo-mini.md, checked by bench/audit_zoo_mini_timing.py.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ One way to run a program on inputs (``run_program``/``run_programs`` → ``Execu
 one output comparison (``same_output``), one driver for model-written input generators
 (``run_generators``), one oracle check by ``OracleKind`` (``check_outputs``), and one
 judgement of a suite on a (problem, buggy program, ground truth) triplet
-(``gather_evidence`` + ``classify``). Everything runs in the ``Sandbox``; nothing a
+(``gather_evidence`` + ``classify``), and line coverage of a program on inputs
+(``line_coverage``). Everything runs in the ``Sandbox``; nothing a
 model wrote runs in this process.
 """
 
@@ -17,6 +18,7 @@ from tczoo.execution.calls import (
     required_args,
     with_prelude,
 )
+from tczoo.execution.coverage import Coverage, CoverageUnavailable, line_coverage
 from tczoo.execution.generators import Generator, call_seed, record, rerun, run_generators
 from tczoo.execution.oracle import Check, OracleUnavailable, can_check, check_outputs, check_with_checker
 from tczoo.execution.outputs import outputs_match, same_output
@@ -26,9 +28,9 @@ from tczoo.sandbox import Limits, Sandbox, Verdict
 from tczoo.schema import dedupe, input_key, interleave
 
 __all__ = [
-    "CALL_FAILURE_REASONS", "PRELUDE", "Check", "Evidence", "Execution", "Generator", "Limits", "OracleUnavailable",
+    "CALL_FAILURE_REASONS", "PRELUDE", "Check", "Coverage", "CoverageUnavailable", "Evidence", "Execution", "Generator", "Limits", "OracleUnavailable",
     "Outcome", "Sandbox", "Signature", "Verdict", "call_seed", "can_check", "check_outputs", "check_with_checker",
-    "classify", "dedupe", "ground_truth_index", "evaluate_literal", "gather_evidence", "input_key", "interleave", "py_call", "read_call",
+    "classify", "dedupe", "ground_truth_index", "evaluate_literal", "gather_evidence", "input_key", "interleave", "line_coverage", "py_call", "read_call",
     "outputs_match", "record", "required_args", "rerun", "run_generators", "run_program", "run_programs", "same_output",
     "signature_of", "with_prelude",
 ]

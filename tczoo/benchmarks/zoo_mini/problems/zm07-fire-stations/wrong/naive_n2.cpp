@@ -20,7 +20,7 @@ int main() {
         adj[v].push_back({u, w});
     }
     // textbook O(n^2) Dijkstra: pick the closest unsettled junction by a linear scan
-    vector<char> done(n + 1, 0);
+    vector<bool> done(n + 1, false);
     for (int it = 0; it < n; it++) {
         int u = -1;
         for (int v = 1; v <= n; v++)

@@ -9,13 +9,14 @@ int main() {
     cin >> n >> m >> k;
     vector<int> src(k);
     for (auto &s : src) cin >> s;
-    vector<vector<pair<int, DW>>> adj(n + 1);
+    // edge list plus, per junction, the ids of its roads
+    vector<int> eu(m), ev(m);
+    vector<DW> ew(m);
+    vector<vector<int>> inc(n + 1);
     for (int i = 0; i < m; i++) {
-        int u, v;
-        DW w;
-        cin >> u >> v >> w;
-        adj[u].push_back({v, w});
-        adj[v].push_back({u, w});
+        cin >> eu[i] >> ev[i] >> ew[i];
+        inc[eu[i]].push_back(i);
+        inc[ev[i]].push_back(i);
     }
     vector<DW> dist(n + 1, INF);
     priority_queue<pair<DW, int>, vector<pair<DW, int>>, greater<>> pq;
@@ -24,11 +25,13 @@ int main() {
         auto [d, u] = pq.top();
         pq.pop();
         
-        for (auto [v, w] : adj[u])
-            if (d + w < dist[v]) {
-                dist[v] = d + w;
+        for (int e : inc[u]) {
+            int v = eu[e] == u ? ev[e] : eu[e];
+            if (d + ew[e] < dist[v]) {
+                dist[v] = d + ew[e];
                 pq.push({dist[v], v});
             }
+        }
     }
     vector<DW> fin;
     for (int v = 1; v <= n; v++)

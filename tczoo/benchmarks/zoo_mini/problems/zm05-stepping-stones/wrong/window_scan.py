@@ -17,7 +17,11 @@ def main():
         dp[0] = a[0]
         for i in range(1, n):
             if s[i] == '.':
-                dp[i] = max(dp[max(0, i - k):i]) + a[i]
+                best = NEG
+                for j in range(max(0, i - k), i):
+                    if dp[j] > best:
+                        best = dp[j]
+                dp[i] = best + a[i]
         out.append("IMPOSSIBLE" if dp[n - 1] == NEG else str(dp[n - 1]))
     print("\n".join(out))
 
