@@ -387,3 +387,18 @@ def test_local_loop_guard_ends_a_short_cycle_and_nothing_else():
     assert first_stuck(prose[:100] + cycle * 200, 0) is None  # 0: off
     too_long = [rng.randrange(50_000) for _ in range(LOOP_PERIOD + 1)]
     assert first_stuck(too_long * 40, 256) is None  # cycles longer than LOOP_PERIOD are content
+
+
+def test_an_api_provider_gets_one_plain_request_per_sample_as_before(tmp_path):
+    """Batching is the embedded model's business: n samples for an API provider are n
+    concurrent requests, each exactly the body sent before batching existed (no ``n``,
+    no ``response_format``, no grammar), whatever shape the caller asked for."""
+    with FakeOpenAI(delay=0.2) as server:
+        client = LLMClient("openai/fake-model", _settings(tmp_path, api_base=server.base, api_key="sk-test"))
+        out = client.complete_sync(MSG, n=3, seed=5, temperature=0.7, max_tokens=100, stop=["```"],
+                                   response_format=TESTS_FORMAT)
+        assert [c.sample for c in out] == [0, 1, 2] and all(c.ok for c in out)
+        assert server.requests == [{"model": "fake-model", "messages": MSG, "max_tokens": 100,
+                                    "seed": 5, "stop": ["```"], "temperature": 0.7}] * 3
+        assert server.max_active == 3  # the client's fan-out, not the embedded engine's slots
+        assert client.backend.max_concurrency is None
