@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -92,10 +93,14 @@ def quickstart(gguf: Path) -> float:
         shutil.copy(stamp, models / stamp.name)
         env = dict(os.environ, TCZOO_CACHE=str(root / "cache"))
         tczoo = Path(sys.executable).with_name("tczoo")
+        cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         proc = subprocess.run([str(tczoo), *QUICKSTART, "--out", str(root / "runs" / "quickstart")],
                               env=env, cwd=REPO, capture_output=True, text=True)
         wall = time.perf_counter() - start
+        cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+        print(f"quickstart CPU time: user {cpu.ru_utime - cpu_before.ru_utime:.0f} s, "
+              f"system {cpu.ru_stime - cpu_before.ru_stime:.0f} s")
         print(proc.stdout[-3000:])
         if proc.returncode != 0:
             print(proc.stderr[-3000:])
@@ -133,7 +138,7 @@ def main() -> None:
 
     gguf = embedded_model_path()
     config = EngineConfig.from_env()
-    print(f"cores: {os.cpu_count()}; threads: {config.n_threads}; slots: {config.n_parallel}; "
+    print(f"cores: {os.cpu_count()}; threads: {config.n_threads}; slots: {config.n_parallel}; decode: {config.decode}; "
           f"load average before: {load()}")
     engine = engine_for(gguf, config)
     print(f"reference kernels while decoding: {engine.reference.available}")

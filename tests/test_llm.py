@@ -359,7 +359,7 @@ def test_local_sampler_seeds_never_collide_across_seed_and_sample():
 
 
 @pytest.mark.parametrize("name,value", [("TCZOO_LOCAL_PARALLEL", "eight"), ("TCZOO_LOCAL_CTX", "0"),
-                                        ("TCZOO_LOCAL_PREFIXES", "300")])
+                                        ("TCZOO_LOCAL_PREFIXES", "300"), ("TCZOO_LOCAL_DECODE", "fast")])
 def test_bad_local_model_settings_are_a_clear_error(monkeypatch, name, value):
     monkeypatch.setenv(name, value)
     with pytest.raises(ModelSpecError, match="TCZOO_LOCAL_"):
@@ -402,3 +402,20 @@ def test_an_api_provider_gets_one_plain_request_per_sample_as_before(tmp_path):
                                     "seed": 5, "stop": ["```"], "temperature": 0.7}] * 3
         assert server.max_active == 3  # the client's fan-out, not the embedded engine's slots
         assert client.backend.max_concurrency is None
+
+
+def test_the_local_decoding_mode_is_part_of_the_cache_key(tmp_path, monkeypatch):
+    """Wide and narrow decoding round differently (matrix vs matrix-vector kernels), so
+    an answer decoded one way is never served for the other."""
+    gguf = tmp_path / "tiny.gguf"
+    gguf.write_bytes(b"not a model")
+    keys = {}
+    for mode in ("wide", "narrow"):
+        monkeypatch.setenv("TCZOO_LOCAL_DECODE", mode)
+        client = LLMClient(f"local/{gguf}", _settings(tmp_path))
+        assert client.identity["decode"] == mode
+        [c] = client.complete_sync(MSG)
+        keys[mode] = c.key
+    monkeypatch.delenv("TCZOO_LOCAL_DECODE")
+    assert LLMClient(f"local/{gguf}", _settings(tmp_path)).identity["decode"] == "narrow"  # the default
+    assert keys["wide"] != keys["narrow"]

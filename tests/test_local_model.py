@@ -90,10 +90,14 @@ def test_n_samples_are_decoded_together_and_cached_per_sample(tmp_path):
     assert [c.text for c in again[:4]] == [c.text for c in out]
 
 
-def test_a_sample_does_not_depend_on_what_shared_its_batch(tmp_path, monkeypatch):
+@pytest.mark.parametrize("decode", ["wide", "narrow"])
+def test_a_sample_does_not_depend_on_what_shared_its_batch(tmp_path, monkeypatch, decode):
     """Sample i alone (another engine, nothing cached, nothing beside it) is the same
-    text as sample i decoded beside three others, at temperature > 0."""
-    messages = _long_prompt("batch-invariance")
+    text as sample i decoded beside three others, at temperature > 0, in both decoding
+    modes (wide: the lone sample is padded to the matrix kernel's 4 rows; narrow: the
+    batch is split into calls of at most 3)."""
+    monkeypatch.setenv("TCZOO_LOCAL_DECODE", decode)
+    messages = _long_prompt(f"batch-invariance-{decode}")
     together = _client(tmp_path, cache=False, temperature=0.9, max_tokens=24)
     assert _engine(together).reference.available  # the invariance past 512 tokens needs it
     batch = together.complete_sync(messages, n=4, seed=7)

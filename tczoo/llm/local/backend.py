@@ -33,10 +33,10 @@ class LocalBackend(Backend):
 
     @property
     def identity(self) -> dict:
-        # The loop guard decides where a looping answer ends: answers under different
-        # guards are different answers.
+        # The loop guard decides where a looping answer ends, and the decoding mode which
+        # kernels (which rounding) compute the logits: either changes the answers.
         return {"backend": "llama.cpp", "gguf_sha256": gguf_sha256(self.path),
-                "loop_guard": self.config.loop_guard}
+                "loop_guard": self.config.loop_guard, "decode": self.config.decode}
 
     async def answer(self, messages: list[dict], params: dict[str, Any], sample: int) -> Answer:
         engine = await asyncio.to_thread(engine_for, self.path, self.config)  # loads once

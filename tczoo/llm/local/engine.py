@@ -58,6 +58,10 @@ MAX_SEQUENCES = 256  # llama.cpp's LLAMA_MAX_SEQ
 # the two round differently: with at most 3 rows per call every row gets the same
 # kernel, so a sequence's logits do not depend on how many others share the step.
 DECODE_GROUP = 3
+# The matrix kernel's row block: a "wide" engine pads every decoding step to a multiple
+# of it, so every row of every step goes through the matrix kernel.
+MATRIX_ROWS = 4
+DECODE_MODES = ("wide", "narrow")
 # The loop guard (EngineConfig.loop_guard) looks for cycles up to this many tokens long.
 LOOP_PERIOD = 16
 
@@ -69,6 +73,13 @@ class EngineConfig:
     n_parallel: int = 8  # sequences decoded together
     n_prefixes: int = 4  # evaluated prompts kept for reuse
     loop_guard: int = 256  # end an answer stuck repeating a short cycle this many tokens (0: never)
+    # "narrow": at most DECODE_GROUP sequences per llama_decode call (matrix-vector
+    # kernels); "wide": all running sequences in one call, padded to a multiple of
+    # MATRIX_ROWS rows (matrix kernels). Narrow is the default: on the 2-core machine
+    # this is developed on, decoding is bound by arithmetic and the matrix kernel costs
+    # as much per row as the vector kernel (docs/local-model.md has the figures); wide
+    # is for machines where memory bandwidth is the limit.
+    decode: str = "narrow"
 
     @classmethod
     def from_env(cls) -> "EngineConfig":
@@ -91,11 +102,14 @@ class EngineConfig:
             n_parallel=env_int("TCZOO_LOCAL_PARALLEL", cls.n_parallel, 1),
             n_prefixes=env_int("TCZOO_LOCAL_PREFIXES", cls.n_prefixes, 1),
             loop_guard=env_int("TCZOO_LOCAL_LOOP_GUARD", cls.loop_guard, 0),
+            decode=(os.environ.get("TCZOO_LOCAL_DECODE") or cls.decode).strip().lower(),
         )
-        if config.n_parallel + config.n_prefixes > MAX_SEQUENCES:
+        if config.decode not in DECODE_MODES:
+            raise ModelSpecError(f"TCZOO_LOCAL_DECODE={config.decode!r} must be one of {', '.join(DECODE_MODES)}")
+        if config.n_parallel + config.n_prefixes + MATRIX_ROWS - 1 > MAX_SEQUENCES:
             raise ModelSpecError(
                 f"TCZOO_LOCAL_PARALLEL + TCZOO_LOCAL_PREFIXES = {config.n_parallel + config.n_prefixes}"
-                f" exceeds llama.cpp's {MAX_SEQUENCES} sequences")
+                f" exceeds llama.cpp's {MAX_SEQUENCES - MATRIX_ROWS + 1} sequences")
         return config
 
 
@@ -167,11 +181,16 @@ class Engine:
         self.vocab = L.llama_model_get_vocab(self.model)
         self.n_vocab = L.llama_vocab_n_tokens(self.vocab)
         self.n_streams = config.n_parallel + config.n_prefixes
+        # A wide engine's padding rows: one stream each (a stream must hold one token per
+        # step for llama.cpp to keep the step in one micro-batch), emptied after each step.
+        self.pad_streams = (list(range(self.n_streams, self.n_streams + MATRIX_ROWS - 1))
+                            if config.decode == "wide" else [])
+        n_seq = self.n_streams + len(self.pad_streams)
         cparams = L.llama_context_default_params()
-        cparams.n_ctx = config.n_ctx * self.n_streams
-        cparams.n_seq_max = self.n_streams
+        cparams.n_ctx = config.n_ctx * n_seq
+        cparams.n_seq_max = n_seq
         cparams.kv_unified = False
-        cparams.n_batch = cparams.n_ubatch = max(PREFILL_CHUNK, config.n_parallel)
+        cparams.n_batch = cparams.n_ubatch = max(PREFILL_CHUNK, config.n_parallel + len(self.pad_streams))
         cparams.n_threads = cparams.n_threads_batch = config.n_threads
         cparams.flash_attn_type = L.LLAMA_FLASH_ATTN_TYPE_ENABLED
         cparams.no_perf = True
@@ -285,7 +304,8 @@ class Engine:
                                 pos=len(tokens) - 1))
 
     def _step(self) -> None:
-        """One token for every running sequence, in calls of at most ``DECODE_GROUP``."""
+        """One token for every running sequence: in one call padded to a multiple of
+        ``MATRIX_ROWS`` (wide), or in calls of at most ``DECODE_GROUP`` (narrow)."""
         for slot in [s for s in self.slots if s.request.future.cancelled()]:
             self._release(slot)
         if not self.slots:
@@ -293,25 +313,37 @@ class Engine:
         done = []
         self.reference.set(True)
         try:
-            for first in range(0, len(self.slots), DECODE_GROUP):
-                done += self._decode_group(self.slots[first:first + DECODE_GROUP])
+            if self.pad_streams:
+                done = self._decode_group(self.slots, pad=-len(self.slots) % MATRIX_ROWS)
+            else:
+                for first in range(0, len(self.slots), DECODE_GROUP):
+                    done += self._decode_group(self.slots[first:first + DECODE_GROUP])
         finally:
             self.reference.set(False)
         self.stats["steps"] += 1
         for slot in done:
             self._finish(slot)
 
-    def _decode_group(self, group: list[_Slot]) -> list[_Slot]:
-        """Decode one token of each slot in ``group``; the slots that are done."""
+    def _decode_group(self, group: list[_Slot], pad: int = 0) -> list[_Slot]:
+        """Decode one token of each slot in ``group`` (plus ``pad`` throwaway rows in the
+        padding streams); the slots that are done."""
         L, batch = self.L, self.batch
-        batch.n_tokens = len(group)
+        batch.n_tokens = len(group) + pad
         for i, slot in enumerate(group):
             batch.token[i] = slot.next_token
             batch.pos[i] = slot.pos
             batch.n_seq_id[i] = 1
             batch.seq_id[i][0] = slot.stream
             batch.logits[i] = 1
+        for i, stream in enumerate(self.pad_streams[:pad], start=len(group)):
+            batch.token[i] = group[0].next_token
+            batch.pos[i] = 0
+            batch.n_seq_id[i] = 1
+            batch.seq_id[i][0] = stream
+            batch.logits[i] = 0
         rc = L.llama_decode(self.ctx, batch)
+        for stream in self.pad_streams[:pad]:
+            L.llama_memory_seq_rm(self.memory, stream, -1, -1)
         if rc != 0:
             raise ProviderError(f"llama_decode failed ({rc})", reason="decode_failed")
         self.stats["decoded"] += len(group)
