@@ -1,18 +1,26 @@
 """Sandbox overhead and throughput (issue 3, point 8). A script, not a test.
 
-    python bench/bench_sandbox.py [--runs 300] [--batch 400]
+    python bench/bench_sandbox.py [--runs 300] [--batch 400] [--rounds 7] [--cache DIR] [--realtime]
 
 1. Per-run latency of a trivial compiled C++ program (reads two numbers, prints the
    sum): bare ``subprocess.run`` vs ``Sandbox.run`` (one slot, warm), medians of
    interleaved rounds so machine noise hits both alike. Also a fresh bwrap per run,
    the design the jailed worker replaces.
-2. Batch throughput of ``run_many`` over the same program with 1 worker vs all.
+2. Batch throughput of ``run_many`` over the same program with 1 worker vs all:
+   short batches alternating between the two (warm) Sandboxes, medians of the rates.
+
+On a machine other sessions keep busy, wall-clock figures swing 2-10x between identical
+runs (a woken task waits up to a 4 ms tick for a CPU). ``--realtime`` measures as if
+the machine were idle: this process at SCHED_FIFO 20, the jails (and their programs)
+at 10, so nothing else runs while it does (a few seconds). Compile first (``--cache``
+from an earlier run) so that g++ does not run real-time.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import tempfile
@@ -35,13 +43,35 @@ def median_ms(fn, runs: int) -> float:
     return statistics.median(times)
 
 
+def cpu_s() -> float:
+    """CPU seconds of this process and its reaped children."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def jails_realtime(sb: Sandbox) -> None:
+    """The jails one step below this process: like an idle machine's scheduler, which
+    lets a waking, mostly sleeping host thread run at once. Programs inherit it."""
+    for slot in sb._pool.slots:
+        for pid in (slot.groups.pids() if slot.groups else ()):
+            os.sched_setscheduler(pid, os.SCHED_FIFO, os.sched_param(10))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=300)
     ap.add_argument("--batch", type=int, default=400)
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--cache", help="compile cache to use (default: a fresh temporary one)")
+    ap.add_argument("--realtime", action="store_true",
+                    help="on a busy machine: run this process (SCHED_FIFO 20) and the jails "
+                         "(SCHED_FIFO 10) ahead of everything else, as if the machine were idle "
+                         "(root; seconds at most: other processes wait meanwhile)")
     opts = ap.parse_args()
+    if opts.realtime:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(20))  # threads made later inherit it
     program = Program(code=ADD, language=Language.CPP)
-    cache = Path(tempfile.mkdtemp(prefix="tczoo-bench-"))
+    cache = Path(opts.cache) if opts.cache else Path(tempfile.mkdtemp(prefix="tczoo-bench-"))
     cores = os.cpu_count() or 1
 
     with Sandbox(workers=1, cache_dir=cache) as sb:
@@ -50,6 +80,8 @@ def main() -> None:
         binary = cache / sb.compiler.artifact(program)
         limits = Limits(time_ms=1000)
         sb.run(program, "1 2", limits)  # start the slot
+        if opts.realtime:
+            jails_realtime(sb)
 
         def bare():
             subprocess.run([str(binary)], input=b"1 2", capture_output=True, check=True)
@@ -72,23 +104,54 @@ def main() -> None:
         bare_ms, sb_ms, fresh_ms = (statistics.median(x) for x in (b_ms, s_ms, f_ms))
         print(f"per run: bare subprocess.run {bare_ms:.3f} ms | sandbox.run {sb_ms:.3f} ms "
               f"| fresh bwrap per run {fresh_ms:.3f} ms")
-        print(f"ratio sandbox/bare: {sb_ms / bare_ms:.2f}x (target <= 1.5x); "
+        print(f"ratio sandbox/bare: {sb_ms / bare_ms:.2f}x (target <= 1.2x); "
               f"fresh-bwrap/bare: {fresh_ms / bare_ms:.2f}x")
+        # CPU per run, every process involved (ours, the program's, the jail's): less
+        # sensitive to other load than wall time, which on a shared machine is mostly
+        # waiting for a CPU.
+        slot = sb._pool.slots[0]
+        cpu_dir = getattr(slot.groups, "cpu_dir", None)  # older versions (main before issue 12) have none
+        if cpu_dir:
+            usage = cpu_dir / "cpuacct.usage"
+            n = opts.runs
+            c0 = cpu_s()
+            for _ in range(n):
+                bare()
+            bare_cpu = (cpu_s() - c0) / n
+            c0, j0 = cpu_s(), int(usage.read_text())
+            for _ in range(n):
+                sandboxed()
+            sb_cpu = (cpu_s() - c0 + (int(usage.read_text()) - j0) / 1e9) / n
+            print(f"CPU per run: bare {bare_cpu * 1e3:.3f} ms | sandbox {sb_cpu * 1e3:.3f} ms "
+                  f"| ratio {sb_cpu / bare_cpu:.2f}x")
 
+    # Throughput: both Sandboxes stay open (warm slots); short batches alternate between
+    # them, so that load from elsewhere hits both alike; medians of the rates.
     jobs = [Job(program=program, stdin=f"{i} {i}", limits=Limits(time_ms=1000))
             for i in range(opts.batch)]
-    rates = {}
-    for workers in sorted({1, cores}):
-        with Sandbox(workers=workers, cache_dir=cache) as sb:
-            list(sb.run_many(jobs[: workers * 4]))  # start every slot
-            t = time.perf_counter()
-            results = list(sb.run_many(jobs))
-            secs = time.perf_counter() - t
-            assert all(r.ok for r in results)
-            rates[workers] = len(jobs) / secs
-            print(f"throughput, {workers} worker(s): {rates[workers]:.0f} runs/s")
+    counts = sorted({1, cores})
+    boxes = {w: Sandbox(workers=w, cache_dir=cache) for w in counts}
+    try:
+        for w, sb in boxes.items():
+            list(sb.run_many(jobs[: w * 4]))  # start every slot
+            if opts.realtime:
+                jails_realtime(sb)
+        rates: dict[int, list[float]] = {w: [] for w in counts}
+        for _ in range(opts.rounds):
+            for w, sb in boxes.items():
+                t = time.perf_counter()
+                results = list(sb.run_many(jobs))
+                rates[w].append(len(jobs) / (time.perf_counter() - t))
+                assert all(r.ok for r in results)
+    finally:
+        for sb in boxes.values():
+            sb.close()
+    for w in counts:
+        print(f"throughput, {w} worker(s): {statistics.median(rates[w]):.0f} runs/s "
+              f"(rounds: {', '.join(f'{r:.0f}' for r in rates[w])})")
     if cores > 1:
-        print(f"speed-up {cores} workers vs 1: {rates[cores] / rates[1]:.2f}x")
+        ratio = statistics.median(rates[cores]) / statistics.median(rates[1])
+        print(f"speed-up {cores} workers vs 1: {ratio:.2f}x (target >= 1.8x)")
 
 
 if __name__ == "__main__":

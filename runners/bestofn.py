@@ -44,8 +44,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from tczoo.errors import UserError
-from tczoo.execution import Limits, can_check, check_outputs, outputs_match, run_program, run_programs
+from tczoo.errors import InfrastructureFailure, UserError
+from tczoo.execution import (Limits, can_check, check_outputs, no_sandbox_errors, outputs_match, run_program,
+                             run_programs)
 from tczoo.runner import Runner, Table, TaskSpec
 from tczoo.runners.bugfind import limits_note
 from tczoo.schema import Language, Problem, Program, ScoreRecord, Setting, Task, TestSuite
@@ -108,7 +109,8 @@ class BestOfNRunner(Runner):
     # ------------------------------------------------------------------ candidates
 
     @property
-    def label(self) -> str:
+    def pool_label(self) -> str:
+        """The candidate pool's column title (``Runner.label`` names methods: not overridden)."""
         if self.params.label:
             return self.params.label
         if self.params.candidates == "problem":
@@ -171,6 +173,7 @@ class BestOfNRunner(Runner):
                 chunk = tests[at:at + step]
                 runs = run_program(self.sandbox, cand, [t[0] for t in chunk], limits=Limits.of(problem),
                                    entry_point=problem.entry_point)
+                no_sandbox_errors(runs, f"candidate {cand.name or '?'} on the golden tests")
                 match = outputs_match(self.sandbox, [(t[0], r.output, t[1]) for r, t in zip(runs, chunk) if r.ok],
                                       comparator=problem.checker, validator=problem.output_validator,
                                       functional=functional)
@@ -210,11 +213,16 @@ class BestOfNRunner(Runner):
         inputs = [t.input for t in tests]
         limits = Limits.of(problem)
         runs = run_programs(self.sandbox, cands, inputs, limits=limits, entry_point=problem.entry_point)
+        no_sandbox_errors([r for row in runs for r in row], "the candidates on the pooled tests")
         cells = [(c, i) for c in range(len(cands)) for i in range(len(inputs)) if runs[i][c].ok]
         checks = check_outputs(self.sandbox, suite.oracle,
                                [(inputs[i], tests[i].output, runs[i][c].output) for c, i in cells],
                                limits=limits, comparator=problem.checker, entry_point=problem.entry_point,
                                validator=problem.output_validator, checker_time_ms=self.params.checker_time_ms)
+        failed = [c for c in checks if c.kind == "sandbox_error"]
+        if failed:
+            raise InfrastructureFailure(f"{len(failed)} oracle check(s) met a sandbox error after retries: "
+                                        + " ".join(failed[0].detail.split())[:300])
         passed = [0] * len(cands)
         for (c, _), check in zip(cells, checks):
             passed[c] += check.ok
@@ -229,7 +237,7 @@ class BestOfNRunner(Runner):
         return ScoreRecord(
             runner=self.name, method=suite.provenance.method, model=suite.provenance.model, problem_id=problem.id,
             metrics={"tests": float(len(tests)), "candidate": float(spec.context.get("candidate", 0))},
-            detail={"passed": passed, "golden": golden, "names": [c.name for c in cands], "label": self.label,
+            detail={"passed": passed, "golden": golden, "names": [c.name for c in cands], "label": self.pool_label,
                     "k": k, "oracle": suite.oracle.kind.value, "functional": problem.entry_point is not None,
                     "inputs": [[len(t.input), _digest(t.input)] for t in tests],
                     "limits": {"time_ms": problem.time_limit_ms, "memory_mb": problem.memory_limit_mb,

@@ -62,6 +62,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tczoo.errors import InfrastructureFailure
 from tczoo.execution import (
     Evidence,
     Limits,
@@ -317,10 +318,13 @@ class BugfindRunner(Runner):
                     probes.append((t.input, t.output))
                 idx.append(where[key])
             sets[name] = idx
-        infra = 0
         if probes:
             results, ev = self.evaluate(problem, f, g, suite, sets, probes)
-            infra = ev.infrastructure_failures
+            if ev.infrastructure_failures:
+                # f or g "failing" where the sandbox failed would be scored as a bug found
+                # or an invalid test: the response is not scored (the report counts it)
+                raise InfrastructureFailure(f"{ev.infrastructure_failures} run(s) or check(s) of f and g met a "
+                                            "sandbox error after retries")
             detail["per_test"] = [_judged(ev, i) for i in sets["all"]]
         else:
             results = {name: (Outcome.FORMAT_ERROR, "no_inputs", None) for name in sets}
@@ -345,8 +349,6 @@ class BugfindRunner(Runner):
         metrics["format_error"] = 100.0 * (main_outcome is Outcome.FORMAT_ERROR)
         detail["outcome"] = main_outcome.value
         detail["reason"] = main_reason
-        if infra:
-            detail["infrastructure_failures"] = infra
         return ScoreRecord(runner=self.name, method=suite.provenance.method, model=suite.provenance.model,
                            problem_id=problem.id, metrics=metrics, detail=detail)
 

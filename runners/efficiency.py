@@ -65,6 +65,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from tczoo.execution import no_sandbox_errors
 from tczoo.paths import cached_json
 from tczoo.runner import Matrix, Runner, Table, TaskSpec
 from tczoo.sandbox import Job, Limits, Verdict
@@ -173,7 +174,10 @@ class EfficiencyRunner(Runner):
                         expected=expected[i] if expected else None, comparator=checker,
                         output_validator=output_validator if expected else None)
                     for p, i in pending]
-            for job, res in zip(jobs, self.sandbox.run_many(jobs)):
+            results = list(self.sandbox.run_many(jobs))
+            # an SE is the sandbox's failure: neither a crash of the solution nor a runtime
+            no_sandbox_errors(results, "the reference solutions")
+            for job, res in zip(jobs, results):
                 p, i = job.tag
                 out[p][i].append(res)
             pending = [(p, i) for p, i in pending if out[p][i][-1].verdict is not Verdict.TLE]

@@ -36,6 +36,7 @@ def collect() -> dict[str, Any]:
     iso = isolation_report()
     info["sandbox"] = iso.get("description") or iso.get("level", "unknown")
     info["sandbox python"] = iso.get("python", "?")
+    info["sandbox cgroup v2"] = iso.get("cgroup_v2", "?")
     warnings.extend(iso.get("warnings", []))
     local = local_status()
     info["llama-cpp-python"] = local["llama_cpp"] or "missing (pip install 'tczoo[local]')"

@@ -26,3 +26,11 @@ class RunFailed(Exception):
     generation failed, the provider stopped answering, the cost limit was reached, the
     disk is full. Reported as one line with exit code 1; what was recorded stays, and
     the same command resumes."""
+
+
+class InfrastructureFailure(RuntimeError):
+    """The sandbox failed a run (``SE``) even after retrying it on fresh slots. A runner
+    raises it instead of scoring: the unit is recorded as not scored, with
+    ``detail["infrastructure"]``, and every report counts it apart — a sandbox failure
+    is never a program's behaviour (a wrong code that 'passed', a solution that
+    'crashed', a test that separated nothing)."""

@@ -186,7 +186,7 @@ def analyse(store) -> RunSummary:
             continue  # not scored yet (an interrupted run); the next run scores it
         if "error" in s.detail:
             cell.score_errors += 1
-            k = ("score", "error")
+            k = ("score", "infrastructure" if s.detail.get("infrastructure") else "error")
             cell.failures[k] += 1
             cell.examples.setdefault(k, s.detail["error"])
             continue

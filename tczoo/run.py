@@ -30,7 +30,7 @@ from typing import Any, Callable
 
 from pydantic import ValidationError
 
-from tczoo.errors import RunFailed, UserError
+from tczoo.errors import InfrastructureFailure, RunFailed, UserError
 from tczoo.llm import LLMClient, LLMSettings, ProviderError
 from tczoo.llm import Session as LLMSession
 from tczoo.method import Context
@@ -188,12 +188,15 @@ def score_unit(unit: Unit, suite: TestSuite, model: str, attempt: int = 0) -> Sc
     try:
         record = unit.runner.score(unit.problem, unit.spec, suite)
     except Exception as exc:
+        detail: dict = {"error": f"{type(exc).__name__}: {exc}"[:2000]}
+        if isinstance(exc, InfrastructureFailure):
+            detail["infrastructure"] = True  # the sandbox failed, not the programs: `tczoo score` tries again
         record = ScoreRecord(
             runner=unit.runner.name,
             method=unit.method_name,
             model=model,
             problem_id=unit.problem.id,
-            detail={"error": f"{type(exc).__name__}: {exc}"[:2000]},
+            detail=detail,
         )
     record.method = unit.method_name
     record.model = model

@@ -156,6 +156,18 @@ def test_a_package_that_states_no_time_limit_gets_the_formats_rule(tmp_path, san
     assert "time_limit_pending" not in p.meta["kattis"]
 
 
+def test_a_run_times_only_the_packages_it_selected(tmp_path, sandbox):
+    from tczoo.benchmarks.kattis import load_scan
+
+    for name in ("addthem", "addmore"):
+        make_package(tmp_path, name, timelimit=None, yaml=f"name: {name}\nlimits:\n  time_multiplier: 2\n")
+    scan_ = load_scan(tmp_path, sandbox=sandbox, only=["addthem"])
+    pending = {p.id: bool(p.meta["kattis"].get("time_limit_pending")) for p in scan_.problems}
+    assert pending == {"addthem": False, "addmore": True}
+    [p] = load_benchmark(f"kattis:{tmp_path}", ["addmore"], sandbox=sandbox)
+    assert p.id == "addmore" and "time_multiplier 2" in p.meta["kattis"]["limits"]["time_limit_source"]
+
+
 def test_domjudge_ini_states_the_time_limit_when_there_is_no_timelimit_file(tmp_path):
     make_package(tmp_path, timelimit=None, files={"domjudge-problem.ini": "name = x\ntimelimit = '2.5'\n"})
     [p] = load(tmp_path)

@@ -91,9 +91,10 @@ def test_python_isolated_mode_and_errors(sb):
 
 
 def test_tle_on_cpu_time(sb):
+    spin = cpp("int main(){ volatile unsigned long x = 0; for(;;) x++; }")
+    assert sb.compile(spin).ok  # time the run, not g++ on a busy machine
     t = time.monotonic()
-    r = sb.run(cpp("int main(){ volatile unsigned long x = 0; for(;;) x++; }"), "",
-               Limits(time_ms=200, memory_mb=64))
+    r = sb.run(spin, "", Limits(time_ms=200, memory_mb=64))
     assert r.verdict is Verdict.TLE
     assert 190 <= r.cpu_ms < 1200 and time.monotonic() - t < 3
 
@@ -208,6 +209,38 @@ def test_run_many_cancel_stops_pending_work(sb):
     assert 2 <= len(got) < 40 and len(made) < 40
     # The sandbox stays usable after a cancelled batch.
     assert [r.verdict for r in sb.run_many([Job(program=cpp(ADD_CPP), stdin="1 1")])] == [Verdict.AC]
+
+
+def test_run_many_abandoned_midway_gives_its_slots_back(sb):
+    slow = [Job(program=py(f"import time\ntime.sleep(0.3)\nprint({i})"), limits=FAST) for i in range(8)]
+    stream = sb.run_many(slow)
+    assert next(stream).stdout == "0\n"
+    stream.close()  # the consumer stops reading: runs in flight finish in the background
+    t = time.monotonic()
+    again = list(sb.run_many([Job(program=cpp(ADD_CPP), stdin=f"{i} 1", limits=FAST) for i in range(6)]))
+    assert [r.stdout for r in again] == [f"{i + 1}\n" for i in range(6)]
+    assert time.monotonic() - t < 5
+
+
+def test_run_many_from_several_threads_at_once(sb):
+    """Two batches and single runs share the slots; each gets its own results, in order."""
+    out: dict[str, list[str]] = {}
+
+    def batch(tag, n):
+        jobs = [Job(program=cpp(ADD_CPP), stdin=f"{i} {tag}", limits=FAST) for i in range(n)]
+        out[tag] = [r.stdout.strip() for r in sb.run_many(jobs)]
+
+    def singles(tag, n):
+        out[tag] = [sb.run(cpp(ADD_CPP), f"{i} {tag}", FAST).stdout.strip() for i in range(n)]
+
+    threads = [threading.Thread(target=batch, args=("100", 30)), threading.Thread(target=batch, args=("200", 30)),
+               threading.Thread(target=singles, args=("300", 10))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for tag, n in (("100", 30), ("200", 30), ("300", 10)):
+        assert out[tag] == [str(i + int(tag)) for i in range(n)], tag
 
 
 def test_threads_share_the_sandbox(sb):
@@ -325,3 +358,50 @@ def test_java_verdicts(sandbox):
                              "while (true) new ProcessBuilder(\"/bin/sh\", \"-c\", \"sleep 100\").start(); } }"),
                         "", Limits(time_ms=2000))
     assert spawn.verdict in (Verdict.RE, Verdict.TLE) and spawn.wall_ms < 10_000
+
+
+# --------------------------------------------------------------------------- bad limits
+
+
+@pytest.mark.parametrize("bad", [dict(time_ms=-5), dict(time_ms=0), dict(memory_mb=0), dict(memory_mb=-1),
+                                 dict(wall_ms=0), dict(processes=0), dict(output_kb=-1),
+                                 dict(memory_mb=1 << 40)])
+def test_bad_limits_are_a_value_error(bad):
+    # They used to become verdicts: -5 ms an SE ("argument out of range"), 0 ms TLE, 0 MB MLE.
+    with pytest.raises(ValueError):
+        Limits(**bad)
+
+
+def test_tczoo_judge_refuses_bad_limits(tmp_path):
+    import subprocess
+    import sys
+
+    src = tmp_path / "add.cpp"
+    src.write_text(ADD_CPP)
+    exe = Path(sys.executable).parent / "tczoo"
+    # The first three are refused by the option's range, the last by Limits itself.
+    for flags in (["--time-limit", "-5"], ["--time-limit", "0"], ["--memory-limit", "0"],
+                  ["--memory-limit", str(1 << 40)]):
+        proc = subprocess.run([str(exe), "judge", str(src), "--lang", "cpp", *flags],
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2, (flags, proc.stdout, proc.stderr)
+        assert proc.stderr.count("\n") == 1 and flags[0] in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_run_many_judges_with_output_validators_as_judge_does(sb):
+    """In a batch the validator's run is one more job on the slots; its outcome maps to
+    the judged program's verdict exactly as ``judge`` maps it."""
+    from tczoo.schema import Validator
+
+    accept = Validator(program=py("import sys\nsys.exit(42 if open('answer').read().split() == "
+                                  "sys.stdin.read().split()[::-1] else 43)"))
+    broken = Validator(program=Program(code="int main( {", language=Language.CPP, name="v.cpp"))
+    silent = Validator(program=py("pass"))
+    cases = [("print('b a')", accept), ("print('a b')", accept), ("raise SystemExit(3)", accept),
+             ("print('b a')", broken), ("print('b a')", silent)]
+    jobs = [Job(program=py(code), stdin="", expected="a b", output_validator=v, limits=FAST) for code, v in cases]
+    batch = [(r.verdict, r.message) for r in sb.run_many(jobs)]
+    single = [(r.verdict, r.message) for r in
+              (sb.judge(j.program, j.stdin, j.expected, j.limits, output_validator=j.output_validator) for j in jobs)]
+    assert batch == single
+    assert [v for v, _ in batch] == [Verdict.AC, Verdict.WA, Verdict.RE, Verdict.SE, Verdict.SE]

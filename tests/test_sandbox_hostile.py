@@ -1,10 +1,11 @@
-"""Hostile programs against the real sandbox (issue 3, point 7).
+"""Hostile programs against the real sandbox (issue 3, point 7): the classic attacks.
 
 Each must end with the right verdict in bounded time, leave no process behind and
-change nothing outside the sandbox. Everything runs inside an outer safety net: a
-throwaway cgroup (pids.max, memory limit) that holds this test process and, nested
-under it, the sandbox's own cgroups. If the sandbox has a bug, a bomb hits the net's
-limits and the test fails, instead of taking the machine (or CI) down.
+change nothing outside the sandbox. Everything runs inside the outer safety net of
+``hostile_fixtures`` (a throwaway cgroup that holds this test process and, through
+``TCZOO_CGROUP_PARENT``, the sandbox's own cgroups). The second round of attacks (state
+left for the next run, the compile cache, compiler output, child CPU, infrastructure
+failures) is in test_sandbox_state.py.
 """
 
 from __future__ import annotations
@@ -15,134 +16,55 @@ from pathlib import Path
 
 import pytest
 
-from tczoo.schema import Language, Program
-from tczoo.sandbox import CompileLimits, Limits, Sandbox, Verdict, isolation_report
+from hostile_fixtures import (
+    assert_net_untouched, cpp, needs_full_v1, net, py, sandbox_uids, run_timed, survivors, timed, uid_processes,
+)
+from tczoo.sandbox import CompileLimits, Limits, Sandbox, Verdict
 from tczoo.sandbox import jail
 
-CG = Path("/sys/fs/cgroup")
-NET_PIDS = 400
-NET_MEMORY = 3 << 30
-
-pytestmark = pytest.mark.skipif(
-    isolation_report()["level"] != "full" or isolation_report()["cgroups"] != "v1",
-    reason="hostile suite needs full isolation (root + bwrap) and cgroup v1 for its safety net",
-)
-
-
-def cpp(code: str) -> Program:
-    return Program(code=code, language=Language.CPP)
-
-
-def py(code: str) -> Program:
-    return Program(code=code, language=Language.PYTHON)
-
-
-def _tasks(root: Path) -> set[int]:
-    found: set[int] = set()
-    for dirpath, _, files in os.walk(root):
-        if "cgroup.procs" in files:
-            found.update(int(x) for x in (Path(dirpath) / "cgroup.procs").read_text().split())
-    return found
-
-
-def _uid_processes(uids: set[int]) -> dict[int, int]:
-    """Live processes whose real uid is a sandbox uid: pid -> uid (zombies are dead:
-    an orphan killed with its jail waits for the machine's init to reap it)."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            for line in open(f"/proc/{entry}/status"):
-                if line.startswith("State:") and line.split()[1] in "ZX":
-                    break
-                if line.startswith("Uid:"):
-                    uid = int(line.split()[1])
-                    if uid in uids:
-                        found[int(entry)] = uid
-                    break
-        except OSError:
-            pass
-    return found
-
-
-@pytest.fixture(scope="module")
-def net():
-    """The outer safety net: this process and everything below it, capped."""
-    name = f"tczoo-test-{os.getpid()}"
-    pids_dir, mem_dir = CG / "pids" / name, CG / "memory" / name
-    pids_dir.mkdir()
-    mem_dir.mkdir()
-    (pids_dir / "pids.max").write_text(str(NET_PIDS))
-    (mem_dir / "memory.limit_in_bytes").write_text(str(NET_MEMORY))
-    me = str(os.getpid())
-    old = {}
-    for ctrl, d in (("pids", pids_dir), ("memory", mem_dir)):
-        old[ctrl] = next(line.split(":", 2)[2] for line in open("/proc/self/cgroup")
-                         if line.split(":")[1] == ctrl)
-        (d / "cgroup.procs").write_text(me)
-    try:
-        yield name
-    finally:
-        for ctrl, d in (("pids", pids_dir), ("memory", mem_dir)):
-            (CG / ctrl / old[ctrl].strip().lstrip("/") / "cgroup.procs").write_text(me)
-        leftovers = _tasks(pids_dir) | _tasks(mem_dir)
-        for pid in leftovers:
-            try:
-                os.kill(pid, 9)
-            except OSError:
-                pass
-        time.sleep(0.1)
-        for d in (pids_dir, mem_dir):
-            for sub in sorted((p for p in d.rglob("*") if p.is_dir()), reverse=True):
-                sub.rmdir()
-            d.rmdir()
-        assert not leftovers, f"processes survived in the safety net: {leftovers}"
+pytestmark = needs_full_v1
+__all__ = ["net"]  # the fixture, used by name
 
 
 @pytest.fixture(scope="module")
 def sb(net, tmp_path_factory):
     os.environ["OPENAI_API_KEY"] = "sk-tczoo-hostile-secret"
     os.environ["TCZOO_CANARY_TOKEN"] = "canary-5a1f"
-    box = Sandbox(workers=2, cache_dir=tmp_path_factory.mktemp("hostile-cache"),
-                  isolation="full", cgroup_parent=net,
+    # No cgroup_parent: TCZOO_CGROUP_PARENT (set by the net) puts the slots inside the net.
+    box = Sandbox(workers=2, cache_dir=tmp_path_factory.mktemp("hostile-cache"), isolation="full",
                   compile_limits=CompileLimits(time_s=3, memory_mb=1024, output_mb=64))
+    assert all(str(s.groups.pids_dir).startswith(f"/sys/fs/cgroup/pids/{net}/") for s in box._pool.slots)
     try:
         yield box
     finally:
-        uids = _sandbox_uids(box)
+        uids = sandbox_uids(box)
         box.close()
         del os.environ["OPENAI_API_KEY"], os.environ["TCZOO_CANARY_TOKEN"]
         time.sleep(0.05)
-        assert not _uid_processes(uids), "sandbox-uid processes survived close()"
-
-
-def _sandbox_uids(box: Sandbox) -> set[int]:
-    # The compile uid is shared by every sandbox on the machine: only the slots' own.
-    return {s.uid for s in box._pool.slots if s.uid is not None}
+        assert not uid_processes(uids), "sandbox-uid processes survived close()"
 
 
 @pytest.fixture
 def clean(sb, net):
-    """After each test: no stray process, the net never hit its limits."""
+    """After each test: no survivor anywhere in the net, its limits never hit."""
     yield
-    for slot in sb._pool.slots:
-        if slot.groups and slot.proc is not None:
-            assert len(slot.groups.pids()) == slot.groups.base_tasks, "stray process in slot"
-    uids = _uid_processes(_sandbox_uids(sb))
+    assert not survivors(net, [sb]), "processes survived their run"
+    uids = uid_processes(sandbox_uids(sb))
     # Only the idle jails may remain: an outer bwrap and a worker per started slot.
     started = sum(1 for s in sb._pool.slots if s.proc is not None)
-    assert len(uids) <= 2 * started, f"stray sandbox-uid processes: {uids}"
-    events = (CG / "pids" / net / "pids.events")
-    if events.exists():
-        assert "max 0" in events.read_text(), "the safety net's pids.max was hit"
-    assert (CG / "memory" / net / "memory.failcnt").read_text().strip() == "0"
+    assert len(uids) <= 2 * started, f"stray sandbox-uid processes: {describe(uids)}"
+    assert_net_untouched(net)
 
 
-def timed(fn, *a, **kw):
-    t = time.monotonic()
-    r = fn(*a, **kw)
-    return r, time.monotonic() - t
+def describe(pids) -> dict:
+    found = {}
+    for pid in pids:
+        try:
+            found[pid] = open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ")[:80].decode() + \
+                " | " + next(line.strip() for line in open(f"/proc/{pid}/status") if line.startswith("State"))
+        except (OSError, StopIteration):
+            found[pid] = "gone"
+    return found
 
 
 # --------------------------------------------------------------------------- processes
@@ -151,13 +73,13 @@ def timed(fn, *a, **kw):
 @pytest.mark.parametrize("processes", [1, 16])
 def test_cpp_fork_bomb(sb, clean, processes):
     code = "#include <unistd.h>\nint main(){ for(;;) fork(); }"
-    r, secs = timed(sb.run, cpp(code), "", Limits(time_ms=300, processes=processes))
+    r, secs = run_timed(sb, cpp(code), "", Limits(time_ms=300, processes=processes))
     assert r.verdict is Verdict.TLE and secs < 5, r
 
 
 def test_python_fork_bomb(sb, clean):
     code = "import os\nwhile True:\n    os.fork()"
-    r, secs = timed(sb.run, py(code), "", Limits(time_ms=1000, processes=8))
+    r, secs = run_timed(sb, py(code), "", Limits(time_ms=1000, processes=8))
     # fork() fails with EAGAIN at the limit: BlockingIOError in every process.
     assert r.verdict in (Verdict.RE, Verdict.TLE) and secs < 5, r
     assert r.verdict is Verdict.TLE or "BlockingIOError" in r.stderr
@@ -179,7 +101,7 @@ int main(){
     puts("parent done");
     return 0;
 }"""
-    r, secs = timed(sb.run, cpp(code), "", Limits(time_ms=500, processes=4))
+    r, secs = run_timed(sb, cpp(code), "", Limits(time_ms=500, processes=4))
     assert r.verdict is Verdict.AC and r.stdout == "parent done\n" and secs < 3, r
     # The next run in either slot sees no daemon and no file it left behind.
     for _ in range(2):
@@ -194,30 +116,30 @@ int main(){
 def test_memory_bomb(sb, clean):
     code = "#include <vector>\n#include <cstdio>\nint main(){ std::vector<std::vector<char>> v;" \
            " for(;;) v.emplace_back(1 << 20, 'x'); }"
-    r, secs = timed(sb.run, cpp(code), "", Limits(time_ms=2000, memory_mb=64))
+    r, secs = run_timed(sb, cpp(code), "", Limits(time_ms=2000, memory_mb=64))
     assert r.verdict is Verdict.MLE and secs < 5, r
 
 
 def test_python_memory_bomb(sb, clean):
-    r, secs = timed(sb.run, py("a = []\nwhile True:\n    a.append(bytearray(1 << 20))"), "",
+    r, secs = run_timed(sb, py("a = []\nwhile True:\n    a.append(bytearray(1 << 20))"), "",
                     Limits(time_ms=2000, memory_mb=64))
     assert r.verdict is Verdict.MLE and secs < 5, r
 
 
 def test_cpu_spin(sb, clean):
-    r, secs = timed(sb.run, cpp("int main(){ for(;;); }"), "", Limits(time_ms=300))
+    r, secs = run_timed(sb, cpp("int main(){ for(;;); }"), "", Limits(time_ms=300))
     assert r.verdict is Verdict.TLE and r.cpu_ms >= 290 and secs < 3, r
 
 
 def test_long_sleep_stopped_by_wall_guard(sb, clean):
-    r, secs = timed(sb.run, py("import time\ntime.sleep(60)"), "", Limits(time_ms=300, wall_ms=600))
+    r, secs = run_timed(sb, py("import time\ntime.sleep(60)"), "", Limits(time_ms=300, wall_ms=600))
     assert r.verdict is Verdict.TLE and r.cpu_ms < 300 and secs < 3, r
     assert "wall" in r.message
 
 
 def test_output_flood(sb, clean):
     code = "#include <cstdio>\nint main(){ for(;;) fputs(\"flood flood flood flood\\n\", stdout); }"
-    r, secs = timed(sb.run, cpp(code), "", Limits(time_ms=2000, output_kb=256))
+    r, secs = run_timed(sb, cpp(code), "", Limits(time_ms=2000, output_kb=256))
     assert r.verdict is Verdict.OLE and len(r.stdout) == 256 * 1024 and secs < 5, r
 
 
@@ -235,9 +157,9 @@ def test_deep_recursion(sb, clean):
     assert r.verdict is Verdict.AC, r
     # ...and unbounded recursion ends as a crash or a memory verdict, quickly.
     inf = "int f(int n){ volatile char pad[256]; pad[0]=n; return f(n+1) + pad[0]; }\nint main(){ return f(0); }"
-    r, secs = timed(sb.run, cpp(inf), "", Limits(memory_mb=64))
+    r, secs = run_timed(sb, cpp(inf), "", Limits(memory_mb=64))
     assert r.verdict in (Verdict.RE, Verdict.MLE) and secs < 5, r
-    r, secs = timed(sb.run, py("import sys\nsys.setrecursionlimit(10**8)\ndef f(n): return f(n+1)\nf(0)"),
+    r, secs = run_timed(sb, py("import sys\nsys.setrecursionlimit(10**8)\ndef f(n): return f(n+1)\nf(0)"),
                     "", Limits(memory_mb=64))
     assert r.verdict in (Verdict.RE, Verdict.MLE) and secs < 5, r
 
@@ -279,7 +201,7 @@ for host, port in [("1.1.1.1", 80), ("127.0.0.1", 22), ("pypi.org", 443)]:
         print("blocked", host, type(e).__name__)
 print([name for _, name in socket.if_nameindex()])
 """
-    r, secs = timed(sb.run, py(code), "", Limits(time_ms=3000))
+    r, secs = run_timed(sb, py(code), "", Limits(time_ms=3000))
     assert r.verdict is Verdict.AC and "CONNECTED" not in r.stdout and secs < 5, r
     assert "eth0" not in r.stdout
 

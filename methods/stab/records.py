@@ -37,10 +37,9 @@ def _range_text(var: str, lower: Bound, upper: Bound) -> str:
     return " ".join(parts + ([f"≤ {upper}"] if upper is not None else []))
 
 
-class ScalarRange(_Record):
-    """``1 ≤ n ≤ 10^5`` (bounds inclusive; strict comparators are already adjusted)."""
+class _Ranged(_Record):
+    """One variable between two optional inclusive bounds (the three range kinds)."""
 
-    kind: Literal["scalar_range"] = "scalar_range"
     var: str
     lower: Bound = None
     upper: Bound = None
@@ -52,7 +51,13 @@ class ScalarRange(_Record):
         return _range_text(self.var, self.lower, self.upper)
 
 
-class IndexedRange(_Record):
+class ScalarRange(_Ranged):
+    """``1 ≤ n ≤ 10^5`` (bounds inclusive; strict comparators are already adjusted)."""
+
+    kind: Literal["scalar_range"] = "scalar_range"
+
+
+class IndexedRange(_Ranged):
     """``1 ≤ a_i ≤ 10^9``: every element of an indexed family.
 
     ``var`` is canonical (``a_i``, ``a_{i,j}``) whatever index letters the statement
@@ -61,33 +66,17 @@ class IndexedRange(_Record):
     """
 
     kind: Literal["indexed_range"] = "indexed_range"
-    var: str
-    lower: Bound = None
-    upper: Bound = None
     order: Literal["non-decreasing", "increasing"] | None = None
     length_var: str | None = None
 
-    def variables(self) -> list[str]:
-        return [self.var]
-
     def render(self) -> str:
-        text = _range_text(self.var, self.lower, self.upper)
-        return text + (f" ({self.order})" if self.order else "")
+        return super().render() + (f" ({self.order})" if self.order else "")
 
 
-class StringLength(_Record):
+class StringLength(_Ranged):
     """``1 ≤ |s| ≤ 2·10^5`` or "the length of s is at most 10^5"; ``var`` is ``|s|``."""
 
     kind: Literal["string_length"] = "string_length"
-    var: str
-    lower: Bound = None
-    upper: Bound = None
-
-    def variables(self) -> list[str]:
-        return [self.var]
-
-    def render(self) -> str:
-        return _range_text(self.var, self.lower, self.upper)
 
 
 class Chain(_Record):

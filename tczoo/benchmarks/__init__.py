@@ -37,7 +37,7 @@ def load_benchmark(spec: str, problems: list[str] | None = None, *, sandbox=None
         return zoo_mini.load(problems, sandbox=sandbox)
     from tczoo.benchmarks.loaders import load_benchmark_spec
 
-    options = {"sandbox": sandbox} if spec.strip().lower().startswith("kattis:") else {}
+    options = {"sandbox": sandbox, "only": problems} if spec.strip().lower().startswith("kattis:") else {}
     loaded = load_benchmark_spec(spec, **options)
     if problems:
         unknown = [q for q in problems if not any(p.id == q or p.id.startswith(q) for p in loaded)]

@@ -107,13 +107,13 @@ def _schema_name(text: str) -> str:
     return key
 
 
-def load_kattis(path: str, *, limit: int | None = None, sandbox=None) -> list[Problem]:
+def load_kattis(path: str, *, limit: int | None = None, sandbox=None, only: list[str] | None = None) -> list[Problem]:
     """Kattis/ICPC problem packages (a folder of them, searched recursively); see
     :mod:`tczoo.benchmarks.kattis`."""
     from tczoo.benchmarks import kattis
 
     try:
-        problems = kattis.load(Path(path), sandbox=sandbox)
+        problems = kattis.load(Path(path), sandbox=sandbox, only=only)
     except kattis.PackageError as exc:
         raise BenchmarkLoadError(str(exc)) from None
     return problems[:limit] if limit is not None else problems
@@ -133,7 +133,7 @@ def load_benchmark_spec(spec: str, *, limit: int | None = None, **options: Any) 
         if not path:
             raise BenchmarkLoadError(f"benchmark spec {spec!r} names no path after '{schema}:'")
         if schema.strip().lower() == KATTIS:
-            return load_kattis(path, limit=limit, sandbox=options.pop("sandbox", None))
+            return load_kattis(path, limit=limit, sandbox=options.pop("sandbox", None), only=options.pop("only", None))
         return load_local(_schema_name(schema), path, limit=limit, **options)
     name, _, split = spec.partition("@")
     key = name.strip().lower()

@@ -38,6 +38,7 @@ def judge(
     The program's output is shown escaped: its control sequences never reach the
     terminal."""
     from tczoo.sandbox import Limits, Sandbox
+    from tczoo.sandbox.types import limits_error
     from tczoo.schema import Language, Program
 
     try:
@@ -47,7 +48,10 @@ def judge(
     program = Program(code=_read(file, "source file"), language=language, name=file.name)
     stdin = _read(input, "input file") if input else ""
     want = _read(expected, "expected-output file") if expected else None
-    limits = Limits(time_ms=time_limit, memory_mb=memory_limit)
+    try:
+        limits = Limits(time_ms=time_limit, memory_mb=memory_limit)
+    except ValueError as exc:  # out of range: one line, exit 2, not a verdict
+        raise CLIError(limits_error(exc, {"time_ms": "--time-limit", "memory_mb": "--memory-limit"})) from exc
     with Sandbox(workers=1) as sandbox:
         r = sandbox.run(program, stdin, limits) if want is None else sandbox.judge(program, stdin, want, limits)
         isolation = sandbox.isolation_level

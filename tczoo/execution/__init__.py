@@ -22,7 +22,7 @@ from tczoo.execution.coverage import Coverage, CoverageUnavailable, line_coverag
 from tczoo.execution.generators import Generator, call_seed, record, rerun, run_generators
 from tczoo.execution.oracle import Check, OracleUnavailable, can_check, check_outputs, check_with_checker
 from tczoo.execution.outputs import outputs_match, same_output
-from tczoo.execution.programs import Execution, Signature, run_program, run_programs, signature_of
+from tczoo.execution.programs import Execution, Signature, no_sandbox_errors, run_program, run_programs, signature_of
 from tczoo.execution.triplets import Evidence, Outcome, classify, gather_evidence, ground_truth_index
 from tczoo.sandbox import Limits, Sandbox, Verdict
 from tczoo.schema import dedupe, input_key, interleave
@@ -30,7 +30,7 @@ from tczoo.schema import dedupe, input_key, interleave
 __all__ = [
     "CALL_FAILURE_REASONS", "PRELUDE", "Check", "Coverage", "CoverageUnavailable", "Evidence", "Execution", "Generator", "Limits", "OracleUnavailable",
     "Outcome", "Sandbox", "Signature", "Verdict", "call_seed", "can_check", "check_outputs", "check_with_checker",
-    "classify", "dedupe", "ground_truth_index", "evaluate_literal", "gather_evidence", "input_key", "interleave", "line_coverage", "py_call", "read_call",
+    "classify", "dedupe", "ground_truth_index", "evaluate_literal", "gather_evidence", "input_key", "interleave", "line_coverage", "no_sandbox_errors", "py_call", "read_call",
     "outputs_match", "record", "required_args", "rerun", "run_generators", "run_program", "run_programs", "same_output",
     "signature_of", "with_prelude",
 ]

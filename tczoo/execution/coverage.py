@@ -197,14 +197,19 @@ def _python(sandbox, program, inputs, limits, entry_point, slowdown) -> list[Cov
     return out
 
 
+def _marked_json(stdout: str, marker: str) -> tuple[int, object]:
+    """Where the driver's last ``marker`` line starts and the JSON after it (None if unreadable)."""
+    at = stdout.rfind(marker)
+    if at < 0:
+        return at, None
+    try:
+        return at, json.loads(stdout[at + len(marker):].split("\n", 1)[0])
+    except ValueError:
+        return at, None
+
+
 def _read_python(run, marker: str) -> Coverage:
-    at = run.stdout.rfind(marker)
-    data = None
-    if at >= 0:
-        try:
-            data = json.loads(run.stdout[at + len(marker):].split("\n", 1)[0])
-        except ValueError:
-            data = None
+    at, data = _marked_json(run.stdout, marker)
     program_output = run.stdout[:at].removesuffix("\n") if at >= 0 else run.stdout
     if run.verdict is Verdict.SE:
         return Coverage(status=Verdict.SE, detail=run.message[:2000])
@@ -340,13 +345,7 @@ def _native(sandbox, program, inputs, limits) -> list[Coverage]:
                         file_kb=max(limits.file_kb, limits.output_kb, 16 * 1024))
     files = {spec["source"]: program.code, "cov.json": json.dumps(spec)}
     run = sandbox.run(NATIVE_DRIVER_PROGRAM, "", job_limits, files=files)
-    at = run.stdout.rfind(marker)
-    data = None
-    if at >= 0:
-        try:
-            data = json.loads(run.stdout[at + len(marker):].split("\n", 1)[0])
-        except ValueError:
-            data = None
+    at, data = _marked_json(run.stdout, marker)
     if data is None:
         status = Verdict.SE
         why = f"coverage job failed ({run.verdict.value}): {run.message or run.stderr[-1500:]}"

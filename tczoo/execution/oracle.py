@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from tczoo.execution.calls import with_prelude
 from tczoo.execution.outputs import outputs_match
 from tczoo.execution.programs import run_program
-from tczoo.sandbox.types import Limits, PyCall
+from tczoo.sandbox.types import Limits, PyCall, Verdict
 from tczoo.schema import Oracle, OracleKind
 
 if TYPE_CHECKING:
@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 @dataclass
 class Check:
     ok: bool
-    kind: str = "pass"  # pass, assertion, crash, timeout (checker); mismatch, no_expected_output
+    kind: str = "pass"  # pass, assertion, crash, timeout (checker); mismatch, no_expected_output;
+    # sandbox_error: the checker or reference never ran (infrastructure, not a verdict)
     detail: str = ""
 
 
@@ -66,14 +67,18 @@ def check_outputs(sandbox: "Sandbox", oracle: Oracle, cases: list[tuple[str, str
         ref = dict(zip(inputs, run_program(sandbox, oracle.program, inputs, limits=limits, entry_point=entry_point)))
         expected = [ref[i].output if ref[i].ok else None for i, _, _ in cases]
         missing = "no_reference_output"
+        broken = {i for i, r in ref.items() if r.verdict is Verdict.SE}
     else:
         expected = [e for _, e, _ in cases]
         missing = "no_expected_output"
+        broken = set()
     known = [(i, (inp, output, want)) for i, ((inp, _, output), want) in enumerate(zip(cases, expected))
              if want is not None]
     match = outputs_match(sandbox, [c for _, c in known], comparator=comparator, validator=validator,
                           functional=functional)
-    out = [Check(False, missing) for _ in cases]
+    # the reference never ran (the sandbox failed it): the oracle could not judge
+    out = [Check(False, "sandbox_error", ref[inp].detail) if inp in broken else Check(False, missing)
+           for inp, _, _ in cases]
     for (i, _), ok in zip(known, match):
         if ok is None:
             out[i] = Check(False, "validator_failed", "the problem's output validator failed itself")
@@ -158,6 +163,8 @@ def check_with_checker(sandbox: "Sandbox", code: str, pairs: list[tuple[str, str
     for p, res in zip(retry, sandbox.call_many([call([p]) for p in retry]) if retry else []):
         if res.ok and isinstance(res.value, list) and res.value:
             verdicts[p] = _check_of(res.value[0])
+        elif res.run.verdict is Verdict.SE:  # the sandbox's failure, not the checker's verdict
+            verdicts[p] = Check(False, "sandbox_error", res.error[-1500:])
         else:
             verdicts[p] = Check(False, "timeout" if res.error_type == "timeout" else "crash", res.error[-1500:])
     return [verdicts[p] for p in pairs]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
+from tczoo.errors import InfrastructureFailure
 from tczoo.sandbox.types import Job, Limits, PyCall, Verdict
 from tczoo.schema import Language, Program
 
@@ -80,6 +81,17 @@ def run_programs(sandbox: "Sandbox", programs: list[Program], inputs: list[str],
     else:
         flat = _call_functional(sandbox, [(p, s) for s in inputs for p in programs], entry_point, limits)
     return [flat[i * k:(i + 1) * k] for i in range(len(inputs))]
+
+
+def no_sandbox_errors(results, what: str) -> None:
+    """Raise ``InfrastructureFailure`` when any of ``results`` (``Execution`` or
+    ``RunResult``) is ``SE``: the sandbox already retried those runs on fresh slots, so
+    what remains is our failure, and a runner must not score it as the program's."""
+    failed = [r for r in results if r.verdict is Verdict.SE]
+    if failed:
+        why = getattr(failed[0], "detail", None) or getattr(failed[0], "message", "")
+        raise InfrastructureFailure(f"{len(failed)} run(s) of {what} met a sandbox error after retries: "
+                                    + " ".join(str(why).split())[:300])
 
 
 def _from_run(r) -> Execution:

@@ -80,8 +80,9 @@ class Evidence:
 
     @property
     def infrastructure_failures(self) -> int:
-        """Runs the sandbox itself failed (SE): never the programs' behaviour."""
-        return sum(r.verdict is Verdict.SE for r in self.g_runs + self.f_runs)
+        """Runs and oracle checks the sandbox itself failed (SE): never the programs' behaviour."""
+        return (sum(r.verdict is Verdict.SE for r in self.g_runs + self.f_runs)
+                + sum(c is not None and c.kind == "sandbox_error" for c in self.g_checks + self.f_checks))
 
 
 def classify(ev: Evidence, indices: list[int]) -> tuple[Outcome, str, int | None]:

@@ -1,15 +1,22 @@
 """Per-slot control groups: the kernel's second line of defence behind rlimits.
 
-Layout (v1: one tree per controller, pids and memory; v2: one unified tree)::
+Layout (v1: one tree per controller, pids, memory and cpuacct; v2: one unified tree)::
 
     <parent>/tczoo-<pid>-<n>/slot<i>      the slot's jail: worker + the program's processes
+
+``<parent>`` is ``TCZOO_CGROUP_PARENT`` (or the Sandbox's ``cgroup_parent``), relative to
+each hierarchy's root; empty by default, which puts the slots at the root, outside
+whatever cgroup the calling process is in.
 
 Why not one group per run: moving a process into a v1 cgroup costs ~2.5 ms per
 hierarchy here (an RCU grace period), more than a whole bare spawn. So the jail
 joins its slot group once, at start, and the programs it forks inherit it. The host
 (root) writes the limits before a run as the program's limit plus what the idle jail
 itself uses (measured once at start: ~2 tasks, a few MB), so the program gets its
-own limit; the files stay root-owned and are not visible in the jail.
+own limit; the files stay root-owned and are not visible in the jail. The worker
+reads the slot's CPU counter through an fd the host opened, so a run's CPU is that of
+its whole process tree. After a run the host checks that the slot holds no more
+memory than the idle jail did (else the slot is restarted).
 """
 
 from __future__ import annotations
@@ -44,43 +51,87 @@ def _write(path: Path, value: str) -> None:
         f.write(value)
 
 
-class SlotGroups:
-    """The cgroup(s) of one worker slot."""
+SETTLE_SLACK = 4 << 20  # bytes of anon+shmem over the idle jail's that still count as clean
+SETTLE_WAIT_S = 0.2  # frees deferred by the kernel (RCU, workqueues) get this long
 
-    def __init__(self, version: str, bases: list[Path]):
+
+class SlotGroups:
+    """The cgroup(s) of one worker slot.
+
+    v1: a pids, a memory and (where writable) a cpuacct group; v2: one group with
+    all three files. The files read on every run stay open (``pread`` is ~0.3 us).
+    """
+
+    def __init__(self, version: str, pids_dir: Path, mem_dir: Path, cpu_dir: Path | None):
         self.version = version
-        self.bases = bases  # one per hierarchy (v1: pids, memory; v2: the unified one)
+        self.pids_dir, self.mem_dir, self.cpu_dir = pids_dir, mem_dir, cpu_dir
         self._last: tuple[int, int] | None = None
         self.base_tasks = 0
-        self.base_memory = 0
+        self.base_memory = 0  # memory.usage / memory.current of the idle jail
+        self.base_held = 0  # its anon + shmem: what a run must give back
         self._oom_seen = 0
-        for base in bases:
-            base.mkdir(parents=True, exist_ok=True)
+        for d in self.dirs:
+            d.mkdir(parents=True, exist_ok=True)
+        usage = "memory.usage_in_bytes" if version == "v1" else "memory.current"
+        self._usage_fd = os.open(mem_dir / usage, os.O_RDONLY | os.O_CLOEXEC)
+        self._stat_fd = os.open(mem_dir / "memory.stat", os.O_RDONLY | os.O_CLOEXEC)
+
+    @property
+    def dirs(self) -> list[Path]:
+        return list(dict.fromkeys(d for d in (self.pids_dir, self.mem_dir, self.cpu_dir) if d))
 
     @property
     def procs_files(self) -> list[Path]:
-        return [b / "cgroup.procs" for b in self.bases]
+        return [d / "cgroup.procs" for d in self.dirs]
 
-    @property
-    def _pids_dir(self) -> Path:
-        return self.bases[0]
+    def open_cpu(self) -> int | None:
+        """A read-only fd on the slot's CPU counter for the worker, or None."""
+        if self.cpu_dir is None:
+            return None
+        name = "cpuacct.usage" if self.version == "v1" else "cpu.stat"
+        try:
+            return os.open(self.cpu_dir / name, os.O_RDONLY)
+        except OSError:
+            return None
 
-    @property
-    def _mem_dir(self) -> Path:
-        return self.bases[-1]
+    def _usage(self) -> int:
+        return int(os.pread(self._usage_fd, 64, 0))
+
+    def _held(self) -> int:
+        """Memory nothing can reclaim: anonymous pages and tmpfs/shm (not page cache)."""
+        stat = os.pread(self._stat_fd, 1 << 14, 0).decode()
+        keys = ("rss", "shmem") if self.version == "v1" else ("anon", "shmem")
+        total = 0
+        for line in stat.splitlines():
+            name, _, value = line.partition(" ")
+            if name in keys:
+                total += int(value)
+        return total
 
     def measure_idle(self) -> None:
         """Record what the idle jail uses; limits are added on top of it."""
-        self.base_tasks = int((self._pids_dir / "pids.current").read_text())
-        usage = "memory.usage_in_bytes" if self.version == "v1" else "memory.current"
-        self.base_memory = int((self._mem_dir / usage).read_text())
+        self.base_tasks = self._charged_tasks()
+        self.base_memory = self._usage()
+        self.base_held = self._held()
         self._oom_seen = self.oom_kills()
         self._last = None
+
+    def settled(self) -> bool:
+        """After a run: is the slot's memory back to the idle jail's? Page cache may
+        stay (it is reclaimable); anything held (tmpfs, shm, a process) may not."""
+        if self._usage() <= self.base_memory + SETTLE_SLACK:
+            return True
+        deadline = time.monotonic() + SETTLE_WAIT_S
+        while self._held() > self.base_held + SETTLE_SLACK:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.005)
+        return True
 
     def oom_kills(self) -> int:
         name = "memory.oom_control" if self.version == "v1" else "memory.events"
         try:
-            for line in (self._mem_dir / name).read_text().splitlines():
+            for line in (self.mem_dir / name).read_text().splitlines():
                 if line.startswith("oom_kill "):
                     return int(line.split()[1])
         except OSError:
@@ -99,13 +150,13 @@ class SlotGroups:
         processes += self.base_tasks
         if self._last == (memory_bytes, processes):
             return
-        _write(self._pids_dir / "pids.max", str(processes))
+        _write(self.pids_dir / "pids.max", str(processes))
         if self.version == "v1":
-            self._v1_memory(self._mem_dir, memory_bytes)
+            self._v1_memory(self.mem_dir, memory_bytes)
         else:
-            _write(self._mem_dir / "memory.max", str(memory_bytes))
-            if (self._mem_dir / "memory.swap.max").exists():
-                _write(self._mem_dir / "memory.swap.max", "0")
+            _write(self.mem_dir / "memory.max", str(memory_bytes))
+            if (self.mem_dir / "memory.swap.max").exists():
+                _write(self.mem_dir / "memory.swap.max", "0")
         self._last = (memory_bytes, processes)
 
     @staticmethod
@@ -143,10 +194,12 @@ class SlotGroups:
         return found
 
     def kill(self) -> None:
-        """Kill whatever is still in the slot (used when a worker is torn down)."""
-        for _ in range(200):
+        """Kill whatever is still in the slot (used when a worker is torn down), and
+        wait until the kernel has released every task (pids.current counts dying ones:
+        the next jail's idle task count is measured from it)."""
+        for _ in range(400):
             left = self.pids()
-            if not left:
+            if not left and self._charged_tasks() == 0:
                 return
             for pid in left:
                 try:
@@ -155,9 +208,20 @@ class SlotGroups:
                     pass
             time.sleep(0.005)
 
+    def _charged_tasks(self) -> int:
+        try:
+            return int((self.pids_dir / "pids.current").read_text())
+        except (OSError, ValueError):
+            return 0
+
     def remove(self) -> None:
         self.kill()
-        for base in self.bases:
+        for fd in (self._usage_fd, self._stat_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        for base in self.dirs:
             for _ in range(50):
                 try:
                     base.rmdir()
@@ -166,6 +230,40 @@ class SlotGroups:
                     break
                 except OSError:  # EBUSY while the last task is being reaped
                     time.sleep(0.01)
+
+
+class JobGroup:
+    """A pids group for one compile: the jail and everything the compiler starts join
+    it, and all of it is gone when the compile returns (a killed bwrap takes its PID
+    namespace down asynchronously; without this a dying cc1plus outlived the call)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.mkdir()
+
+    @property
+    def procs_file(self) -> Path:
+        return self.path / "cgroup.procs"
+
+    def close(self) -> None:
+        for _ in range(2000):
+            try:
+                left = [int(x) for x in self.procs_file.read_text().split()]
+                charged = int((self.path / "pids.current").read_text())
+            except (OSError, ValueError):
+                break
+            if not left and charged == 0:
+                break
+            for pid in left:
+                try:
+                    os.kill(pid, 9)
+                except OSError:
+                    pass
+            time.sleep(0.005)
+        try:
+            self.path.rmdir()
+        except OSError:
+            pass
 
 
 def _remove_stale(parent: Path) -> None:
@@ -189,25 +287,44 @@ def _remove_stale(parent: Path) -> None:
 
 
 class CgroupTree:
-    """One Sandbox's cgroups, removed on close."""
+    """One Sandbox's cgroups, removed on close (with any parent directory it made)."""
 
     def __init__(self, parent: str | None = None):
         self.version = detect()
         if self.version is None:
             raise OSError("no writable cgroup pids+memory controllers")
-        parent = parent or os.environ.get("TCZOO_CGROUP_PARENT", "")
+        parent = (parent or os.environ.get("TCZOO_CGROUP_PARENT", "")).strip("/")
         name = f"tczoo-{os.getpid()}-{next(_counter)}"
+        self._made: list[Path] = []  # parent directories we created, removed at the end
         if self.version == "v1":
-            self.roots = [ROOT / "pids" / parent / name, ROOT / "memory" / parent / name]
+            self.pids_root = ROOT / "pids" / parent / name
+            self.mem_root = ROOT / "memory" / parent / name
+            # CPU of the whole process tree (children, threads): cpuacct, if writable.
+            cpu = ROOT / "cpuacct"
+            self.cpu_root = cpu / parent / name if _writable(cpu) else None
         else:
-            self.roots = [ROOT / parent / name]
+            self.pids_root = self.mem_root = self.cpu_root = ROOT / parent / name
             self._enable_v2(ROOT / parent)
         for r in self.roots:
+            self._mkdir_parents(r.parent)
             _remove_stale(r.parent)
-            r.mkdir(parents=True, exist_ok=True)
+            r.mkdir(exist_ok=True)
         if self.version == "v2":
-            _write(self.roots[0] / "cgroup.subtree_control", "+pids +memory")
+            _write(self.pids_root / "cgroup.subtree_control", "+pids +memory")
         self.slots: dict[int, SlotGroups] = {}
+
+    @property
+    def roots(self) -> list[Path]:
+        return list(dict.fromkeys(r for r in (self.pids_root, self.mem_root, self.cpu_root) if r))
+
+    def _mkdir_parents(self, path: Path) -> None:
+        missing = []
+        while not path.exists():
+            missing.append(path)
+            path = path.parent
+        for p in reversed(missing):
+            p.mkdir()
+            self._made.append(p)
 
     @staticmethod
     def _enable_v2(path: Path) -> None:
@@ -218,15 +335,20 @@ class CgroupTree:
             except OSError:
                 pass
 
+    def job_group(self) -> JobGroup:
+        return JobGroup(self.pids_root / f"compile-{next(_counter)}")
+
     def slot(self, index: int) -> SlotGroups:
         if index not in self.slots:
-            self.slots[index] = SlotGroups(self.version, [r / f"slot{index}" for r in self.roots])
+            sub = f"slot{index}"
+            self.slots[index] = SlotGroups(self.version, self.pids_root / sub, self.mem_root / sub,
+                                           self.cpu_root / sub if self.cpu_root else None)
         return self.slots[index]
 
     def remove(self) -> None:
         for s in self.slots.values():
             s.remove()
-        for r in self.roots:
+        for r in [*self.roots, *reversed(self._made)]:
             try:
                 r.rmdir()
             except OSError:

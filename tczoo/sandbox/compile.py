@@ -1,11 +1,17 @@
 """Compile once, ever: a content-addressed cache of build results.
 
 Key = sha256(language, flags, compiler version, source). An entry is a directory
-``<cache>/<key[:2]>/<key>/`` holding ``result.json`` and, on success, ``prog`` (C/C++)
-or ``main.py`` (Python). Entries are published with an atomic rename, so concurrent
-compiles of the same program (threads or processes) are harmless. Compile errors are
-cached too (the compiler is deterministic); a compile that ran out of time is not,
-since that may be the machine's load rather than the source.
+``<cache>/<key[:2]>/<key>/`` holding ``result.json`` and, on success, ``prog`` (C/C++),
+``prog.jar`` (Java) or ``main.py`` (Python). Entries are published with an atomic
+rename, so concurrent compiles of the same program (threads or processes) are
+harmless. Compile errors are cached too (the compiler is deterministic). A compile
+that ran out of time may have met a loaded machine: it is remembered for the
+Sandbox's life (one program costs at most one compile timeout per Sandbox, however
+many tests it is judged on) and in a ``<key>.timeout`` marker, which allows one more
+attempt on this machine, ever; after the second timeout the outcome is final.
+
+The compiler's output is read as it comes and only its head is kept: a 1 KB source
+can make g++ print gigabytes of errors.
 
 Compilers read untrusted source (``#include "/etc/shadow"`` would leak into the CE
 message), so they run jailed like programs: a fresh bwrap as an unprivileged uid,
@@ -20,6 +26,7 @@ import hashlib
 import json
 import os
 import re
+import select
 import shutil
 import subprocess
 import tempfile
@@ -27,9 +34,11 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from tczoo.schema import Language, Program
 from tczoo.sandbox import jail
+from tczoo.sandbox.cgroups import JobGroup
 from tczoo.sandbox.types import CompileResult
 
 DEFAULT_FLAGS = {
@@ -57,6 +66,10 @@ def java_main_class(code: str) -> str:
     m = re.search(r"class\s+([A-Za-z_$][\w$]*)[^{]*\{(?:(?!\bclass\b).)*?static\s+void\s+main\s*\(", code, re.S)
     return m.group(1) if m else "Main"
 MESSAGE_CAP = 4000  # characters of compiler output kept in a CE message
+TIMEOUT_MESSAGE = "compilation time limit exceeded"
+JOIN_FAILED = "tczoo: cannot join the compile cgroup"
+TIMEOUT_ATTEMPTS = 2  # compiles of one program that may time out, on this machine, ever
+OUTPUT_KEEP = 4 * MESSAGE_CAP  # bytes of compiler output read into memory; the rest is counted
 
 
 @dataclass
@@ -78,24 +91,32 @@ def compiler_version(lang: Language) -> str:
     return out.splitlines()[0] if out else "unknown"
 
 
-def truncate(text: str, cap: int = MESSAGE_CAP) -> str:
-    return text if len(text) <= cap else text[:cap] + f"\n... [{len(text) - cap} more characters]"
+def compiler_message(head: bytes, total: int, cap: int = MESSAGE_CAP) -> str:
+    """The first ``cap`` characters of the compiler's output, and how much more there was."""
+    text = head.decode(errors="replace")
+    if len(text) <= cap and total == len(head):
+        return text
+    text = text[:cap]
+    return text + f"\n... [{total - len(text.encode(errors='replace'))} more bytes of compiler output]"
 
 
 class Compiler:
     def __init__(self, cache_dir: Path, level: str, caps: jail.Capabilities,
-                 limits: CompileLimits | None = None):
+                 limits: CompileLimits | None = None, job_group: Callable[[], JobGroup] | None = None):
         self.cache_dir = cache_dir
         self.level = level
         self.caps = caps
         self.limits = limits or CompileLimits()
+        self._job_group = job_group  # a cgroup per compile, where cgroups are writable
         self._locks: dict[str, threading.Lock] = {}
         # (language, flags, code) -> (key, published result): a batch re-runs the same
         # program thousands of times; skip hashing and reading result.json each time.
         self._memo: dict[tuple, tuple[str, CompileResult]] = {}
         self._locks_guard = threading.Lock()
         cache_dir.mkdir(parents=True, exist_ok=True)
-        os.chmod(cache_dir, 0o755)  # slots' uids read binaries from here
+        # Slots' uids open binaries below it by name (they need to search, not list).
+        for d in (cache_dir, *(p for p in cache_dir.glob("??") if p.is_dir())):
+            os.chmod(d, 0o711)
 
     def key(self, program: Program) -> str:
         memo = self._memo.get(self._memo_key(program))
@@ -123,6 +144,24 @@ class Compiler:
         return (program.language, tuple(program.flags) if program.flags is not None else None,
                 program.code)
 
+    def known(self, program: Program) -> CompileResult | None:
+        """The outcome if it is remembered or in the cache; never compiles."""
+        mk = self._memo_key(program)
+        memo = self._memo.get(mk)
+        if memo is not None:
+            return memo[1]
+        key = self.key(program)
+        cached = self._load(self.entry(key))
+        if cached is not None:
+            self._memo[mk] = (key, cached)
+        return cached
+
+    def outcome(self, program: Program) -> CompileResult:
+        """``compile`` for the per-run path: a remembered result is shared, not copied
+        (callers must not modify it)."""
+        memo = self._memo.get(self._memo_key(program))
+        return memo[1] if memo is not None else self.compile(program)
+
     def compile(self, program: Program) -> CompileResult:
         mk = self._memo_key(program)
         memo = self._memo.get(mk)
@@ -135,14 +174,27 @@ class Compiler:
             self._memo[mk] = (key, cached)
             return cached
         with self._lock_for(key):
+            memo = self._memo.get(mk)  # another thread compiled it (or ran out of time)
+            if memo is not None:
+                return memo[1].model_copy()
             cached = self._load(entry)
             if cached is not None:
                 return cached
+            timeouts = self._timeouts(entry)
+            if timeouts >= TIMEOUT_ATTEMPTS:
+                result = CompileResult(ok=False, message=TIMEOUT_MESSAGE, cached=True)
+                self._memo[mk] = (key, result)
+                return result.model_copy()
             start = time.monotonic()
             result, files, keep = self._build(program)
             result.seconds = time.monotonic() - start
             if keep:
                 self._publish(entry, result, files)
+            elif result.message == TIMEOUT_MESSAGE:
+                # One program costs at most one compile timeout per Sandbox; across
+                # Sandboxes it is retried once (the first may have met a loaded machine).
+                self._memo[mk] = (key, result.model_copy(update={"cached": True}))
+                self._record_timeout(entry, timeouts + 1)
             return result
 
     # ------------------------------------------------------------------ internals
@@ -150,6 +202,22 @@ class Compiler:
     def _lock_for(self, key: str) -> threading.Lock:
         with self._locks_guard:
             return self._locks.setdefault(key, threading.Lock())
+
+    @staticmethod
+    def _timeouts(entry: Path) -> int:
+        try:
+            return int(json.loads(entry.with_name(entry.name + ".timeout").read_text())["attempts"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return 0
+
+    @staticmethod
+    def _record_timeout(entry: Path, attempts: int) -> None:
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        os.chmod(entry.parent, 0o711)
+        marker = entry.with_name(entry.name + ".timeout")
+        tmp = marker.with_name(f".tmp-{os.getpid()}-{threading.get_ident()}")
+        tmp.write_text(json.dumps({"attempts": attempts}))
+        os.replace(tmp, marker)
 
     @staticmethod
     def _load(entry: Path) -> CompileResult | None:
@@ -162,7 +230,7 @@ class Compiler:
 
     def _publish(self, entry: Path, result: CompileResult, files: dict[str, bytes | str]) -> None:
         entry.parent.mkdir(parents=True, exist_ok=True)
-        os.chmod(entry.parent, 0o755)
+        os.chmod(entry.parent, 0o711)
         tmp = Path(tempfile.mkdtemp(dir=entry.parent, prefix=".tmp-"))
         for name, src in files.items():
             dst = tmp / name
@@ -174,7 +242,7 @@ class Compiler:
                 os.chmod(dst, 0o644)
         (tmp / "result.json").write_text(json.dumps(
             {"ok": result.ok, "message": result.message, "seconds": result.seconds}))
-        os.chmod(tmp, 0o755)
+        os.chmod(tmp, 0o711)
         try:
             os.rename(tmp, entry)
         except OSError:  # someone else published it first
@@ -211,15 +279,15 @@ class Compiler:
                 artifact = "prog"
             rc, output, timed_out = self._run_compiler(argv, work, uid, java=lang is Language.JAVA)
             if timed_out:
-                return CompileResult(ok=False, message="compilation time limit exceeded"), {}, False
-            if output.startswith(("bwrap:", "setpriv:", "prlimit:")):
+                return CompileResult(ok=False, message=TIMEOUT_MESSAGE), {}, False
+            if output.startswith(("bwrap:", "setpriv:", "prlimit:", JOIN_FAILED)):
                 # Our jail failed, not the program: a sandbox error, never cached.
                 return CompileResult(ok=False, message=f"sandbox error: {output}"), {}, False
             prog = work / artifact
             if rc != 0 or not prog.exists():
-                msg = truncate(output or f"compiler exited with status {rc}")
+                msg = output or f"compiler exited with status {rc}"
                 return CompileResult(ok=False, message=msg), {}, True
-            return CompileResult(ok=True, message=truncate(output)), {artifact: prog.read_bytes()}, True
+            return CompileResult(ok=True, message=output), {artifact: prog.read_bytes()}, True
 
     def _run_compiler(self, argv: list[str], work: Path, uid: int, *, java: bool = False) -> tuple[int, str, bool]:
         lim = self.limits
@@ -247,22 +315,50 @@ class Compiler:
         else:
             cwd = work
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TMPDIR": str(work)}
+        group = self._job_group() if self._job_group else None
+        if group is not None:
+            join = f'echo $$ > "$0" || {{ echo "{JOIN_FAILED}"; exit 125; }}; exec "$@"'
+            prefix = ["/bin/sh", "-c", join, str(group.procs_file), *prefix]
         try:
             proc = subprocess.Popen(prefix + cmd + argv, cwd=cwd, env=env, pass_fds=pass_fds,
                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                     start_new_session=True)
             try:
-                out, _ = proc.communicate(timeout=2 * lim.time_s + 1)
-                timed_out = proc.returncode in (-9, -24)  # SIGKILL / SIGXCPU from RLIMIT_CPU
-            except subprocess.TimeoutExpired:
-                # bwrap --die-with-parent takes the whole jail down with it.
-                os.killpg(proc.pid, 9)
-                out, _ = proc.communicate()
-                timed_out = True
-            text = out.decode(errors="replace")
+                head, total, timed_out = _drain(proc, 2 * lim.time_s + 1)
+            finally:
+                if proc.poll() is None:
+                    os.killpg(proc.pid, 9)  # bwrap --die-with-parent takes the jail with it
+                proc.wait()
+                proc.stdout.close()
+            timed_out = timed_out or proc.returncode in (-9, -24)  # SIGKILL / SIGXCPU (RLIMIT_CPU)
+            text = compiler_message(head, total)
             if "internal compiler error: Killed" in text or "signal terminated program cc1" in text:
                 timed_out = True
             return proc.returncode, text, timed_out
         finally:
             if fd is not None:
                 os.close(fd)
+            if group is not None:
+                group.close()
+
+
+def _drain(proc: subprocess.Popen, wall_s: float) -> tuple[bytes, int, bool]:
+    """Read the compiler's output as it comes, keeping the first OUTPUT_KEEP bytes:
+    a 1 KB source can make g++ print gigabytes of errors, which must not become
+    gigabytes of our memory. Returns (kept head, total bytes, ran past wall_s)."""
+    fd = proc.stdout.fileno()
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    deadline = time.monotonic() + wall_s
+    head = bytearray()
+    total = 0
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0 or not poller.poll(left * 1000 + 1):
+            return bytes(head), total, True
+        chunk = os.read(fd, 1 << 16)
+        if not chunk:
+            return bytes(head), total, False
+        total += len(chunk)
+        if len(head) < OUTPUT_KEEP:
+            head += chunk[: OUTPUT_KEEP - len(head)]

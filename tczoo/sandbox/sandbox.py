@@ -15,19 +15,41 @@ from typing import Callable, Iterable, Iterator
 
 from tczoo.textio import from_bytes, to_bytes
 from tczoo.schema import Language, Program, Validator
-from tczoo.sandbox import callpy, jail, validators
+from tczoo.sandbox import batch, callpy, jail, validators
 from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
 from tczoo.sandbox.compile import CompileLimits, Compiler, java_tool
 
-JAVA_RUN_OPTS = ["-Xss64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"]
-JAVA_THREADS = 64
-from tczoo.sandbox.executor import LocalExecutor, ordered_stream
-from tczoo.sandbox.slots import HOST_SLACK_S, SlotPool, WorkerDied
+from tczoo.sandbox.slots import HOST_SLACK_S, SlotPool, WorkerDied, pack_limits, pack_prefix
 from tczoo.sandbox.types import CallResult, CompileResult, Job, Limits, PyCall, RunResult, Verdict
 
 log = logging.getLogger("tczoo.sandbox")
+JAVA_RUN_OPTS = ["-Xss64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"]
+JAVA_THREADS = 64
 STDERR_CAP = 64 * 1024  # bytes of stderr kept per run
 START_FAILED = "tczoo-worker: cannot start program"
+PROGRAM_FD = "/dev/fd/3"  # where an interpreter finds its program in the jail
+COMPILE_SE = "sandbox error"  # how a compile the sandbox itself failed begins
+SE_RETRIES = 2  # a run that failed in the sandbox is tried again on this many fresh slots
+
+
+def wire_limits(limits: Limits, cgroups: bool) -> dict:
+    """What the worker enforces, and the packed form it reads."""
+    mem = limits.memory_mb << 20
+    cpu_s = max(1, math.ceil(limits.time_ms / 1000)) + 1  # backstop; the poll is exact
+    wire = {
+        "cpu_ms": limits.time_ms,
+        "cpu_s": cpu_s,
+        "wall_ms": limits.wall_guard_ms,
+        "out_bytes": limits.output_kb * 1024,
+        "err_bytes": STDERR_CAP,
+        "file_bytes": limits.file_kb * 1024,
+        "nproc": max(1, limits.processes),
+        "stack_bytes": mem,
+        # Without a memory cgroup the address-space limit is all we have.
+        "as_bytes": None if cgroups else mem,
+    }
+    wire["packed"] = pack_limits(wire)
+    return wire
 
 
 def default_cache_dir() -> Path:
@@ -65,11 +87,14 @@ class Sandbox:
             warnings.warn(message, RuntimeWarning, stacklevel=2)
             log.warning(message)
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
-        self.compiler = Compiler(self.cache_dir, self.level, self.caps, compile_limits)
         self._pool = SlotPool(self.workers, self.level, self.caps, self.cache_dir, cgroup_parent)
-        self._executor: LocalExecutor | None = None
+        tree = self._pool.tree
+        self.compiler = Compiler(self.cache_dir, self.level, self.caps, compile_limits,
+                                 tree.job_group if tree else None)
         self._cancelled = threading.Event()
         self._closed = False
+        self._wire_cache: dict[tuple, dict] = {}
+        self._requests: dict[tuple, tuple[dict, Limits]] = {}
 
     # ------------------------------------------------------------------ properties
 
@@ -87,12 +112,21 @@ class Sandbox:
 
     def run(self, program: Program, stdin: str = "", limits: Limits = Limits(), *,
             files: dict[str, str] | None = None, args: list[str] | None = None) -> RunResult:
-        built = self.compile(program)
+        built = self._build(program)
         if not built.ok:
-            infra = built.message.startswith("sandbox error") or "not supported" in built.message
-            verdict = Verdict.SE if infra else Verdict.CE
-            return RunResult(verdict=verdict, message=built.message)
+            return self._compile_failure(built)
         return self._execute(program, stdin, limits, files, args)
+
+    def _build(self, program: Program) -> CompileResult:
+        built = self.compiler.outcome(program)
+        if not built.ok and built.message.startswith(COMPILE_SE):
+            built = self.compiler.outcome(program)  # our jail failed, not the program: once more
+        return built
+
+    @staticmethod
+    def _compile_failure(built: CompileResult) -> RunResult:
+        infra = built.message.startswith(COMPILE_SE) or "not supported" in built.message
+        return RunResult(verdict=Verdict.SE if infra else Verdict.CE, message=built.message)
 
     def judge(self, program: Program, stdin: str, expected: str, limits: Limits = Limits(),
               comparator: str | None = None, *, files: dict[str, str] | None = None,
@@ -149,18 +183,12 @@ class Sandbox:
 
     def run_many(self, jobs: Iterable[Job], *,
                  progress: Callable[[int, int], None] | None = None) -> Iterator[RunResult]:
+        """Results in job order, streamed; every slot busy (see batch.py: one poll loop in
+        the consuming thread drives them all)."""
+        if self._closed:
+            raise RuntimeError("sandbox is closed")
         self._cancelled.clear()
-        if self._executor is None:
-            self._executor = LocalExecutor(self._run_job, self.workers)
-        return ordered_stream(self._executor, jobs, self._cancelled, progress)
-
-    def _run_job(self, job: Job) -> RunResult:
-        if self._cancelled.is_set():
-            return RunResult(verdict=Verdict.SE, message="cancelled")
-        if job.expected is not None:
-            return self.judge(job.program, job.stdin, job.expected, job.limits, job.comparator,
-                              files=job.files, output_validator=job.output_validator)
-        return self.run(job.program, job.stdin, job.limits, files=job.files, args=job.args)
+        return batch.stream(self, jobs, self._cancelled, progress)
 
     def cancel(self) -> None:
         """Stop batch work: jobs not started are dropped, run_many stops yielding."""
@@ -171,8 +199,6 @@ class Sandbox:
             return
         self._closed = True
         self._cancelled.set()
-        if self._executor is not None:
-            self._executor.shutdown(cancel_pending=True)
         self._pool.close()
 
     def __enter__(self) -> "Sandbox":
@@ -191,53 +217,97 @@ class Sandbox:
 
     def _execute(self, program: Program, stdin: str, limits: Limits,
                  files: dict[str, str] | None, args: list[str] | None) -> RunResult:
+        """Run on a slot; a run the sandbox itself failed (SE) is retried on a fresh
+        slot, up to SE_RETRIES times, so a caller sees SE only when it persists."""
         if self._closed:
             raise RuntimeError("sandbox is closed")
-        rel = self.compiler.artifact(program)
+        request, limits = self._request(program, limits, args, files)
+        # A lone surrogate (from JSON, an LLM) must reach the program as bytes, not crash us.
+        data = to_bytes(stdin)
+        failures: list[str] = []
+        for _ in range(1 + SE_RETRIES):
+            result = self._attempt(request, data, limits)
+            if result.verdict is not Verdict.SE:
+                return result
+            failures.append(result.message)
+        result.message = (f"sandbox error, {len(failures)} attempts on fresh slots: "
+                          + " | ".join(failures))[:4000]
+        log.error("%s", result.message)
+        return result
+
+    def _request(self, program: Program, limits: Limits, args: list[str] | None,
+                 files: dict[str, str] | None) -> tuple[dict, Limits]:
+        """The run's request but for its stdin, packed; the tests of one program share
+        it (without files: they are per run), so it is made once."""
+        key = None
+        if not files:
+            flags = tuple(program.flags) if program.flags is not None else None
+            key = (program.language, program.code, flags, tuple(args) if args else None,
+                   *self._limits_key(limits))
+            made = self._requests.get(key)
+            if made is not None:
+                return made
+        request, limits = self._make_request(program, limits, args, files)
+        request["prefix"] = pack_prefix(request)
+        if key is not None:
+            if len(self._requests) > 4096:
+                self._requests.clear()
+            self._requests[key] = (request, limits)
+        return request, limits
+
+    def _make_request(self, program: Program, limits: Limits, args: list[str] | None,
+                      files: dict[str, str] | None) -> tuple[dict, Limits]:
+        # The worker opens the program's file below the cache and hands it over as an
+        # fd: a native binary is exec'd from it ("" = argv[0]), an interpreter reads
+        # its program from /dev/fd/3.
+        if program.language is Language.PYTHON:
+            argv = [self.caps.python, "-I", PROGRAM_FD]
+        elif program.language is Language.JAVA:
+            argv = [java_tool("java") or "java", *JAVA_RUN_OPTS, f"-Xmx{limits.memory_mb}m", "-jar", PROGRAM_FD]
+            # The JVM runs a dozen threads of its own; they count against NPROC and pids.
+            limits = limits.model_copy(update={"processes": max(limits.processes, JAVA_THREADS)})
+        else:
+            argv = [""]
+        argv += list(args or [])
+        request = {"artifact": self.compiler.artifact(program), "argv": argv, "files": files or {},
+                   "limits": self._wire_limits(limits, self._pool.tree is not None)}
+        return request, limits
+
+    @staticmethod
+    def _limits_key(limits: Limits) -> tuple:
+        return (limits.time_ms, limits.wall_ms, limits.memory_mb, limits.output_kb, limits.file_kb,
+                limits.processes)
+
+    def _wire_limits(self, limits: Limits, cgroups: bool) -> dict:
+        key = (*self._limits_key(limits), cgroups)
+        wire = self._wire_cache.get(key)
+        if wire is None:
+            if len(self._wire_cache) > 4096:
+                self._wire_cache.clear()
+            wire = self._wire_cache[key] = wire_limits(limits, cgroups)
+        return wire
+
+    def _attempt(self, request: dict, stdin: bytes, limits: Limits) -> RunResult:
         slot = self._pool.acquire()
         try:
             try:
                 slot.ensure_started()
             except WorkerDied as e:
+                log.warning("sandbox worker slot %d did not start: %s", slot.index, e)
                 return RunResult(verdict=Verdict.SE, message=f"worker failed: {e}"[:2000])
-            path = slot.cache_path(rel)
-            if program.language is Language.PYTHON:
-                argv = [self.caps.python, "-I", path]
-            elif program.language is Language.JAVA:
-                argv = [java_tool("java") or "java", *JAVA_RUN_OPTS, f"-Xmx{limits.memory_mb}m", "-jar", path]
-                # The JVM runs a dozen threads of its own; they count against NPROC and pids.
-                limits = limits.model_copy(update={"processes": max(limits.processes, JAVA_THREADS)})
-            else:
-                argv = [path]
-            argv += list(args or [])
-            request = {"argv": argv, "files": files or {}, "limits": self._wire_limits(limits, slot)}
             deadline = time.monotonic() + limits.wall_guard_ms / 1000.0 + HOST_SLACK_S
             try:
                 header, out, err = slot.execute(
-                    request, to_bytes(stdin), limits.memory_mb << 20, limits.processes, deadline)
+                    request, stdin, limits.memory_mb << 20, limits.processes, deadline)
             except WorkerDied as e:
-                log.error("sandbox worker slot %d failed: %s", slot.index, e)
+                log.warning("sandbox worker slot %d failed: %s", slot.index, e)
                 return RunResult(verdict=Verdict.SE, message=f"worker failed: {e}"[:2000])
+            result = self._verdict(header, out, err, limits)
+            if result.verdict is Verdict.SE:
+                slot.stop()  # the next attempt gets a fresh jail
+            return result
         finally:
             self._pool.release(slot)
-        return self._verdict(header, out, err, limits)
-
-    @staticmethod
-    def _wire_limits(limits: Limits, slot) -> dict:
-        mem = limits.memory_mb << 20
-        cpu_s = max(1, math.ceil(limits.time_ms / 1000)) + 1  # backstop; the poll is exact
-        return {
-            "cpu_ms": limits.time_ms,
-            "cpu_s": cpu_s,
-            "wall_ms": limits.wall_guard_ms,
-            "out_bytes": limits.output_kb * 1024,
-            "err_bytes": STDERR_CAP,
-            "file_bytes": limits.file_kb * 1024,
-            "nproc": max(1, limits.processes),
-            "stack_bytes": mem,
-            # Without a memory cgroup the address-space limit is all we have.
-            "as_bytes": None if slot.groups else mem,
-        }
 
     def _verdict(self, h: dict, out: bytes, err: bytes, limits: Limits) -> RunResult:
         stdout = from_bytes(out)  # lossless: a program's invalid UTF-8 survives as surrogate escapes

@@ -1,6 +1,6 @@
 """Host side of the jailed workers: start one per slot, talk to it, restart it.
 
-A slot = one uid, one jail, one worker process, one cgroup pair. A slot runs one
+A slot = one uid, one jail, one worker process, one set of cgroups. A slot runs one
 program at a time; parallelism comes from several slots. Slots start lazily on first
 use and are handed out through a queue, so any thread may call ``Sandbox.run``.
 """
@@ -8,9 +8,11 @@ use and are handed out through a queue, so any thread may call ``Sandbox.run``.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import queue
 import select
+import shutil
 import struct
 import subprocess
 import tempfile
@@ -22,16 +24,21 @@ from tczoo.textio import to_bytes
 from tczoo.sandbox import jail
 from tczoo.sandbox.cgroups import CgroupTree, SlotGroups
 
+log = logging.getLogger("tczoo.sandbox")
+
 WORKER_C = Path(__file__).parent / "worker.c"
-JAIL_CACHE = "/box/cache"  # where the compile cache appears inside the jail
 HOST_SLACK_S = 10.0  # the worker enforces the wall guard; we only catch a stuck worker
 MAGIC = 0x7A637431
-# exit_code, signal, cpu_ms, wall_ms, maxrss_kb, killed, stdout_len, stderr_len
-REPLY = struct.Struct("<qqddqqQQ")
+# exit_code, signal, cpu_ms, wall_ms, maxrss_kb, killed, stdout_len, stderr_len, dirty
+REPLY = struct.Struct("<qqddqqQQq")
+LIMITS = struct.Struct("<I9Q")  # magic, then LIMIT_FIELDS
+FRAME = struct.Struct("<II")  # kind (0 end, 1 stdout, 2 stderr), length; then the bytes
 KILLED = {0: None, 1: "cpu", 2: "wall", 3: "output"}
 LIMIT_FIELDS = ("cpu_ms", "wall_ms", "cpu_s", "out_bytes", "err_bytes", "file_bytes",
                 "nproc", "stack_bytes", "as_bytes")
 PROGRAM_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "TMPDIR": "/tmp"}
+READ_SIZE = 1 << 18
+U64_MAX = (1 << 64) - 1
 
 # bwrap --die-with-parent is PR_SET_PDEATHSIG, which fires when the *thread* that
 # spawned the worker exits, not the process. Callers run/judge from any thread (a
@@ -66,7 +73,7 @@ def worker_binary(cache_dir: Path) -> Path:
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
     for d in (target.parent.parent, target.parent):
-        os.chmod(d, 0o755)
+        os.chmod(d, 0o711)
     tmp = target.with_name(f".tmp-{os.getpid()}-{threading.get_ident()}")
     r = subprocess.run(["gcc", "-O2", "-o", str(tmp), str(WORKER_C)],
                        capture_output=True, text=True)
@@ -77,10 +84,16 @@ def worker_binary(cache_dir: Path) -> Path:
     return target
 
 
-def pack_request(request: dict, stdin: bytes) -> bytes:
+def pack_limits(lim: dict) -> bytes:
+    return LIMITS.pack(MAGIC, *(min(int(lim[k] or 0), U64_MAX) for k in LIMIT_FIELDS))
+
+
+def pack_prefix(request: dict) -> bytes:
+    """Everything of a request but its stdin (the same for every test of a program)."""
     lim = request["limits"]
-    parts = [struct.pack("<I", MAGIC)]
-    parts.append(struct.pack("<9Q", *(int(lim[k] or 0) for k in LIMIT_FIELDS)))
+    parts = [lim.get("packed") or pack_limits(lim)]
+    artifact = (request.get("artifact") or "").encode()
+    parts += [struct.pack("<I", len(artifact)), artifact]
     parts.append(struct.pack("<I", len(request["argv"])))
     for a in request["argv"]:
         b = a.encode()
@@ -91,23 +104,46 @@ def pack_request(request: dict, stdin: bytes) -> bytes:
         # A lone surrogate (from JSON, an LLM) must reach the program as bytes, not crash us.
         n, c = name.encode(), to_bytes(content)
         parts += [struct.pack("<I", len(n)), n, struct.pack("<Q", len(c)), c]
-    parts += [struct.pack("<Q", len(stdin)), stdin]
     return b"".join(parts)
 
 
-def _read_exact(fd: int, n: int, deadline: float | None) -> bytes:
-    chunks = []
-    while n:
-        if deadline is not None:
-            left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
-                raise TimeoutError("worker did not answer in time")
-        b = os.read(fd, min(n, 1 << 20))
+def pack_request(request: dict, stdin: bytes) -> bytes:
+    prefix = request.get("prefix") or pack_prefix(request)
+    return b"".join((prefix, struct.pack("<Q", len(stdin)), stdin))
+
+
+class _Reader:
+    """The worker's reply pipe, read in large chunks (one read for a typical run)."""
+
+    def __init__(self, fd: int):
+        self.fd = fd
+        self.buf = bytearray()
+        self._poll = select.poll()  # not select(): fds past 1023 are fine
+        self._poll.register(fd, select.POLLIN)
+
+    def wait(self, seconds: float) -> bool:
+        return bool(self._poll.poll(seconds * 1000 + 1))
+
+    def read_once(self) -> None:
+        b = os.read(self.fd, READ_SIZE)
         if not b:
             raise WorkerDied("worker closed its pipe")
-        chunks.append(b)
-        n -= len(b)
-    return b"".join(chunks)
+        self.buf += b
+
+    def need(self, n: int, deadline: float | None) -> None:
+        """Read until the buffer holds at least n bytes."""
+        while len(self.buf) < n:
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0 or not self.wait(left):
+                    raise TimeoutError("worker did not answer in time")
+            self.read_once()
+
+    def exact(self, n: int, deadline: float | None) -> bytes:
+        self.need(n, deadline)
+        data = bytes(self.buf[:n])
+        del self.buf[:n]
+        return data
 
 
 class Slot:
@@ -123,76 +159,65 @@ class Slot:
         self.uid: int | None = None  # claimed when the worker starts
         self._uid_lock: int | None = None
         self.proc: subprocess.Popen | None = None
-        self._cache_fd: int | None = None
+        self._fds: list[int] = []  # cache dir, cgroup CPU counter: the worker's, kept open
+        self._reader: _Reader | None = None
+        self._reply: _Reply | None = None  # the run in flight
+        self.starts = 0  # jails started (restarts after a dirty run or a failure count)
 
     # ------------------------------------------------------------------ lifecycle
-
-    def cache_path(self, rel: str) -> str:
-        """How the worker's child names a file of the compile cache."""
-        if self.level in ("full", "bwrap"):
-            return f"{JAIL_CACHE}/{rel}"
-        # Without a mount namespace the cache may sit under /root (mode 700): reach it
-        # through an inherited directory fd, which skips the path's permission checks.
-        return f"/proc/self/fd/{self._cache_fd}/{rel}"
 
     def start(self) -> None:
         if self.switch_uid and self.uid is None:
             self.uid, self._uid_lock = jail.claim_uid()
-        self._cache_fd = os.open(self.cache_dir, os.O_RDONLY | os.O_DIRECTORY)
+        # The worker opens each program's file below this fd: no path to the cache
+        # exists in the jail, so a program sees its own binary and nothing else.
+        cache_fd = os.open(self.cache_dir, os.O_RDONLY | os.O_DIRECTORY)
+        cpu_fd = self.groups.open_cpu() if self.groups else None
+        self._fds = [cache_fd] + ([cpu_fd] if cpu_fd is not None else [])
         worker = worker_binary(self.cache_dir)
-        rel_worker = str(worker.relative_to(self.cache_dir))
+        exe = f"/proc/self/fd/{cache_fd}/{worker.relative_to(self.cache_dir)}"
+        fds = [str(cache_fd), str(cpu_fd if cpu_fd is not None else -1)]
         cmd: list[str] = []
         env = dict(PROGRAM_ENV)
         if self.uid is not None:
             cmd += jail.setpriv_prefix(self.caps, self.uid)
         if self.level in ("full", "bwrap"):
             cmd += jail.bwrap_base(self.caps, pid1=True)
-            cmd += ["--ro-bind", f"/proc/self/fd/{self._cache_fd}", JAIL_CACHE]
             cmd += jail.bwrap_seal()
             for k, v in PROGRAM_ENV.items():
                 cmd += ["--setenv", k, v]
-            cmd += ["--chdir", "/tmp", f"{JAIL_CACHE}/{rel_worker}", "/tmp/run", "1", "1",
-                    "/tmp", "/dev/shm"]
+            cmd += ["--chdir", "/tmp", exe, *fds, "/tmp/run", "1", "1", "1", *jail.JAIL_WRITABLE]
         else:
             run_dir = self.scratch / f"slot{self.index}"
             run_dir.mkdir(mode=0o700, exist_ok=True)
             if self.uid is not None:
                 os.chown(run_dir, self.uid, self.uid)
             env["HOME"] = env["TMPDIR"] = str(run_dir)
-            kill_all = "1" if self.uid is not None else "0"  # kill(-1) = all of our uid
+            own = "1" if self.uid is not None else "0"  # kill(-1), IPC removal: all of our uid
             nproc_base = "1" if self.uid is not None else "-1"
-            cmd += [f"/proc/self/fd/{self._cache_fd}/{rel_worker}", str(run_dir / "run"),
-                    kill_all, nproc_base, str(run_dir)]
-        cg_files = " ".join(str(p) for p in self.groups.procs_files) if self.groups else ""
-        # Join the slot's cgroups before anything forks, so nothing escapes them.
-        script = 'for f in $TCZOO_CG; do echo $$ > "$f" || exit 1; done; unset TCZOO_CG; '
-        args: list[str] = []
-        if self.level in ("full", "bwrap") and self.uid is not None:
-            # bwrap, entered as the slot's uid, resolves bind sources by path, and the
-            # cache may sit under /root (mode 700). In a private mount namespace, bind
-            # it onto a world-traversable staging dir that the jail then binds.
-            stage = self.scratch / "cache"
-            stage.mkdir(mode=0o755, exist_ok=True)
-            script += 'mount --bind "$1" "$2" && mount -o remount,bind,ro "$2" && shift 2; '
-            args = [str(self.cache_dir), str(stage)]
-            cmd = [str(stage) if c == f"/proc/self/fd/{self._cache_fd}" else c for c in cmd]
-            cmd = ["unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
-                   script + 'exec "$@"', "sh", *args, *cmd]
-        else:
-            cmd = ["/bin/sh", "-c", script + 'exec "$@"', "sh", *cmd]
-        env["TCZOO_CG"] = cg_files
+            cmd += [exe, *fds, str(run_dir / "run"), own, nproc_base, own, str(run_dir)]
+        # Before anything forks: exempt the jail (bwrap, worker) from the OOM killer,
+        # so a run at its memory limit loses the program, never the worker (it sets
+        # its programs to +1000); and join the slot's cgroups, so nothing escapes them.
+        script = ('{ echo -1000 > /proc/self/oom_score_adj; } 2>/dev/null; '
+                  'for f in $TCZOO_CG; do echo $$ > "$f" || exit 1; done; unset TCZOO_CG; exec "$@"')
+        cmd = ["/bin/sh", "-c", script, "sh", *cmd]
+        env["TCZOO_CG"] = " ".join(str(p) for p in self.groups.procs_files) if self.groups else ""
         self._err = tempfile.TemporaryFile()
         self.proc = _spawn(
             cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._err,
-            pass_fds=[self._cache_fd], env=env, bufsize=0,
+            pass_fds=self._fds, env=env, bufsize=0,
         )
+        self.starts += 1
+        self._reader = _Reader(self.proc.stdout.fileno())
         try:
-            ready = _read_exact(self.proc.stdout.fileno(), 1, time.monotonic() + 30)
+            ready = self._reader.exact(1, time.monotonic() + 30)
         except (WorkerDied, TimeoutError) as e:
             tail = self.stderr_tail()
             self.stop()
             raise WorkerDied(f"worker did not start: {e} {tail}") from e
         if ready != b"R":
+            self.stop()
             raise WorkerDied(f"worker did not start: {ready!r}")
         if self.groups:
             self.groups.measure_idle()
@@ -215,11 +240,12 @@ class Slot:
                 if f:
                     f.close()
             self.proc = None
+            self._reader = None
         if self.groups:
             self.groups.kill()
-        if self._cache_fd is not None:
-            os.close(self._cache_fd)
-            self._cache_fd = None
+        for fd in self._fds:
+            os.close(fd)
+        self._fds = []
 
     def release_uid(self) -> None:
         if self._uid_lock is not None:
@@ -235,25 +261,23 @@ class Slot:
 
     # ------------------------------------------------------------------ protocol
 
-    def _receive(self, deadline: float | None) -> tuple[dict, bytes, bytes]:
-        fd = self.proc.stdout.fileno()
-        fields = REPLY.unpack(_read_exact(fd, REPLY.size, deadline))
-        code, sig, cpu, wall, rss, killed, out_len, err_len = fields
-        header = {"exit_code": None if code < 0 else code, "signal": None if sig < 0 else sig,
-                  "cpu_ms": cpu, "wall_ms": wall, "maxrss_kb": rss, "killed": KILLED[killed],
-                  "oom_kills": 0}
-        out = _read_exact(fd, out_len, deadline)
-        err = _read_exact(fd, err_len, deadline)
-        return header, out, err
-
     def ensure_started(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
+        # A worker that died since its last answer is not looked for here (a waitpid
+        # per run): the request then meets a closed pipe, and the run is retried on a
+        # fresh jail like any other sandbox failure.
+        if self.proc is None or self.proc.returncode is not None:
             self.stop()
             self.start()
 
-    def execute(self, request: dict, stdin: bytes, memory_bytes: int, processes: int,
-                deadline: float) -> tuple[dict, bytes, bytes]:
-        self.ensure_started()
+    @property
+    def reply_fd(self) -> int:
+        return self._reader.fd
+
+    def send(self, request: dict, stdin: bytes, memory_bytes: int, processes: int) -> None:
+        """Start one run on a started slot (``ensure_started`` first); its reply is read
+        with ``execute``'s loop or, by a caller polling ``reply_fd``, with ``feed``."""
+        lim = request["limits"]
+        self._reply = _Reply(self._reader.buf, lim["out_bytes"], lim["err_bytes"])
         try:
             if self.groups:
                 self.groups.set_limits(memory_bytes, processes)
@@ -262,13 +286,104 @@ class Slot:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view):]
-            header, out, err = self._receive(deadline)
-        except (OSError, WorkerDied, TimeoutError, ValueError, struct.error) as e:
-            tail = self.stderr_tail()
-            self.stop()  # a worker we cannot trust any more is replaced
-            raise WorkerDied(f"{type(e).__name__}: {e} {tail}".strip()) from e
+        except (OSError, ValueError, KeyError, struct.error) as e:
+            self._fail(e)
+
+    def feed(self) -> tuple[dict, bytes, bytes] | None:
+        """Read what the worker sent (the reply fd is readable); the reply when complete."""
+        try:
+            self._reader.read_once()
+            reply = self._reply.parse()
+        except (OSError, WorkerDied, ValueError, KeyError, struct.error) as e:
+            self._fail(e)
+        return None if reply is None else self._finish(reply)
+
+    def wait_reply(self, seconds: float) -> bool:
+        """Whether the reply fd became readable within ``seconds``."""
+        return self._reader.wait(seconds)
+
+    def fail(self, why: str) -> None:
+        """The caller gave up on this run (e.g. its deadline passed): replace the jail."""
+        self._fail(TimeoutError(why))
+
+    def execute(self, request: dict, stdin: bytes, memory_bytes: int, processes: int,
+                deadline: float) -> tuple[dict, bytes, bytes]:
+        """One run on a started slot (``ensure_started`` first)."""
+        self.send(request, stdin, memory_bytes, processes)
+        while True:
+            reply = self._reply.parse() if self._reader.buf else None
+            if reply is not None:
+                return self._finish(reply)
+            left = deadline - time.monotonic()
+            if left <= 0 or not self.wait_reply(left):
+                self.fail("worker did not answer in time")
+            reply = self.feed()
+            if reply is not None:
+                return reply
+
+    def _fail(self, e: BaseException) -> None:
+        tail = self.stderr_tail()
+        self.stop()  # a worker we cannot trust any more is replaced
+        raise WorkerDied(f"{type(e).__name__}: {e} {tail}".strip()) from e
+
+    def _finish(self, reply: tuple[dict, bytes, bytes]) -> tuple[dict, bytes, bytes]:
+        header = reply[0]
+        self._reply = None
         if self.groups and header["signal"] == 9:
             header["oom_kills"] = self.groups.new_oom_kills()
+        # Nothing of this run may reach the next one: a jail the worker could not
+        # empty, or whose memory is not back to the idle jail's, is replaced.
+        if header["dirty"] or (self.groups and not self.groups.settled()):
+            log.warning("sandbox slot %d kept state after a run (%s): restarting it", self.index,
+                        "could not empty its directories" if header["dirty"] else "memory held")
+            self.stop()
+        return reply
+
+
+class _Reply:
+    """Parses one run's reply frames as they arrive: stdout and stderr chunks, then the
+    fixed reply. Keeps its place, so a large output is parsed once."""
+
+    def __init__(self, buf: bytearray, out_cap: int, err_cap: int):
+        self.buf = buf
+        self.caps = (out_cap, err_cap)
+        self.pos = 0
+        self.spans: tuple[list, list] = ([], [])  # (start, end) of each stdout / stderr frame
+        self.sizes = [0, 0]
+
+    def parse(self) -> tuple[dict, bytes, bytes] | None:
+        buf = self.buf
+        while len(buf) >= self.pos + FRAME.size:
+            kind, length = FRAME.unpack_from(buf, self.pos)
+            start, end = self.pos + FRAME.size, self.pos + FRAME.size + length
+            if kind == 0:
+                if length != REPLY.size:
+                    raise WorkerDied(f"bad reply frame ({length} bytes)")
+                if len(buf) < end:
+                    return None
+                if len(buf) != end:
+                    raise WorkerDied("stray bytes after the reply")
+                return self._done(REPLY.unpack_from(buf, start))
+            if kind not in (1, 2) or length > READ_SIZE:
+                raise WorkerDied(f"bad frame {kind}/{length}")
+            if len(buf) < end:
+                return None
+            self.sizes[kind - 1] += length
+            if self.sizes[kind - 1] > self.caps[kind - 1]:
+                raise WorkerDied("worker sent more output than the cap")
+            self.spans[kind - 1].append((start, end))
+            self.pos = end
+        return None
+
+    def _done(self, fields: tuple) -> tuple[dict, bytes, bytes]:
+        out, err = (b"".join(self.buf[a:b] for a, b in s) for s in self.spans)
+        self.buf.clear()
+        code, sig, cpu, wall, rss, killed, out_len, err_len, dirty = fields
+        if (out_len, err_len) != tuple(self.sizes):
+            raise WorkerDied("reply sizes do not match the output frames")
+        header = {"exit_code": None if code < 0 else code, "signal": None if sig < 0 else sig,
+                  "cpu_ms": cpu, "wall_ms": wall, "maxrss_kb": rss, "killed": KILLED[killed],
+                  "oom_kills": 0, "dirty": bool(dirty)}
         return header, out, err
 
 
@@ -282,7 +397,8 @@ class SlotPool:
         if caps.cgroup and level != "none":
             try:
                 self.tree = CgroupTree(cgroup_parent)
-            except OSError:
+            except OSError as e:
+                log.warning("tczoo sandbox: cannot make cgroups (%s): limits rely on rlimits only", e)
                 self.tree = None
         self.scratch = Path(tempfile.mkdtemp(prefix="tczoo-sandbox-"))
         os.chmod(self.scratch, 0o711)
@@ -295,10 +411,18 @@ class SlotPool:
         self._free: queue.SimpleQueue[Slot] = queue.SimpleQueue()
         for s in self.slots:
             self._free.put(s)
-        self._lock = threading.Lock()
 
-    def acquire(self) -> Slot:
-        return self._free.get()
+    def acquire(self, timeout: float | None = None) -> Slot | None:
+        try:
+            return self._free.get(timeout=timeout)
+        except queue.Empty:
+            return None
+
+    def try_acquire(self) -> Slot | None:
+        try:
+            return self._free.get_nowait()
+        except queue.Empty:
+            return None
 
     def release(self, slot: Slot) -> None:
         self._free.put(slot)
@@ -309,6 +433,4 @@ class SlotPool:
             s.release_uid()
         if self.tree:
             self.tree.remove()
-        import shutil
-
         shutil.rmtree(self.scratch, ignore_errors=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tczoo.schema import Program, Validator
 
@@ -25,15 +25,23 @@ class Verdict(str, Enum):
         return self is Verdict.AC
 
 
+DAY_MS = 24 * 3600 * 1000
+TB_MB = 1 << 20
+
+
 class Limits(BaseModel):
+    """A run's limits. Out-of-range values are refused here (a ``ValueError``), not
+    turned into a verdict: ``time_ms=0`` would be TLE and ``memory_mb=0`` MLE for every
+    program, ``time_ms=-5`` a sandbox error."""
+
     model_config = ConfigDict(extra="forbid")
 
-    time_ms: int = 2000  # CPU time; decides TLE
-    wall_ms: int | None = None  # wall guard; default 2 * time_ms + 1000
-    memory_mb: int = 256
-    output_kb: int = 64 * 1024  # stdout cap; OLE past it
-    file_kb: int = 16 * 1024  # largest file the program may write
-    processes: int = 1  # threads/processes the program may create (1 = no fork)
+    time_ms: int = Field(2000, gt=0, le=DAY_MS)  # CPU time; decides TLE
+    wall_ms: int | None = Field(None, gt=0, le=DAY_MS)  # wall guard; default 2 * time_ms + 1000
+    memory_mb: int = Field(256, gt=0, le=TB_MB)
+    output_kb: int = Field(64 * 1024, ge=0, le=TB_MB)  # stdout cap; OLE past it
+    file_kb: int = Field(16 * 1024, ge=0, le=TB_MB << 10)  # largest file the program may write
+    processes: int = Field(1, ge=1, le=1 << 16)  # threads/processes the program may create (1 = no fork)
 
     @classmethod
     def of(cls, problem) -> "Limits":
@@ -43,6 +51,18 @@ class Limits(BaseModel):
     @property
     def wall_guard_ms(self) -> int:
         return self.wall_ms if self.wall_ms is not None else 2 * self.time_ms + 1000
+
+
+def limits_error(error: ValueError, names: dict[str, str] | None = None) -> str:
+    """One line for a user from a refused ``Limits``: which field (under the name the
+    user knows it by, e.g. ``--time-limit``), what it must be, what was given."""
+    if not isinstance(error, ValidationError):
+        return str(error).splitlines()[0]
+    parts = []
+    for err in error.errors():
+        field = str(err["loc"][0]) if err.get("loc") else "limits"
+        parts.append(f"{(names or {}).get(field, field)} {err.get('input')!r}: {err['msg'].lower()}")
+    return "; ".join(parts)
 
 
 class CompileResult(BaseModel):

@@ -11,63 +11,127 @@
  *    cannot raise them back) before it execs the program;
  *  - the slot's cgroup (pids.max, memory limit, written by the host) holds this
  *    worker and everything the program starts;
- *  - CPU, wall and peak memory come from wait4() on the program itself, inside the
- *    jail (wait4 on bwrap outside would report bwrap's own usage);
- *  - stdout is read with a cap (RLIMIT_FSIZE does not bind a pipe); the CPU and wall
- *    guards are enforced by polling a pidfd;
+ *  - CPU is the whole process tree's: the slot cgroup's CPU counter (an fd the host
+ *    opened for us) minus this worker's own CPU, and never less than what wait4()
+ *    reports for the reaped processes; wall and peak memory come from wait4() on the
+ *    program itself, inside the jail (wait4 on bwrap outside would report bwrap);
+ *  - stdout is read with a cap (RLIMIT_FSIZE does not bind a pipe) and streamed to
+ *    the host in chunks, so the worker's own memory, which the slot's memory cgroup
+ *    charges next to the program's, stays small; the CPU and wall guards are
+ *    enforced by polling a pidfd;
+ *  - the worker (and so every program) runs under a seccomp filter that refuses the
+ *    kernel keyrings, and with no_new_privs;
  *  - afterwards kill(-1, SIGKILL) reaches every process in the jail's PID namespace
  *    (or, without one, every process of the slot's own uid) except this worker; as
  *    the namespace's init / a child subreaper we reap them all before answering;
- *  - the per-run directory and the rest of the jail's tmp dirs are wiped.
+ *  - nothing the run wrote survives it: the jail's writable directories are emptied
+ *    (whatever their depth) and their modes, times and xattrs reset, the SysV IPC
+ *    objects the slot's uid created are removed, and the program never sees the
+ *    compile cache: its binary (or source) is opened here, relative to a directory
+ *    fd only this worker holds, and handed over as an fd.
  *
- * usage: tczoo-worker RUN_DIR KILL_ALL NPROC_BASE [WIPE_DIR...]
+ * usage: tczoo-worker CACHE_FD CPU_FD RUN_DIR KILL_ALL NPROC_BASE CLEAN_IPC [WIPE_DIR...]
  * Protocol on fd 0 (requests) / fd 1 (replies), little-endian, see slots.py.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ipc.h>
 #include <sys/mman.h>
+#include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/shm.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
+#define MAGIC 0x7a637431u
+#define CHUNK 65536 /* bytes of output held before they are sent to the host */
+#define FRAME_OUT 1
+#define FRAME_ERR 2
+#define FRAME_END 0
+#define WIPE_STEPS 20000000L /* guard against a tree we cannot empty: report, don't loop */
+
 extern char **environ;
 
-static int ctrl_in, ctrl_out;
+static int ctrl_in, ctrl_out, cache_fd, cpu_fd;
 static const char *run_dir;
-static int kill_all;
+static int kill_all, clean_ipc, ncpu = 1;
 static long nproc_base;
-static char **wipe_dirs;
-static int n_wipe;
+static struct root *roots;
+static int n_roots;
 
 static void die(const char *what) {
     fprintf(stderr, "tczoo-worker: %s: %s\n", what, strerror(errno));
     _exit(3);
 }
 
+/* Requests come in one write from the host: read them through a buffer, so that
+   parsing one costs a read() or two, not one per field. The host sends nothing more
+   until it has our reply, so the buffer never holds part of the next request. */
+static char rbuf[65536];
+static size_t rpos, rlen;
+
 static void read_exact(void *buf, size_t n) {
     char *p = buf;
     while (n) {
-        ssize_t r = read(ctrl_in, p, n);
-        if (r == 0) _exit(0); /* host went away */
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            die("read");
+        if (rpos == rlen) {
+            if (n >= sizeof rbuf) { /* large (stdin): straight into the caller's buffer */
+                ssize_t r = read(ctrl_in, p, n);
+                if (r == 0) _exit(0); /* host went away */
+                if (r < 0) {
+                    if (errno == EINTR) continue;
+                    die("read");
+                }
+                p += r;
+                n -= (size_t)r;
+                continue;
+            }
+            ssize_t r = read(ctrl_in, rbuf, sizeof rbuf);
+            if (r == 0) _exit(0);
+            if (r < 0) {
+                if (errno == EINTR) continue;
+                die("read");
+            }
+            rpos = 0;
+            rlen = (size_t)r;
         }
-        p += r;
-        n -= (size_t)r;
+        size_t k = rlen - rpos < n ? rlen - rpos : n;
+        memcpy(p, rbuf + rpos, k);
+        rpos += k;
+        p += k;
+        n -= k;
+    }
+}
+
+static void write_all_v(struct iovec *iov, int cnt) {
+    while (cnt) {
+        ssize_t w = writev(ctrl_out, iov, cnt);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            die("write");
+        }
+        while (cnt && (size_t)w >= iov->iov_len) { w -= (ssize_t)iov->iov_len; iov++; cnt--; }
+        if (cnt) { iov->iov_base = (char *)iov->iov_base + w; iov->iov_len -= (size_t)w; }
     }
 }
 
@@ -101,7 +165,26 @@ static double now_ms(void) {
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-/* CPU time of a live process from /proc, for the polling guard. */
+/* ------------------------------------------------------------------ CPU accounting */
+
+static double self_cpu_ms(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/* The slot cgroup's CPU counter: v1 cpuacct.usage (ns) or v2 cpu.stat (usage_usec). */
+static double cgroup_cpu_ms(void) {
+    char buf[512];
+    ssize_t n = pread(cpu_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0) return -1;
+    buf[n] = 0;
+    if (buf[0] >= '0' && buf[0] <= '9') return strtoull(buf, NULL, 10) / 1e6;
+    char *p = strstr(buf, "usage_usec ");
+    return p ? strtoull(p + 11, NULL, 10) / 1e3 : -1;
+}
+
+/* CPU time of one live process from /proc, for the polling guard without a cgroup. */
 static double cpu_ms_of(pid_t pid) {
     char path[64], buf[1024];
     snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
@@ -120,25 +203,140 @@ static double cpu_ms_of(pid_t pid) {
     return (ut + st) * 1000.0 / sysconf(_SC_CLK_TCK);
 }
 
-/* Remove everything under dirfd; the program may have chmod-ed things to 000. */
-static void wipe_at(int dirfd) {
-    DIR *d = fdopendir(dirfd);
-    if (!d) { close(dirfd); return; }
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        if (unlinkat(dirfd, e->d_name, 0) == 0) continue;
-        fchmodat(dirfd, e->d_name, 0700, 0);
-        int sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-        if (sub >= 0) wipe_at(sub);
-        unlinkat(dirfd, e->d_name, AT_REMOVEDIR);
-    }
-    closedir(d);
+static double tv_ms(struct timeval a, struct timeval b) {
+    return (a.tv_sec + b.tv_sec) * 1e3 + (a.tv_usec + b.tv_usec) / 1e3;
 }
 
-static void wipe(const char *path) {
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0) wipe_at(fd);
+/* ------------------------------------------------------------------ cleaning */
+
+struct dirent64_ {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+/* Empty the tree under the directory `root` holding at most one more directory fd:
+   go down into the first directory that is not empty, climb back up with "..", so
+   any depth works (a 20,000-deep tree exhausts fds, and PATH_MAX, with the usual
+   recursion). The program may have chmod-ed anything to 000; every file here is the
+   slot uid's. A directory that cannot be emptied is remembered and skipped, so the
+   walk ends. Returns 0 when the tree is empty. */
+#define MAX_STUCK 64
+static int empty_tree(int root) {
+    int fd = root, n_stuck = 0;
+    long depth = 0, steps = 0;
+    ino_t stuck[MAX_STUCK];
+    char buf[8192];
+    for (;;) {
+        int went_down = 0, left = 0;
+        lseek(fd, 0, SEEK_SET);
+        for (;;) {
+            long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+            if (n <= 0) break;
+            for (long off = 0; off < n && !went_down;) {
+                struct dirent64_ *e = (struct dirent64_ *)(buf + off);
+                off += e->d_reclen;
+                const char *name = e->d_name;
+                if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]))) continue;
+                if (++steps > WIPE_STEPS) goto fail;
+                if (e->d_type != DT_DIR && unlinkat(fd, name, 0) == 0) continue;
+                if (unlinkat(fd, name, AT_REMOVEDIR) == 0) continue;
+                int skip = 0;
+                for (int i = 0; i < n_stuck; i++) skip |= stuck[i] == (ino_t)e->d_ino;
+                if (!skip) {
+                    fchmodat(fd, name, 0700, 0);
+                    int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                    if (sub >= 0) {
+                        if (fd != root) close(fd);
+                        fd = sub;
+                        depth++;
+                        went_down = 1;
+                        continue;
+                    }
+                }
+                left = 1;
+            }
+            if (went_down) break;
+        }
+        if (went_down) continue;
+        if (depth == 0) return left ? -1 : 0;
+        if (left) { /* climb out of a directory we cannot empty, and skip it from now on */
+            struct stat st;
+            if (n_stuck == MAX_STUCK || fstat(fd, &st)) goto fail;
+            stuck[n_stuck++] = st.st_ino;
+        }
+        int up = depth == 1 ? root : openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        close(fd);
+        fd = up;
+        depth--;
+        if (fd < 0) return -1;
+    }
+fail:
+    if (fd != root) close(fd);
+    return -1;
+}
+
+/* A writable root of the jail as the last wipe left it: the program can change the
+   directory itself (mode, times, user xattrs, which tmpfs keeps) besides its entries. */
+struct root {
+    int fd;
+    mode_t mode;
+    struct stat after; /* fstat right after the last wipe */
+};
+
+static int untouched(const struct stat *a, const struct stat *b) {
+    return a->st_mode == b->st_mode && a->st_size == b->st_size && a->st_nlink == b->st_nlink &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+           a->st_atim.tv_sec == b->st_atim.tv_sec && a->st_atim.tv_nsec == b->st_atim.tv_nsec &&
+           a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* Empty a root and undo what was done to it. A root whose inode looks exactly as the
+   last wipe left it (entries are counted in its size and link count, and a change to
+   mode or times shows in those) and has no xattrs is left alone: two syscalls. */
+static int wipe(struct root *r) {
+    char names[4096];
+    struct stat now;
+    ssize_t n = flistxattr(r->fd, names, sizeof names);
+    if (n == 0 && fstat(r->fd, &now) == 0 && untouched(&now, &r->after)) return 0;
+    for (ssize_t i = 0; i < n; i += (ssize_t)strlen(names + i) + 1) fremovexattr(r->fd, names + i);
+    if (n > (ssize_t)sizeof names || (n < 0 && errno == ERANGE)) return -1; /* too many to list */
+    fchmod(r->fd, r->mode);
+    int rc = empty_tree(r->fd);
+    futimens(r->fd, NULL);
+    if (fstat(r->fd, &r->after)) memset(&r->after, 0, sizeof r->after);
+    return rc;
+}
+
+/* SysV IPC objects outlive the processes that made them. Remove every one our uid
+   created (in the jail that is all of them: the IPC namespace is the slot's own). */
+static uid_t my_uid;
+
+static void remove_ipc(void) {
+    /* *_INFO returns the highest index in use and how many objects exist. */
+    struct shm_info shm_info;
+    int max = shmctl(0, SHM_INFO, (struct shmid_ds *)&shm_info);
+    for (int i = 0; shm_info.used_ids > 0 && i <= max; i++) {
+        struct shmid_ds shm;
+        int id = shmctl(i, SHM_STAT_ANY, &shm);
+        if (id >= 0 && shm.shm_perm.cuid == my_uid) shmctl(id, IPC_RMID, NULL);
+    }
+    struct seminfo seminfo;
+    max = semctl(0, 0, SEM_INFO, &seminfo);
+    for (int i = 0; max >= 0 && seminfo.semusz > 0 && i <= max; i++) {
+        struct semid_ds sem;
+        int id = semctl(i, 0, SEM_STAT_ANY, &sem);
+        if (id >= 0 && sem.sem_perm.cuid == my_uid) semctl(id, 0, IPC_RMID);
+    }
+    struct msginfo msginfo;
+    max = msgctl(0, MSG_INFO, (struct msqid_ds *)&msginfo);
+    for (int i = 0; max >= 0 && msginfo.msgpool > 0 && i <= max; i++) {
+        struct msqid_ds msq;
+        int id = msgctl(i, MSG_STAT_ANY, &msq);
+        if (id >= 0 && msq.msg_perm.cuid == my_uid) msgctl(id, IPC_RMID, NULL);
+    }
 }
 
 /* Kill and reap every process the program left behind (daemons included). */
@@ -180,15 +378,37 @@ static void kill_everything_else(void) {
     }
 }
 
-static int mkdirs(char *path) { /* mkdir -p for files= entries */
-    for (char *p = path + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = 0;
-        mkdir(path, 0700);
-        *p = '/';
-    }
-    return 0;
-}
+/* ------------------------------------------------------------------ the program */
+
+/* seccomp: the kernel keyrings (add_key, request_key, keyctl) are state that outlives
+   a run (a key in the user keyring is there for the next program of the slot's uid),
+   and no contest program (nor this worker) needs them. Other ABIs (i386, x32) get
+   nothing at all. */
+#if defined(__x86_64__)
+#define NATIVE_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_ARCH AUDIT_ARCH_AARCH64
+#endif
+#define X32_BIT 0x40000000u
+
+static struct sock_filter seccomp_code[] = {
+#ifdef NATIVE_ARCH
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+#ifdef __x86_64__
+    BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, X32_BIT, 3, 0),
+#else
+    BPF_JUMP(BPF_JMP | BPF_JA, 0, 0, 0),
+#endif
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_add_key, 2, 0),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_request_key, 1, 0),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_keyctl, 0, 1),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+#endif
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
 
 struct limits {
     uint64_t cpu_ms, wall_ms, cpu_s, out_bytes, err_bytes, file_bytes, nproc, stack_bytes, as_bytes;
@@ -199,10 +419,68 @@ static void set_limit(int what, uint64_t v) {
     setrlimit(what, &r);
 }
 
+static int mkdirs(char *path) { /* mkdir -p for files= entries */
+    for (char *p = path + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = 0;
+        mkdir(path, 0700);
+        *p = '/';
+    }
+    return 0;
+}
+
+/* An artifact path names a file below the cache: "ab/abcdef.../prog". */
+static int safe_relative(const char *p) {
+    if (!*p || *p == '/') return 0;
+    for (const char *s = p; *s; s++)
+        if (s[0] == '.' && s[1] == '.' && (s == p || s[-1] == '/')) return 0;
+    return 1;
+}
+
+/* One output stream: a small buffer, flushed to the host as a frame when full. */
+struct stream {
+    uint32_t kind;
+    char buf[CHUNK];
+    size_t len;   /* bytes in buf */
+    uint64_t sent; /* bytes taken from the program in this run, up to cap */
+    uint64_t cap;
+};
+
+static void flush_stream(struct stream *s) {
+    if (!s->len) return;
+    uint32_t hdr[2] = {s->kind, (uint32_t)s->len};
+    struct iovec iov[2] = {{hdr, sizeof hdr}, {s->buf, s->len}};
+    write_all_v(iov, 2);
+    s->len = 0;
+}
+
+/* Keep up to the cap; returns 1 when data went past it. */
+static int take(struct stream *s, const char *data, size_t n) {
+    int over = 0;
+    if (s->sent + n > s->cap) {
+        n = (size_t)(s->cap - s->sent);
+        over = 1;
+    }
+    s->sent += n;
+    while (n) {
+        size_t room = CHUNK - s->len;
+        size_t k = n < room ? n : room;
+        memcpy(s->buf + s->len, data, k);
+        s->len += k;
+        data += k;
+        n -= k;
+        if (s->len == CHUNK) flush_stream(s);
+    }
+    return over;
+}
+
+static struct stream out_s = {.kind = FRAME_OUT}, err_s = {.kind = FRAME_ERR};
+
 static void handle(void) {
     struct limits L;
     uint64_t *f = (uint64_t *)&L;
     for (int i = 0; i < 9; i++) f[i] = rd64();
+    char *artifact = rdstr(rd32());
     uint32_t argc = rd32();
     char **argv = calloc(argc + 1, sizeof *argv);
     for (uint32_t i = 0; i < argc; i++) argv[i] = rdstr(rd32());
@@ -232,15 +510,37 @@ static void handle(void) {
     }
     lseek(in_fd, 0, SEEK_SET);
 
+    /* The program's own file, opened below the cache fd: the jail has no path to it. */
+    int art_fd = -1, art_errno = 0, native = argc > 0 && argv[0][0] == 0;
+    if (*artifact) {
+        if (!safe_relative(artifact)) art_errno = EINVAL;
+        else if ((art_fd = openat(cache_fd, artifact, O_RDONLY | O_CLOEXEC)) < 0) art_errno = errno;
+    }
+    if (native) {
+        free(argv[0]);
+        argv[0] = strdup("./prog");
+    }
+
     int out[2], err[2];
     if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) die("pipe");
+    out_s.len = err_s.len = 0;
+    out_s.sent = err_s.sent = 0;
+    out_s.cap = L.out_bytes;
+    err_s.cap = L.err_bytes;
 
+    struct rusage kids0;
+    getrusage(RUSAGE_CHILDREN, &kids0);
+    double self0 = self_cpu_ms(), cg0 = cpu_fd >= 0 ? cgroup_cpu_ms() : -1;
     double start = now_ms();
     pid_t pid = vfork();
     if (pid == 0) {
         /* vfork child: plain syscalls only, then exec or _exit. */
         setsid();
         for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL);
+        /* The worker is exempt from the OOM killer (the host set -1000 before the
+           jail started); the program is its first choice. */
+        int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+        if (oom >= 0) { write(oom, "1000", 4); close(oom); }
         if (chdir(run_dir)) _exit(126);
         struct rlimit cpu = {L.cpu_s, L.cpu_s + 1};
         setrlimit(RLIMIT_CPU, &cpu);
@@ -253,7 +553,20 @@ static void handle(void) {
         dup2(in_fd, 0);
         dup2(out[1], 1);
         dup2(err[1], 2);
-        execve(argv[0], argv, environ);
+        if (art_errno) {
+            static const char msg[] = "tczoo-worker: cannot start program: cannot open it\n";
+            write(2, msg, sizeof msg - 1);
+            _exit(126);
+        }
+        if (native) {
+            syscall(SYS_execveat, art_fd, "", argv, environ, AT_EMPTY_PATH);
+        } else {
+            if (art_fd >= 0) { /* an interpreter reads its program from /dev/fd/3 */
+                if (art_fd == 3) fcntl(3, F_SETFD, 0);
+                else dup2(art_fd, 3);
+            }
+            execve(argv[0], argv, environ);
+        }
         static const char msg[] = "tczoo-worker: cannot start program\n";
         write(2, msg, sizeof msg - 1);
         _exit(126);
@@ -262,24 +575,23 @@ static void handle(void) {
     close(in_fd);
     close(out[1]);
     close(err[1]);
+    if (art_fd >= 0) close(art_fd);
 
     int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (pidfd < 0) die("pidfd_open");
-    size_t out_cap = L.out_bytes, err_cap = L.err_bytes;
-    char *obuf = malloc(out_cap + 1), *ebuf = malloc(err_cap + 1);
-    size_t olen = 0, elen = 0;
     int killed = 0; /* 1 cpu, 2 wall, 3 output */
     int oopen = 1, eopen = 1, exited = 0;
     double wall_deadline = start + (double)L.wall_ms;
-    double per = L.nproc ? (double)L.nproc : 1.0;
+    /* CPU cannot grow faster than wall time times the runnable processes. */
+    double per = (double)(L.nproc < (uint64_t)ncpu ? L.nproc : (uint64_t)ncpu);
+    if (per < 1) per = 1;
     double next_cpu = start + L.cpu_ms / per;
     while (!exited && !killed) {
         double t = now_ms();
         if (t >= wall_deadline) { killed = 2; break; }
         if (t >= next_cpu) {
-            double used = cpu_ms_of(pid);
+            double used = cg0 >= 0 ? (cgroup_cpu_ms() - cg0) - (self_cpu_ms() - self0) : cpu_ms_of(pid);
             if (used > (double)L.cpu_ms) { killed = 1; break; }
-            /* CPU cannot grow faster than wall time times the process count. */
             double wait = ((double)L.cpu_ms - used) / per;
             next_cpu = t + (wait < 5 ? 5 : wait);
         }
@@ -291,25 +603,14 @@ static void handle(void) {
         if (n < 0 && errno != EINTR) die("poll");
         if (n <= 0) continue;
         if (p[1].revents) {
-            char tmp[65536];
-            ssize_t r = read(out[0], tmp, sizeof tmp);
+            ssize_t r = read(out[0], buf, sizeof buf);
             if (r <= 0) oopen = 0;
-            else if (olen + (size_t)r > out_cap) {
-                size_t room = out_cap - olen;
-                memcpy(obuf + olen, tmp, room);
-                olen = out_cap;
-                killed = 3;
-            } else { memcpy(obuf + olen, tmp, (size_t)r); olen += (size_t)r; }
+            else if (take(&out_s, buf, (size_t)r)) killed = 3;
         }
         if (p[2].revents) {
-            char tmp[65536];
-            ssize_t r = read(err[0], tmp, sizeof tmp);
+            ssize_t r = read(err[0], buf, sizeof buf);
             if (r <= 0) eopen = 0;
-            else {
-                size_t keep = elen + (size_t)r > err_cap ? err_cap - elen : (size_t)r;
-                memcpy(ebuf + elen, tmp, keep);
-                elen += keep;
-            }
+            else take(&err_s, buf, (size_t)r);
         }
         if (p[0].revents) exited = 1;
     }
@@ -327,56 +628,88 @@ static void handle(void) {
         int fd = which ? err[0] : out[0];
         int open_ = which ? eopen : oopen;
         while (open_) {
-            char tmp[65536];
-            ssize_t r = read(fd, tmp, sizeof tmp);
+            ssize_t r = read(fd, buf, sizeof buf);
             if (r < 0 && errno == EINTR) continue;
             if (r <= 0) break;
-            if (which) {
-                size_t keep = elen + (size_t)r > err_cap ? err_cap - elen : (size_t)r;
-                memcpy(ebuf + elen, tmp, keep);
-                elen += keep;
-            } else if (olen + (size_t)r > out_cap) {
-                memcpy(obuf + olen, tmp, out_cap - olen);
-                olen = out_cap;
-                if (!killed) killed = 3;
-            } else { memcpy(obuf + olen, tmp, (size_t)r); olen += (size_t)r; }
+            if (take(which ? &err_s : &out_s, buf, (size_t)r) && !which && !killed) killed = 3;
         }
     }
     close(out[0]);
     close(err[0]);
-    for (int i = 0; i < n_wipe; i++) wipe(wipe_dirs[i]);
+
+    /* The whole tree's CPU: everything the cgroup charged since the start, less our
+       own; never below what the reaped processes' rusage adds up to (children that
+       were auto-reaped, e.g. under SIGCHLD=SIG_IGN, are only in the cgroup's). */
+    struct rusage kids1;
+    getrusage(RUSAGE_CHILDREN, &kids1);
+    double main_cpu = tv_ms(ru.ru_utime, ru.ru_stime);
+    double kids_cpu = tv_ms(kids1.ru_utime, kids1.ru_stime) - tv_ms(kids0.ru_utime, kids0.ru_stime);
+    double cpu = main_cpu > kids_cpu ? main_cpu : kids_cpu;
+    if (cg0 >= 0) {
+        double tree = (cgroup_cpu_ms() - cg0) - (self_cpu_ms() - self0);
+        if (tree > cpu) cpu = tree;
+    }
+
+    int dirty = 0;
+    if (clean_ipc) remove_ipc();
+    for (int i = 0; i < n_roots; i++)
+        if (roots[i].fd >= 0 && wipe(&roots[i])) dirty = 1;
 
     struct {
         int64_t exit_code, signal;
         double cpu_ms, wall_ms;
         int64_t maxrss_kb, killed;
         uint64_t out_len, err_len;
+        int64_t dirty;
     } reply = {
         WIFEXITED(status) ? WEXITSTATUS(status) : -1,
         WIFSIGNALED(status) ? WTERMSIG(status) : -1,
-        (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
-            (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3,
-        wall, ru.ru_maxrss, killed, olen, elen,
+        cpu, wall, ru.ru_maxrss, killed, out_s.sent, err_s.sent, dirty,
     };
-    write_all(ctrl_out, &reply, sizeof reply);
-    write_all(ctrl_out, obuf, olen);
-    write_all(ctrl_out, ebuf, elen);
-    free(obuf);
-    free(ebuf);
+    /* What is still buffered goes out with the reply, in one write when small. */
+    uint32_t ho[2] = {FRAME_OUT, (uint32_t)out_s.len}, he[2] = {FRAME_ERR, (uint32_t)err_s.len};
+    uint32_t hr[2] = {FRAME_END, sizeof reply};
+    struct iovec iov[6];
+    int cnt = 0;
+    if (out_s.len) { iov[cnt++] = (struct iovec){ho, sizeof ho}; iov[cnt++] = (struct iovec){out_s.buf, out_s.len}; }
+    if (err_s.len) { iov[cnt++] = (struct iovec){he, sizeof he}; iov[cnt++] = (struct iovec){err_s.buf, err_s.len}; }
+    iov[cnt++] = (struct iovec){hr, sizeof hr};
+    iov[cnt++] = (struct iovec){&reply, sizeof reply};
+    write_all_v(iov, cnt);
+    free(artifact);
     for (uint32_t i = 0; i < argc; i++) free(argv[i]);
     free(argv);
 }
 
 int main(int argc, char **argv) {
-    if (argc < 4) {
-        fprintf(stderr, "usage: %s RUN_DIR KILL_ALL NPROC_BASE [WIPE_DIR...]\n", argv[0]);
+    if (argc < 7) {
+        fprintf(stderr, "usage: %s CACHE_FD CPU_FD RUN_DIR KILL_ALL NPROC_BASE CLEAN_IPC [WIPE_DIR...]\n",
+                argv[0]);
         return 2;
     }
-    run_dir = argv[1];
-    kill_all = atoi(argv[2]);
-    nproc_base = atol(argv[3]);
-    wipe_dirs = argv + 4;
-    n_wipe = argc - 4;
+    cache_fd = atoi(argv[1]);
+    cpu_fd = atoi(argv[2]);
+    run_dir = argv[3];
+    kill_all = atoi(argv[4]);
+    nproc_base = atol(argv[5]);
+    clean_ipc = atoi(argv[6]);
+    n_roots = argc - 7;
+    /* The cache and cgroup fds are ours alone: never inherited by a program. */
+    if (fcntl(cache_fd, F_SETFD, FD_CLOEXEC)) die("cache fd");
+    if (cpu_fd >= 0 && fcntl(cpu_fd, F_SETFD, FD_CLOEXEC)) die("cpu fd");
+    if (cpu_fd >= 0 && cgroup_cpu_ms() < 0) cpu_fd = -1;
+    my_uid = getuid();
+    /* The writable roots stay open, with their modes as the jail made them. */
+    roots = calloc((size_t)n_roots + 1, sizeof *roots);
+    for (int i = 0; i < n_roots; i++) {
+        roots[i].fd = open(argv[7 + i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (roots[i].fd >= 0 && fstat(roots[i].fd, &roots[i].after) == 0)
+            roots[i].mode = roots[i].after.st_mode & 07777;
+        else
+            roots[i].mode = 0700;
+    }
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) ncpu = CPU_COUNT(&set);
     /* Keep the protocol fds away from programs: close-on-exec copies, 0/1 -> null. */
     ctrl_in = fcntl(0, F_DUPFD_CLOEXEC, 10);
     ctrl_out = fcntl(1, F_DUPFD_CLOEXEC, 10);
@@ -388,13 +721,18 @@ int main(int argc, char **argv) {
        ptrace us or open our /proc/<pid>/fd; signals they send are ignored. */
     prctl(PR_SET_CHILD_SUBREAPER, 1);
     prctl(PR_SET_DUMPABLE, 0);
+    /* The seccomp filter goes on the worker, once: every program inherits it. Installed
+       per run it cost ~80 us of each run (a BPF JIT compile and its executable memory). */
+    struct sock_fprog prog = {sizeof seccomp_code / sizeof seccomp_code[0], seccomp_code};
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+        fprintf(stderr, "tczoo-worker: no seccomp filter (%s): kernel keyrings stay open\n", strerror(errno));
     for (int s = 1; s < NSIG; s++)
         if (s != SIGKILL && s != SIGSTOP && s != SIGCHLD) signal(s, SIG_IGN);
     char ready = 'R';
     write_all(ctrl_out, &ready, 1);
     for (;;) {
         uint32_t magic = rd32();
-        if (magic != 0x7a637431u) { errno = EPROTO; die("bad request"); }
+        if (magic != MAGIC) { errno = EPROTO; die("bad request"); }
         handle();
     }
 }
