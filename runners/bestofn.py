@@ -311,7 +311,10 @@ class BestOfNRunner(Runner):
                 if not items:
                     continue
                 want = least[(label, pid)]
-                rng = random.Random(f"{self.params.seed}:{pid}:{model}:{method}:{label}")
+                # seeded by what the pool is, not by the model string or the order scores
+                # were recorded in, so a replayed run (replay:DIR) draws the same sample
+                rng = random.Random(f"{self.params.seed}:{pid}:{method}:{label}")
+                items = sorted(items)
                 sample = rng.sample(items, want) if len(items) > want else items
                 empty += sum(1 for n, _ in sample if n == 0)
                 for name, v in _diversity(sample).items():

@@ -446,7 +446,9 @@ class BugfindRunner(Runner):
             reasons = Counter(r.detail.get("reason") for r in recs if r.detail.get("reason"))
             if reasons:
                 notes.append(f"{method} ({model}) reasons: "
-                             + ", ".join(f"{k} ({v})" for k, v in reasons.most_common(6)))
+                             # ties by name, not by the order responses were scored in
+                             + ", ".join(f"{k} ({v})" for k, v in sorted(reasons.items(),
+                                                                          key=lambda kv: (-kv[1], kv[0]))[:6]))
             rows.append(row)
         return Table(title="Outcomes per response (%), spread over runs",
                      columns=columns, rows=rows, notes=notes)

@@ -353,7 +353,8 @@ def a5(run_dir: Path, sandbox=None) -> list[Table]:
             "no tests %": 100.0 * sum(not g.suite.tests for g in gs) / len(gs),
             "no valid tests %": 100.0 * sum(v == 0 for v in scored) / len(scored) if scored else None,
         })
-    top = Counter(reasons).most_common(30)
+    # ties by name, not by the order generations were read in: a replay regenerates the table
+    top = sorted(Counter(reasons).items(), key=lambda kv: (-kv[1], str(kv[0])))[:30]
     return [
         Table(title="Common failures (Appendix A.5)",
               columns=["model", "method", "generations", "LLM answers", "solution instead of tests %",

@@ -347,7 +347,8 @@ class VerdictRunner(Runner):
                     "dataset": dataset, "model": model, "method": m, "tasks": len(recs),
                     "decided": sum(1 for r in recs if r.metrics.get("decided")),
                     "score correct": _mean(by_label[True]), "score incorrect": _mean(by_label[False]),
-                    "reasons": ", ".join(f"{k} {v}" for k, v in reasons.most_common()),
+                    "reasons": ", ".join(f"{k} {v}" for k, v in sorted(reasons.items(),  # ties by name
+                                                                         key=lambda kv: (-kv[1], str(kv[0])))),
                 })
         return Table(title="Verdicts per method: how they were reached", columns=columns, rows=rows,
                      notes=["score: mean graded score (share of CORRECT pairs) of correct and of incorrect codes; "

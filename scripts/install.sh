@@ -18,6 +18,9 @@ command -v g++ >/dev/null || need_apt+=(g++)
 command -v gcc >/dev/null || need_apt+=(gcc)
 command -v bwrap >/dev/null || need_apt+=(bubblewrap)
 command -v cmake >/dev/null || need_apt+=(cmake)
+# WEDGE fuzzes C/C++ references with AFL++ (Debian's build has the Python custom-mutator
+# support it needs); without it WEDGE uses its pure-Python loop
+command -v afl-fuzz >/dev/null || need_apt+=(afl++)
 # the run browser's test opens the site in a real browser (Playwright drives this one;
 # its own browser downloads are not used)
 command -v chromium >/dev/null || need_apt+=(chromium)

@@ -3,6 +3,9 @@
     [project.entry-points."tczoo.methods"]
     mymethod = "my_package.mymethod:MyMethod"
 
+(likewise ``tczoo.runners``, ``tczoo.commands``, and ``tczoo.analyses`` for the analyses
+reproduction targets run over recorded runs).
+
 tczoo never imports a method or runner module by name: an outside package adds one by
 declaring an entry point, with no change here.
 
@@ -60,6 +63,18 @@ def get_method(name: str):
 
 def get_runner(name: str):
     return _load("tczoo.runners", "runner", name)
+
+
+def analysis_names() -> list[str]:
+    return sorted(_group("tczoo.analyses"))
+
+
+def get_analysis(name: str):
+    """An analysis a reproduction target runs after its runs: ``fn(run_dir, sandbox,
+    **options)`` over a run directory, or ``fn("tcbench:PATH", sandbox, **options)`` over
+    a benchmark built by ``tczoo build-benchmark`` (the target says which); it returns
+    ``tczoo.runner.Table`` objects."""
+    return _load("tczoo.analyses", "analysis", name)
 
 
 def command_plugins() -> list[tuple[str, Any]]:

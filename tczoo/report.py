@@ -201,23 +201,52 @@ def analyse(store) -> RunSummary:
 def run_report(run_dir: Path) -> tuple[Any, list[Table], RunSummary]:
     """(the store, the tables of every runner with the failure columns and table, the
     summary)."""
-    from tczoo.registry import UnknownNameError, get_runner
     from tczoo.store import RunStore
 
     store = RunStore.open(run_dir)
-    summary = analyse(store)
-    gens = {(g.method, g.problem_id, g.task): g for g in store.generations()}
+    tables, summary = stores_report([store])
+    return store, tables, summary
+
+
+def stores_report(stores: list) -> tuple[list[Table], RunSummary]:
+    """The tables of several run directories read as one experiment (a grid of runs,
+    one (model, method) cell each): each runner summarises the score records of all of
+    them together, and every cell's failures are counted as in one run."""
+    by_runner, summary = runner_tables(stores)
+    tables = [t for produced in by_runner.values() for t in produced]
+    failures = _failure_table(summary)
+    if failures is not None:
+        tables.append(failures)
+    if summary.warnings:
+        if tables:
+            tables[0].notes.extend(summary.warnings)
+        else:
+            tables.append(Table(title="run directory", columns=["note"], rows=[{"note": w} for w in summary.warnings]))
+    return tables, summary
+
+
+def runner_tables(stores: list) -> tuple[dict[str, list[Table]], RunSummary]:
+    """Each runner's tables over the scores of ``stores`` (with the failure columns), by
+    runner name, and what succeeded and failed in them."""
+    from tczoo.registry import UnknownNameError, get_runner
+
+    summary = RunSummary(cells={}, warnings=[])
     by_runner: dict[str, list] = {}
-    for s in store.scores():
-        g = gens.get((s.method, s.problem_id, s.task))
-        cell = summary.cells.get((s.model, s.method))
-        if g is None or cell is None or "error" in s.detail:
-            continue
-        runner = get_runner(s.runner)
-        if generation_failure(g, scores_empty=runner.scores_empty_suites) is not None:
-            continue  # scored by an older tczoo that scored failed generations
-        by_runner.setdefault(s.runner, []).append(s)
-    tables: list[Table] = []
+    for store in stores:
+        part = analyse(store)
+        summary.cells.update(part.cells)
+        summary.warnings += part.warnings
+        gens = {(g.method, g.problem_id, g.task): g for g in store.generations()}
+        for s in store.scores():
+            g = gens.get((s.method, s.problem_id, s.task))
+            cell = part.cells.get((s.model, s.method))
+            if g is None or cell is None or "error" in s.detail:
+                continue
+            runner = get_runner(s.runner)
+            if generation_failure(g, scores_empty=runner.scores_empty_suites) is not None:
+                continue  # scored by an older tczoo that scored failed generations
+            by_runner.setdefault(s.runner, []).append(s)
+    out: dict[str, list[Table]] = {}
     runner_names = sorted({c.runner for c in summary.cells.values()} | set(by_runner), key=str)
     for name in runner_names:
         try:
@@ -233,16 +262,8 @@ def run_report(run_dir: Path) -> tuple[Any, list[Table], RunSummary]:
                               columns=["model", "method"], rows=[])]
         for t in produced:
             _add_health(t, cells, runner)
-        tables.extend(produced)
-    failures = _failure_table(summary)
-    if failures is not None:
-        tables.append(failures)
-    if summary.warnings:
-        if tables:
-            tables[0].notes.extend(summary.warnings)
-        else:
-            tables.append(Table(title="run directory", columns=["note"], rows=[{"note": w} for w in summary.warnings]))
-    return store, tables, summary
+        out[name] = produced
+    return out, summary
 
 
 def run_tables(run_dir: Path) -> tuple[Any, list[Table]]:

@@ -58,9 +58,36 @@ class Progress:
     tokens: int = 0
     cost: float = 0.0
     note: str = ""
+    scope: str = ""  # which part of a larger job this is (a grid's cell), shown before the counts
 
 
 ProgressFn = Callable[[Progress], None]
+
+
+@dataclass
+class RunOptions:
+    """How a run executes, as opposed to what it computes (``RunConfig``, which is
+    recorded and must match on resume): the LLM client's settings, how many units are
+    generated at once, whether failed units are generated again, and where programs
+    run. ``tczoo run``, ``tczoo compare`` and ``tczoo reproduce`` build one from their
+    command lines and pass it through unchanged, so an execution option is added here
+    once and reaches every command."""
+
+    settings: LLMSettings = field(default_factory=LLMSettings)
+    concurrency: int = 4
+    retry_failed: bool = False
+
+    def open_sandbox(self):
+        """The sandbox programs run in (the one place the executor is chosen)."""
+        from tczoo.sandbox import Sandbox
+
+        return Sandbox()
+
+    def recorded(self) -> dict[str, Any]:
+        """What of these options changes the answers, for ``RunConfig.llm`` (a resumed
+        run must ask for the same)."""
+        s = self.settings
+        return {"temperature": s.temperature, "max_tokens": s.max_tokens, "api_base": s.api_base}
 
 
 @dataclass
@@ -216,21 +243,31 @@ def _spent(store: RunStore) -> float:
 async def run(
     config: RunConfig,
     out: Path,
+    options: RunOptions | None = None,
     *,
     settings: LLMSettings | None = None,
     sandbox=None,
     progress: ProgressFn | None = None,
-    concurrency: int = 4,
-    retry_failed: bool = False,
+    concurrency: int | None = None,
+    retry_failed: bool | None = None,
+    problems: list[Problem] | None = None,
 ) -> RunStore:
     """Run ``config`` into the directory ``out`` and return its store (closed for
-    writing; ``store.session`` says what this call did)."""
+    writing; ``store.session`` says what this call did).
+
+    ``options`` says how (``settings``, ``concurrency`` and ``retry_failed`` override
+    its fields, for callers that set one); ``sandbox`` is shared with the caller (else
+    one is opened from the options and closed at the end); ``problems`` are the
+    benchmark's problems when the caller loaded them already (a grid of runs loads
+    them once)."""
     from tczoo import __version__
     from tczoo.benchmarks import load_benchmark
     from tczoo.provenance import collect
-    from tczoo.sandbox import Sandbox
 
-    settings = settings or LLMSettings()
+    options = options or RunOptions()
+    settings = settings or options.settings
+    concurrency = options.concurrency if concurrency is None else concurrency
+    retry_failed = options.retry_failed if retry_failed is None else retry_failed
     report = progress or (lambda p: None)
     config.tczoo_version = __version__
     for name in config.methods:
@@ -239,11 +276,12 @@ async def run(
         get_runner(config.runner)
     check_params(config)
     own_sandbox = sandbox is None
-    sandbox = sandbox or Sandbox()
+    sandbox = sandbox or options.open_sandbox()
     store = None
     try:
-        report(Progress("load", note=f"loading benchmark {config.benchmark}"))
-        problems = load_benchmark(config.benchmark, config.problems, sandbox=sandbox)
+        if problems is None:
+            report(Progress("load", note=f"loading benchmark {config.benchmark}"))
+            problems = load_benchmark(config.benchmark, config.problems, sandbox=sandbox)
         if not problems:
             raise UserError(f"benchmark {config.benchmark!r} has no problems")
         units = build_units(config, problems, sandbox)
@@ -310,16 +348,16 @@ async def _loop(units: list[Unit], store: RunStore, client: LLMClient, sandbox, 
     await asyncio.gather(*(one(u) for u in units))
 
 
-def rescore(out: Path, *, sandbox=None, progress: ProgressFn | None = None) -> list[ScoreRecord]:
+def rescore(out: Path, options: RunOptions | None = None, *, sandbox=None,
+            progress: ProgressFn | None = None) -> list[ScoreRecord]:
     """Score the latest successful generation of every unit again (no LLM calls) and
     replace scores.jsonl."""
     from tczoo.benchmarks import load_benchmark
-    from tczoo.sandbox import Sandbox
 
     report = progress or (lambda p: None)
     store = RunStore.open(out, write=True)
     own_sandbox = sandbox is None
-    sandbox = sandbox or Sandbox()
+    sandbox = sandbox or (options or RunOptions()).open_sandbox()
     try:
         config = store.config
         report(Progress("load", note=f"loading benchmark {config.benchmark}"))

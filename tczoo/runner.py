@@ -106,6 +106,12 @@ class Runner:
         ``label(method)``."""
         raise NotImplementedError
 
+    def cannot_score(self, suite: TestSuite) -> str | None:
+        """Why this runner cannot score ``suite``, a suite another runner's method made
+        (cross-scoring, ``tczoo compare --runners``), or None when it can. The default
+        asks for tests; a runner that scores something else (a verdict) says so here."""
+        return None if suite.tests else "the suite has no tests"
+
     def matrices(self, record: ScoreRecord, suite: TestSuite) -> list[Matrix]:
         """The per-test view of one score record, read from the record alone (no
         sandbox): which program did what on which test. None by default."""

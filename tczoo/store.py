@@ -5,6 +5,7 @@
     DIR/generations.jsonl    one GenerationRecord per attempt at a (method, problem, task)
     DIR/scores.jsonl         one ScoreRecord per scored generation
     DIR/provenance.jsonl     one line per session that wrote here: versions, machine, model
+    DIR/cross_scores.jsonl   scores by runners other than the method's own (tczoo compare --runners)
     DIR/.lock                held by the one process writing here (its pid inside)
 
 Each record is one ``write`` of one line followed by an fsync. A run killed mid-write
@@ -35,7 +36,7 @@ from tczoo.errors import RunFailed, UserError
 from tczoo.schema import GenerationRecord, RunConfig, ScoreRecord
 from tczoo.textio import dumps, model_line
 
-FILES = ("exchanges.jsonl", "generations.jsonl", "scores.jsonl", "provenance.jsonl")
+FILES = ("exchanges.jsonl", "generations.jsonl", "scores.jsonl", "provenance.jsonl", "cross_scores.jsonl")
 LOCK = ".lock"
 
 # Fields of RunConfig that do not define the experiment: a resume may change them.
@@ -245,6 +246,11 @@ class RunStore:
     def add_provenance(self, info: dict[str, Any]) -> None:
         self._append("provenance.jsonl", dumps(info, default=str))
 
+    def add_cross_score(self, record: ScoreRecord) -> None:
+        """A generation scored by another runner than its method's own (cross-scoring);
+        kept apart from scores.jsonl, whose records are one per unit."""
+        self._append("cross_scores.jsonl", model_line(record))
+
     def replace_scores(self, records: list[ScoreRecord]) -> None:
         """``tczoo score`` recomputes every score: swap the file in one atomic rename."""
         self._write_atomic(self.root / "scores.jsonl", "".join(model_line(r) + "\n" for r in records))
@@ -307,6 +313,16 @@ class RunStore:
             key = (s.method, s.problem_id, s.task)
             if attempt.get(key, 0) == s.attempt:
                 current[key] = s
+        return list(current.values())
+
+    def cross_scores(self) -> list[ScoreRecord]:
+        """Cross-scores of the latest attempt of each unit, the last one per (runner, unit, task)."""
+        attempt = {(g.method, g.problem_id, g.task): g.attempt for g in self.generations()}
+        current: dict[tuple, ScoreRecord] = {}
+        for s in self._models("cross_scores.jsonl", ScoreRecord):
+            unit = (s.method, s.problem_id, (s.detail.get("cross") or {}).get("unit", s.task))
+            if attempt.get(unit, -1) == s.attempt:
+                current[(s.runner, s.method, s.problem_id, s.task)] = s
         return list(current.values())
 
     def exchanges(self) -> list[dict]:

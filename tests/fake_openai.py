@@ -6,7 +6,8 @@ Not a mock of tczoo: requests go through LiteLLM and the OpenAI SDK over real HT
 (a normal answer). An entry is ``(status, text)`` — a chat completion with ``text`` for
 200, an error body otherwise — or a dict with any of ``status``, ``text``, ``headers``
 (e.g. ``{"Retry-After": "1"}``), ``raw`` (bytes sent as the body as they are: garbage)
-and ``close`` (drop the connection without answering).
+and ``close`` (drop the connection without answering). ``answer(messages)``, where
+given, writes the text of every normal answer (a provider that answers by its own rules).
 """
 
 from __future__ import annotations
@@ -26,11 +27,12 @@ def closed_port() -> int:
 
 
 class FakeOpenAI:
-    def __init__(self, script=None, delay: float = 0.0, default=None, name: str = "echo"):
+    def __init__(self, script=None, delay: float = 0.0, default=None, name: str = "echo", answer=None):
         self.script = list(script or [])
         self.default = default  # entry for every request once the script is used up
         self.delay = delay
         self.name = name  # prefix of default answers: tells two servers apart
+        self.answer = answer
         self.requests: list[dict] = []
         self.times: list[float] = []
         self.active = 0
@@ -81,6 +83,8 @@ class FakeOpenAI:
                 if "raw" in entry:
                     data = entry["raw"] if isinstance(entry["raw"], bytes) else entry["raw"].encode()
                 else:
+                    if text is None and owner.answer is not None:
+                        text = owner.answer(body["messages"])
                     if text is None:
                         text = f"{owner.name}: " + body["messages"][-1]["content"][:40]
                     if status == 200:

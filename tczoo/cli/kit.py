@@ -116,6 +116,15 @@ def require_run_dir(path: Path) -> Path:
     return path
 
 
+def check_benchmark(benchmark: str) -> str:
+    """A bundled or hub benchmark name, or SCHEMA:PATH (the loader checks the path)."""
+    from tczoo.benchmarks import benchmark_names
+
+    if benchmark not in benchmark_names() and ":" not in benchmark:
+        raise CLIError(f"unknown benchmark {benchmark!r} (known: {', '.join(benchmark_names())}, or SCHEMA:PATH)")
+    return benchmark
+
+
 def parse_json_option(text: str | None, option: str) -> Any:
     if not text:
         return None
@@ -210,6 +219,66 @@ def probe_api_base(url: str, timeout: float = 5.0) -> None:
         return  # something answered, if badly: the calls will say what
 
 
+# --------------------------------------------------------------------------- run options
+
+
+def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a command the options of how a run executes — sampling defaults, the
+    provider's ``--api-base``, concurrency, connection, cost and error limits, retries,
+    the cache — and call it with them as one ``options: tczoo.run.RunOptions`` argument.
+
+    ``tczoo run``, ``compare`` and ``reproduce`` are decorated with it, so an execution
+    option is declared here once (and its field added to ``RunOptions``)."""
+    import functools
+    import inspect
+    from typing import Optional
+
+    shared = {
+        "temperature": (Optional[float], typer.Option(
+            None, "--temperature", min=0, help="sampling temperature of methods whose paper fixes none (default 0.2)")),
+        "max_tokens": (Optional[int], typer.Option(
+            None, "--max-tokens", min=1, help="most tokens per answer, for methods that set none (default 2048)")),
+        "api_base": (Optional[str], typer.Option(
+            None, "--api-base", help="for hosted_vllm/ and openai-compatible servers (probed before the run)")),
+        "concurrency": (int, typer.Option(4, "--concurrency", min=1, help="units generated at once")),
+        "max_connections": (int, typer.Option(8, "--max-connections", min=1,
+                                              help="requests in flight per provider and server")),
+        "max_cost": (Optional[float], typer.Option(
+            None, "--max-cost", min=0,
+            help="stop generating once the run's LiteLLM-computed cost reaches this many USD (resumable)")),
+        "max_errors": (int, typer.Option(5, "--max-consecutive-errors", min=0,
+                                         help="stop the run after this many provider failures in a row (0: never)")),
+        "retry_failed": (bool, typer.Option(
+            False, "--retry-failed",
+            help="generate every failed unit again (transient provider failures are retried without it)")),
+        "no_cache": (bool, typer.Option(False, "--no-cache", help="do not read or write the LLM exchange cache")),
+    }
+    signature = inspect.signature(command)
+    kept = [p for name, p in signature.parameters.items() if name != "options"]
+    added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=kind)
+             for name, (kind, option) in shared.items()]
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from tczoo.llm import LLMSettings
+        from tczoo.run import RunOptions
+
+        given = {name: kwargs.pop(name) for name in shared}
+        settings = LLMSettings(api_base=given["api_base"], cache=not given["no_cache"],
+                               max_connections=given["max_connections"], max_cost=given["max_cost"],
+                               max_consecutive_errors=given["max_errors"])
+        if given["temperature"] is not None:
+            settings.temperature = given["temperature"]
+        if given["max_tokens"] is not None:
+            settings.max_tokens = given["max_tokens"]
+        options = RunOptions(settings=settings, concurrency=given["concurrency"],
+                             retry_failed=given["retry_failed"])
+        return command(*args, options=options, **kwargs)
+
+    wrapper.__signature__ = signature.replace(parameters=kept + added)  # type: ignore[attr-defined]
+    return wrapper
+
+
 # --------------------------------------------------------------------------- progress
 
 
@@ -296,12 +365,13 @@ class RunReporter:
                                    completed=state.done, total=state.total or None)
 
     def _describe(self, s: Any, bar: bool = False) -> str:
+        scope = f"{s.scope}: " if getattr(s, "scope", "") else ""
         if s.stage == "load":
-            return s.note or "loading"
+            return scope + (s.note or "loading")
         text = f"{s.done}/{s.total} units done, {s.failed} failed, {s.tokens:,} tokens"
         if s.cost:
             text += f", ${s.cost:.4f}"
-        return text if not bar else f"run: {s.failed} failed, {s.tokens:,} tokens"
+        return scope + (text if not bar else f"run: {s.failed} failed, {s.tokens:,} tokens")
 
     def _line(self) -> None:
         with self._lock:

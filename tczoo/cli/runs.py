@@ -18,10 +18,12 @@ from tczoo.cli.kit import (
     format_option,
     parse_json_option,
     RunReporter,
+    check_benchmark,
     progress,
     require_file,
     require_run_dir,
     rich_table,
+    run_options,
     split,
     warn,
 )
@@ -29,6 +31,7 @@ from tczoo.cli.kit import (
 REPORT_FORMATS = ("table", "md", "csv", "json")
 
 
+@run_options
 def run(
     method: str = typer.Option(..., "--method", "-m", help="method name(s), comma-separated"),
     model: str = typer.Option("local/qwen2.5-coder-1.5b", "--model", help="LiteLLM model string, local/..., scripted:PATH or replay:DIR"),
@@ -39,16 +42,9 @@ def run(
     out: Path = typer.Option(Path("runs/latest"), "--out", "-o", help="run directory (resumed if it exists)"),
     runner: Optional[str] = typer.Option(None, "--runner", help="score with this runner instead of each method's own"),
     params: Optional[str] = typer.Option(None, "--params", help='JSON: {"crux": {"max_rounds": 3}, "runner:hackrate": {...}}'),
-    temperature: Optional[float] = typer.Option(None, "--temperature", min=0, help="sampling temperature of methods whose paper fixes none (default 0.2)"),
-    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", min=1, help="most tokens per answer, for methods that set none (default 2048)"),
-    api_base: Optional[str] = typer.Option(None, "--api-base", help="for hosted_vllm/ and openai-compatible servers (probed before the run)"),
-    concurrency: int = typer.Option(4, "--concurrency", min=1, help="units generated at once"),
-    max_connections: int = typer.Option(8, "--max-connections", min=1, help="requests in flight per provider and server"),
-    max_cost: Optional[float] = typer.Option(None, "--max-cost", min=0, help="stop generating once the run's LiteLLM-computed cost reaches this many USD (resumable)"),
-    max_errors: int = typer.Option(5, "--max-consecutive-errors", min=0, help="stop the run after this many provider failures in a row (0: never)"),
-    retry_failed: bool = typer.Option(False, "--retry-failed", help="generate every failed unit again (transient provider failures are retried without it)"),
-    no_cache: bool = typer.Option(False, "--no-cache", help="do not read or write the LLM exchange cache"),
     fmt: str = format_option(*REPORT_FORMATS, help="format of the report printed at the end"),
+    *,
+    options,
 ) -> None:
     """Generate tests with METHOD(s) on a benchmark, record everything in OUT, and score them.
 
@@ -57,9 +53,7 @@ def run(
     line; the same command resumes), 2 for a usage error (nothing is written)."""
     import asyncio
 
-    from tczoo.benchmarks import benchmark_names
     from tczoo.errors import RunFailed
-    from tczoo.llm import LLMSettings
     from tczoo.registry import get_method, get_runner
     from tczoo.run import check_params, run as run_all
     from tczoo.schema import RunConfig
@@ -73,29 +67,20 @@ def run(
         get_method(n)
     if runner:
         get_runner(runner)
-    if benchmark not in benchmark_names() and ":" not in benchmark:
-        raise CLIError(f"unknown benchmark {benchmark!r} (known: {', '.join(benchmark_names())}, or SCHEMA:PATH)")
+    check_benchmark(benchmark)
     if out.exists() and not out.is_dir():
         raise CLIError(f"--out {out} exists and is not a directory")
     parsed_params = parse_json_option(params, "--params") or {}
     if not isinstance(parsed_params, dict):
         raise CLIError('--params must be a JSON object, e.g. {"crux": {"max_rounds": 3}}')
-    settings = LLMSettings(api_base=api_base, cache=not no_cache, max_connections=max_connections,
-                           max_cost=max_cost, max_consecutive_errors=max_errors)
-    if temperature is not None:
-        settings.temperature = temperature
-    if max_tokens is not None:
-        settings.max_tokens = max_tokens
     config = RunConfig(
         methods=names, model=model, benchmark=benchmark, problems=split(problems), samples=samples, seed=seed,
-        runner=runner, params=parsed_params,
-        llm={"temperature": settings.temperature, "max_tokens": settings.max_tokens, "api_base": api_base},
+        runner=runner, params=parsed_params, llm=options.recorded(),
     )
     check_params(config)
-    check_model(model, api_base)
+    check_model(model, options.settings.api_base)
     with RunReporter() as reporter:
-        store = asyncio.run(run_all(config, out, settings=settings, progress=reporter, concurrency=concurrency,
-                                    retry_failed=retry_failed))
+        store = asyncio.run(run_all(config, out, options, progress=reporter))
     echo(f"run recorded in {store.root}", err=True)
     session = store.session
     for line in (session.warnings if session is not None else []):
@@ -211,18 +196,33 @@ def print_report(run_dir: Path | list[Path], fmt: str, *, after_run: bool = Fals
 
 
 def report(
-    run_dirs: list[Path] = typer.Argument(..., help="run directories"),
+    run_dirs: list[Path] = typer.Argument(..., help="run directories, or comparison directories (tczoo compare --out)"),
     fmt: str = format_option(*REPORT_FORMATS),
     plot: Optional[Path] = typer.Option(None, "--plot", help="also draw the scaling curves (HR at k x rank) to this PNG"),
 ) -> None:
-    """Print the paper-style result tables of one or more runs."""
+    """Print the paper-style result tables of one or more runs (a comparison directory:
+    its model × method report)."""
+    from tczoo.experiments.grid import is_grid
     from tczoo.report import plot_scaling, run_tables
 
-    for d in run_dirs:
+    grids = [d for d in run_dirs if is_grid(d)]
+    runs = [d for d in run_dirs if not is_grid(d)]
+    for d in runs:
         require_run_dir(d)
-    print_report(list(run_dirs), fmt)
+    tables = []
+    if runs:
+        print_report(runs, fmt)
+        tables += [t for d in runs for t in run_tables(d)[1]]
+    for g in grids:
+        from tczoo.cli.experiments import print_tables
+        from tczoo.experiments.compare import grid_report
+
+        grid_tables, summary, _ = grid_report(g)
+        print_tables(grid_tables, fmt)
+        if summary.warning():
+            warn(f"{g}: {summary.warning()}")
+        tables += grid_tables
     if plot is not None:
-        tables = [t for d in run_dirs for t in run_tables(d)[1]]
         if not plot_scaling(tables, plot):
             raise CLIError("nothing to plot: score with scales, e.g. --params '{\"runner:hackrate\": {\"scales\": [1,2,3,4,5]}}'")
         echo(f"plot written to {plot}", err=True)

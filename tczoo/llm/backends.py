@@ -148,7 +148,8 @@ def replay_key(messages: list[dict], params: dict[str, Any], sample: int) -> str
 
 
 class ReplayBackend(Backend):
-    """Answers from a run directory's ``exchanges.jsonl``, whatever model made them."""
+    """Answers from a run directory's ``exchanges.jsonl`` (or every run of a comparison
+    directory), whatever model made them."""
 
     cacheable = False
 
@@ -159,18 +160,21 @@ class ReplayBackend(Backend):
     def __init__(self, run_dir: str):
         self.run_dir = Path(run_dir).expanduser()
         path = self.run_dir / "exchanges.jsonl"
-        if not path.is_file():
-            raise ModelSpecError(f"replay: {path} not found (is {run_dir} a tczoo run directory?)")
+        # a comparison directory (tczoo compare / reproduce) replays all its cells' runs
+        paths = [path] if path.is_file() else sorted(self.run_dir.glob("*/*/exchanges.jsonl"))
+        if not paths or not (path.is_file() or (self.run_dir / "grid.json").is_file()):
+            raise ModelSpecError(f"replay: {path} not found (is {run_dir} a tczoo run or comparison directory?)")
         self.answers: dict[str, dict] = {}
-        with path.open() as fh:
-            for line in fh:
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a torn last line from a killed run
-                if rec.get("ok"):
-                    key = replay_key(rec["messages"], rec["params"], rec["sample"])
-                    self.answers[key] = rec
+        for one in paths:
+            with one.open() as fh:
+                for line in fh:
+                    try:
+                        rec = json.loads(line)
+                    except json.JSONDecodeError:
+                        continue  # a torn last line from a killed run
+                    if rec.get("ok"):
+                        key = replay_key(rec["messages"], rec["params"], rec["sample"])
+                        self.answers[key] = rec
 
     async def answer(self, messages, params, sample):
         rec = self.answers.get(replay_key(messages, params, sample))

@@ -1,0 +1,210 @@
+"""``tczoo compare`` and ``tczoo reproduce``: grids of runs across models and methods,
+and the papers' tables reproduced into ``results/`` (logic in ``tczoo.experiments``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from tczoo.cli.kit import (
+    CLIError,
+    RunReporter,
+    check_benchmark,
+    check_model,
+    console,
+    echo,
+    emit_json,
+    format_option,
+    parse_json_option,
+    rich_table,
+    run_options,
+    split,
+    warn,
+)
+
+REPORT_FORMATS = ("table", "md", "csv", "json")
+
+
+def _params(text: str | None) -> dict:
+    parsed = parse_json_option(text, "--params") or {}
+    if not isinstance(parsed, dict):
+        raise CLIError('--params must be a JSON object, e.g. {"crux": {"max_rounds": 3}}')
+    return parsed
+
+
+def _check_models(models: list[str], api_base: str | None) -> None:
+    from tczoo.experiments.grid import is_provider
+
+    for model in models:
+        check_model(model, api_base if is_provider(model) else None)
+
+
+def print_tables(tables, fmt: str) -> None:
+    import sys
+
+    from tczoo.experiments.metrics import decimals, show
+    from tczoo.report import render
+
+    if fmt != "table":
+        sys.stdout.write(render(tables, fmt))
+        sys.stdout.flush()
+        return
+    for t in tables:
+        rows = ([show(r.get(c), decimals(t, c)) for c in t.columns] for r in t.rows)
+        left = [c for c in t.columns if c in ("model", "method", "runner", "source", "setting", "here", "paper",
+                                               "stage", "reason", "example", "why not", "status", "headline")]
+        console.print(rich_table(t.title, t.columns, rows, left=left or t.columns[:1]))
+        for note in t.notes:
+            echo(note)
+
+
+def _session_warnings(session) -> None:
+    for state in session.cells:
+        for line in state.warnings:
+            warn(f"{state.cell.label}: {line}")
+        if state.halted:
+            warn(f"{state.cell.label}: stopped: {state.halted}")
+        if state.not_started and state.not_started != "provider_down" and "no task" not in state.not_started:
+            warn(f"{state.cell.label}: {state.not_started}")
+    down = [s.cell.label for s in session.cells if s.not_started == "provider_down"]
+    if down:
+        warn(f"not started because the provider stopped answering: {', '.join(down)}")
+
+
+@run_options
+def compare(
+    methods: str = typer.Option(..., "--methods", "-m", help="method names, comma-separated"),
+    models: str = typer.Option("local/qwen2.5-coder-1.5b", "--models",
+                               help="model strings, comma-separated (--api-base reaches the provider models)"),
+    benchmark: str = typer.Option("zoo-mini", "--benchmark", "-b", help="zoo-mini, a hub name, or SCHEMA:PATH"),
+    problems: Optional[str] = typer.Option(None, "--problems", "-p", help="problem ids or id prefixes, comma-separated"),
+    samples: int = typer.Option(1, "--samples", "-n", min=1, help="independent generations per task"),
+    seed: int = typer.Option(0, "--seed"),
+    runner: Optional[str] = typer.Option(None, "--runner", help="score every method with this runner instead of its own"),
+    runners: Optional[str] = typer.Option(None, "--runners",
+                                          help="cross-score every method's suites with these runners too ('all': every installed runner)"),
+    params: Optional[str] = typer.Option(None, "--params", help='JSON: {"crux": {...}, "runner:hackrate": {...}}'),
+    out: Path = typer.Option(Path("runs/compare"), "--out", "-o", help="comparison directory (resumed if it exists)"),
+    fmt: str = format_option(*REPORT_FORMATS, help="format of the report printed at the end"),
+    *,
+    options,
+) -> None:
+    """Run every model × method into OUT (one run directory per cell, shared caches,
+    resumable) and print the model × method matrix with cost, time and failures.
+
+    Exit code 0 when some cell produced results, 1 when every generation failed or a
+    provider stopped answering (the same command resumes), 2 for a usage error."""
+    import asyncio
+
+    from tczoo.errors import RunFailed
+    from tczoo.experiments.compare import grid_report
+    from tczoo.experiments.grid import GridSpec, check_grid
+    from tczoo.registry import runner_names
+
+    cross = runner_names() if runners == "all" else (split(runners) or [])
+    spec = GridSpec(methods=split(methods) or [], models=split(models) or [], benchmark=check_benchmark(benchmark),
+                    problems=split(problems), samples=samples, seed=seed, runner=runner, params=_params(params),
+                    llm=options.recorded(), cross=cross)
+    check_grid(spec)
+    _check_models(spec.models, options.settings.api_base)
+    from tczoo.experiments.grid import run_grid
+
+    with RunReporter() as reporter:
+        session = asyncio.run(run_grid(spec, out, options, progress=reporter))
+    echo(f"comparison recorded in {out}", err=True)
+    _session_warnings(session)
+    tables, summary, _ = grid_report(out, spec)
+    print_tables(tables, fmt)
+    if summary.warning() and not summary.all_failed:
+        warn(summary.warning())
+    if session.halted:
+        raise RunFailed(f"stopped: {session.stop_reason()}; run the same command again to resume")
+    if summary.all_failed:
+        raise RunFailed(summary.cause())
+
+
+@run_options
+def reproduce(
+    target: Optional[str] = typer.Argument(None, help="a target (tczoo reproduce --list)"),
+    model: str = typer.Option("local/qwen2.5-coder-1.5b", "--model",
+                              help="LiteLLM model string, local/..., scripted:PATH or replay:DIR"),
+    benchmark: str = typer.Option("zoo-mini", "--benchmark", "-b", help="zoo-mini, a hub name, or SCHEMA:PATH"),
+    problems: Optional[str] = typer.Option(None, "--problems", "-p", help="problem ids or id prefixes, comma-separated"),
+    samples: Optional[int] = typer.Option(None, "--samples", "-n", min=1, help="generations per task (default: the target's)"),
+    params: Optional[str] = typer.Option(None, "--params", help="JSON merged over the target's own parameters"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o",
+                                       help="comparison directory (default: runs/reproduce/<run>-<settings hash>)"),
+    results: Path = typer.Option(Path("results"), "--results", help="where results/<paper>/<target>.md|.csv|.png go"),
+    report_only: bool = typer.Option(False, "--report-only",
+                                     help="run nothing: rebuild the result files from the runs already in OUT"),
+    list_targets: bool = typer.Option(False, "--list", help="list the targets"),
+    fmt: str = format_option(*REPORT_FORMATS, help="format of the table printed at the end"),
+    *,
+    options,
+) -> None:
+    """Reproduce one of the papers' tables or figures with MODEL: run it, lay the result
+    out as the paper does with the paper's numbers beside ours, and write
+    results/<paper>/<target>.md and .csv (.png for a figure)."""
+    import asyncio
+
+    from tczoo.experiments.targets import get_target, targets
+
+    if list_targets:
+        known = targets()
+        rows = [{"target": n, "paper": t.paper, "methods": ",".join(t.methods) or "(none: benchmark analysis)",
+                 "what": t.title} for n, t in known.items()]
+        if fmt == "json":
+            emit_json(rows)
+        else:
+            console.print(rich_table("reproduction targets", ["target", "paper", "methods", "what"],
+                                     ([r[c] for c in ("target", "paper", "methods", "what")] for r in rows),
+                                     left=["target", "paper", "methods", "what"]))
+        return
+    if target is None:
+        raise CLIError("name a target (tczoo reproduce --list shows them)")
+    from tczoo.errors import RunFailed
+    from tczoo.experiments.grid import check_grid, read_spec
+    from tczoo.experiments.reproduce import build, default_out, execute, plan, write
+
+    chosen = get_target(target)
+    missing = chosen.missing_methods()
+    if missing:
+        raise CLIError(f"target {target} runs {', '.join(missing)}, which are not installed")
+    spec = plan(chosen, model, benchmark=check_benchmark(benchmark), problems=split(problems), samples=samples,
+                params=_params(params), options=options)
+    if chosen.run is not None:
+        check_grid(spec)
+    folder = out or default_out(chosen, spec)
+    if results.exists() and not results.is_dir():
+        raise CLIError(f"--results {results} exists and is not a directory")
+    if chosen.run is None:
+        folder.mkdir(parents=True, exist_ok=True)  # holds the built benchmark
+    elif report_only:
+        if read_spec(folder) is None:
+            raise CLIError(f"--report-only: {folder} holds no comparison (run the same command without it first)")
+    else:
+        _check_models(spec.models, options.settings.api_base)
+        with RunReporter() as reporter:
+            session = asyncio.run(execute(chosen, spec, folder, options, progress=reporter))
+        echo(f"runs recorded in {folder}", err=True)
+        _session_warnings(session)
+        if session.halted:
+            raise RunFailed(f"stopped: {session.stop_reason()}; run the same command again to resume")
+    sandbox = options.open_sandbox() if chosen.analysis is not None else None
+    try:
+        repro = build(chosen, spec, folder, sandbox=sandbox)
+    finally:
+        if sandbox is not None:
+            sandbox.close()
+    paths = write(repro, results)
+    print_tables([repro.settings, repro.comparison], fmt)
+    echo("written: " + ", ".join(str(p) for p in paths), err=True)
+    if not repro.scored:
+        raise RunFailed(f"{target}: nothing was scored; the failures are in {paths[0]}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("compare")(compare)
+    app.command("reproduce")(reproduce)

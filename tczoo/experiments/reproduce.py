@@ -1,0 +1,432 @@
+"""``tczoo reproduce TARGET``: run a paper's experiment with one model and lay its
+table out as the paper does, the paper's own numbers beside ours.
+
+A target (``targets.yaml``) is run as a grid of one model × the target's methods
+(``tczoo.experiments.grid``: resumable, cached, one run directory per method), then
+read back from the recorded runs only — ``build`` executes nothing but what an analysis
+asks for (``tczoo.analyses``: TC-Bench's Figure 4a rescoring on the WrongSelect basis,
+4c and 6 on other validators, 7 and 8 over the built benchmark) — so a recorded run
+regenerates its table byte for byte. ``write`` puts ``results/<paper>/<target>.md`` and ``.csv`` (and
+``.png`` for a figure) in place; the markdown starts with every setting in which this
+run differs from the paper's.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from tczoo.experiments.grid import GridSession, GridSpec, cells, read_spec, run_grid
+from tczoo.experiments.layout import OURS, comparison_table, our_rows, paper_rows, side_by_side
+from tczoo.experiments.targets import Target, TargetError, papers
+from tczoo.report import ADDED, render, runner_tables, stores_report
+from tczoo.run import Progress, RunOptions
+from tczoo.runner import Table
+
+DEFAULT_ROOT = Path("runs/reproduce")
+TARGET_KEYS = ("analysis", "build")
+
+
+# --------------------------------------------------------------------------- planning
+
+
+def installed(methods: list[str]) -> list[str]:
+    from tczoo.registry import method_names
+
+    known = set(method_names())
+    return [m for m in methods if m in known]
+
+
+def merge_params(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    """``--params`` over a target's own: per method or runner key, field by field."""
+    out = {k: dict(v) for k, v in base.items()}
+    for key, value in over.items():
+        if isinstance(value, dict):
+            out[key] = {**out.get(key, {}), **value}
+        else:
+            out[key] = value
+    return out
+
+
+def plan(target: Target, model: str, *, benchmark: str = "zoo-mini", problems: list[str] | None = None,
+         samples: int | None = None, params: dict[str, Any] | None = None,
+         options: RunOptions | None = None) -> GridSpec:
+    """The grid that reproduces ``target`` with ``model``."""
+    options = options or RunOptions()
+    params = dict(params or {})
+    # "analysis" and "build" in --params reach the target's analysis, not a method or runner
+    own = {k: params.pop(k) for k in TARGET_KEYS if k in params}
+    for key, value in own.items():
+        if not isinstance(value, dict):
+            raise TargetError(f"--params: the value for {key!r} must be an object of options")
+    if own and target.analysis is None:
+        raise TargetError(f"--params names {', '.join(own)}, but target {target.name} runs no analysis")
+    if target.run is None:  # an analysis of the benchmark itself: nothing to run
+        if params:
+            raise TargetError(f"target {target.name} runs no method: --params takes only {', '.join(TARGET_KEYS)}")
+        return GridSpec(methods=[], models=[], benchmark=benchmark, problems=problems, llm=options.recorded(),
+                        target=own)
+    methods = target.run.methods + installed(target.run.optional_methods)
+    return GridSpec(methods=methods, models=[model], benchmark=benchmark, problems=problems,
+                    samples=samples or target.run.samples, runner=target.run.runner,
+                    params=merge_params(target.run.params, params), llm=options.recorded(), target=own)
+
+
+def default_out(target: Target, spec: GridSpec, root: Path = DEFAULT_ROOT) -> Path:
+    """``runs/reproduce/<run name>-<settings hash>``: targets that run the same
+    experiment (same run name, benchmark, problems, samples, params, sampling) share it;
+    another model or method is another cell of it."""
+    settings = spec.model_dump(exclude={"methods", "models", "cross", "target"})
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:8]
+    return root / f"{target.run_name or target.name}-{digest}"
+
+
+async def execute(target: Target, spec: GridSpec, out: Path, options: RunOptions | None = None, *,
+                  progress: Callable[[Progress], None] | None = None) -> GridSession:
+    del target  # the grid says everything the runs need
+    return await run_grid(spec, out, options, progress=progress)
+
+
+# --------------------------------------------------------------------------- reading back
+
+
+def model_label(model: str) -> str:
+    """The model that answered: a ``replay:DIR`` model is the model recorded in DIR (so a
+    replayed run reports, and regenerates, the recorded run's tables)."""
+    seen: set[str] = set()
+    while model.startswith("replay:") and model not in seen:
+        seen.add(model)
+        folder = Path(model.split(":", 1)[1])
+        if (folder / "config.json").is_file():
+            model = json.loads((folder / "config.json").read_text()).get("model", model)
+        elif read_spec(folder) is not None and len(read_spec(folder).models) == 1:
+            model = read_spec(folder).models[0]
+        else:
+            break
+    return model
+
+
+@dataclass
+class Reproduction:
+    target: Target
+    spec: GridSpec
+    comparison: Table
+    ours: list[dict[str, Any]]
+    paper: list[dict[str, Any]]
+    settings: Table
+    details: list[Table] = field(default_factory=list)  # counts, failures, the runner's own tables
+    figure_rows: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def scored(self) -> bool:
+        """Whether any number of ours came out (else every cell failed or was excluded)."""
+        columns = [c for c in self.comparison.columns if c not in ("source", "model", *ADDED)]
+        return any(_has_number(r, columns) for r in self.ours)
+
+
+def _problem_ids(stores: list) -> tuple[list[str], int | None]:
+    ids: set[str] = set()
+    total = None
+    for store in stores:
+        ids |= {g.problem_id for g in store.generations()}
+        for line in store.provenance():
+            total = (line.get("benchmark") or {}).get("problems", total)
+    return sorted(ids), total
+
+
+def settings_table(target: Target, spec: GridSpec, stores: list) -> Table:
+    """Every setting in which this run differs from the paper's, side by side."""
+    from tczoo.llm import LLMSettings
+
+    ids, total = _problem_ids(stores)
+    subset = spec.problems is not None
+    here_bench = (f"{spec.benchmark}: " + (f"{len(ids)} problem(s) chosen with --problems" if subset else
+                                          f"all {total or len(ids)} problem(s)")
+                  + (f" ({', '.join(ids)})" if ids and len(ids) <= 12 else ""))
+    defaults = LLMSettings()
+    sampling = []
+    if spec.llm.get("temperature") not in (None, defaults.temperature):
+        sampling.append(f"temperature {spec.llm['temperature']} where a method's paper fixes none")
+    if spec.llm.get("max_tokens") not in (None, defaults.max_tokens):
+        sampling.append(f"at most {spec.llm['max_tokens']} tokens per answer where a method's paper sets no limit")
+    run_params = target.run.params if target.run is not None else {}
+    overrides = {k: v for k, v in spec.params.items() if run_params.get(k) != v}
+    here = {
+        "model": model_label(spec.models[0]) if spec.models else "none: the analysis reads the benchmark itself",
+        "benchmark": here_bench,
+        "samples": f"{spec.samples} generation(s) per task"
+                   + (" (a runner's own count where it sets one, e.g. 8 bug-finding responses)" if spec.samples == 1
+                      else ""),
+        "sampling": "; ".join(sampling) or "each method's paper settings (tczoo's defaults elsewhere)",
+        "budget": "as the paper (the runner's defaults)" if not any(k.startswith("runner:") for k in overrides)
+                  else "changed by --params (below)",
+        "timing": "tczoo's sandbox on this machine: CPU time, median of repeated runs, no core pinning",
+    }
+    rows = [{"setting": key, "here": here.get(key, "tczoo's implementation (see docs/)"), "paper": value}
+            for key, value in target.paper_setting.items()]
+    missing = [m for m in target.run.optional_methods if m not in spec.methods] if target.run else []
+    if missing:
+        rows.append({"setting": "methods", "here": f"{', '.join(missing)} not installed: no row",
+                     "paper": ", ".join(target.run.methods + target.run.optional_methods)})
+    if spec.target:
+        rows.append({"setting": "analysis options", "here": json.dumps(spec.target, sort_keys=True),
+                     "paper": "the target's defaults"})
+    if overrides:
+        rows.append({"setting": "--params", "here": json.dumps(overrides, sort_keys=True),
+                     "paper": json.dumps({k: run_params.get(k, "paper default") for k in overrides},
+                                         sort_keys=True)})
+    return Table(title="settings: here and in the paper", columns=["setting", "here", "paper"], rows=rows)
+
+
+def run_analysis(target: Target, spec: GridSpec, out: Path, sandbox) -> list[Table]:
+    """The target's analysis: over each of its run directories (their tables merged:
+    one row per model × method), or over the benchmark built from its benchmark."""
+    from tczoo.registry import get_analysis
+
+    analysis = target.analysis
+    fn = get_analysis(analysis.name)
+    options = {**analysis.options, **(spec.target.get("analysis") or {})}
+    if analysis.over == "benchmark":
+        return fn(f"tcbench:{built_benchmark(target, spec, out, sandbox)}", sandbox, **options)
+    merged: dict[str, Table] = {}
+    for cell in cells(spec, Path(out)):
+        if not (cell.dir / "config.json").is_file():
+            continue
+        for table in fn(cell.dir, sandbox, **options):
+            into = merged.get(table.title)
+            if into is None:
+                merged[table.title] = table
+            else:
+                into.rows += table.rows
+                into.notes += [n for n in table.notes if n not in into.notes]
+    return list(merged.values())
+
+
+def built_benchmark(target: Target, spec: GridSpec, out: Path, sandbox) -> Path:
+    """The benchmark's problems through TC-Bench's construction (judge, filter,
+    WrongSelect; ``analysis.build`` options), written once into ``out``."""
+    from tczoo.benchmarks import load_benchmark
+    from tczoo.benchmarks.construct import build_benchmark
+    from tczoo.schema import Language
+
+    options = {**target.analysis.build, **(spec.target.get("build") or {})}
+    languages = options.get("languages")
+    if isinstance(languages, str):
+        languages = [languages]
+    if languages is not None:  # "all": every language (the paper keeps C/C++)
+        options["languages"] = None if "all" in languages else tuple(Language.parse(x) for x in languages)
+    digest = hashlib.sha256(json.dumps(options, sort_keys=True, default=str).encode()).hexdigest()[:8]
+    path = Path(out) / f"built-{digest}.jsonl"
+    if not path.is_file():
+        build_benchmark(load_benchmark(spec.benchmark, spec.problems, sandbox=sandbox), sandbox, path, **options)
+    return path
+
+
+def build(target: Target, spec: GridSpec, out: Path, *, sandbox=None) -> Reproduction:
+    """The target's tables from the recorded runs in ``out``."""
+    from tczoo.store import RunStore
+
+    grid = [c for c in cells(spec, Path(out)) if (c.dir / "config.json").is_file()]
+    stores = [RunStore.open(c.dir) for c in grid]
+    by_runner, summary = runner_tables(stores)
+    details, _ = stores_report(stores)
+    label = model_label
+    paper = paper_rows(target)
+    columns = target.layout.columns
+    model = spec.models[0] if spec.models else ""
+    if target.analysis is not None:
+        own = sandbox is None
+        if own:
+            sandbox = RunOptions().open_sandbox()
+        try:
+            tables = run_analysis(target, spec, Path(out), sandbox)
+        finally:
+            if own:
+                sandbox.close()
+        ours, table = our_rows(target, tables, label, model)
+        details = tables + details
+    else:
+        ours, table = our_rows(target, [t for ts in by_runner.values() for t in ts], label, model)
+    figure_rows = ours
+    ours += _unscored_rows(target, spec, ours, summary, columns)
+    rows = side_by_side(target, ours, paper)
+    comparison = comparison_table(target, rows, table, columns)
+    details = [_relabelled(t, spec) for t in details]
+    if not any(_has_number(r, columns) for r in ours):
+        comparison.notes.append("no number of ours: nothing was scored (see the failures below)")
+    if any(r.get(c) is None for r in ours for c in columns):
+        comparison.notes.append("an empty cell of ours: the runner has no number there (a language without accepted "
+                                "solutions, a problem excluded by the runner's rules: see the notes below)")
+    return Reproduction(target=target, spec=spec, comparison=comparison, ours=ours, paper=paper,
+                        settings=settings_table(target, spec, stores), details=details, figure_rows=figure_rows)
+
+
+def _relabelled(table: Table, spec: GridSpec) -> Table:
+    """``table`` with each model named by ``model_label`` (a replayed run's tables read
+    as the recorded run's)."""
+    names = {m: model_label(m) for m in spec.models if model_label(m) != m}
+    if not names:
+        return table
+
+    def fix(value: Any) -> Any:
+        if isinstance(value, str):
+            for old, new in names.items():
+                value = value.replace(old, new)
+        return value
+
+    table.title = fix(table.title)
+    table.rows = [{k: fix(v) for k, v in row.items()} for row in table.rows]
+    table.notes = [fix(n) for n in table.notes]
+    return table
+
+
+def _has_number(row: dict[str, Any], columns: list[str]) -> bool:
+    return any(isinstance(row.get(c), (int, float)) and not isinstance(row.get(c), bool) for c in columns)
+
+
+def _unscored_rows(target: Target, spec: GridSpec, ours: list[dict[str, Any]], summary, columns: list[str]
+                   ) -> list[dict[str, Any]]:
+    """A row for every method of the grid that has none in the runner's table (all its
+    generations failed, or the runner excluded every problem), saying which."""
+    from tczoo.experiments.metrics import norm
+
+    if "method" not in target.layout.keys:
+        return []
+    have = {norm(r.get("method")) for r in ours}
+    rows = []
+    for model in spec.models:
+        for method in spec.methods:
+            if norm(method) in have:
+                continue
+            cell = summary.cells.get((model, method))
+            what = "not run" if cell is None else ("failed" if cell.status == "failed" else "not scored")
+            row = {"source": OURS, "model": model_label(model), "method": method, **{c: what for c in columns}}
+            if cell is not None:
+                row.update({"units": cell.attempted, "failed": cell.failed + cell.score_errors,
+                            "no valid tests": cell.no_valid})
+            rows.append(row)
+    return rows
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def command_line(spec: GridSpec, target: Target) -> str:
+    """The command that reproduces this result (from the settings, not argv: the same
+    for a replayed run)."""
+    parts = ["tczoo reproduce", target.name]
+    if spec.models:
+        parts += ["--model", model_label(spec.models[0])]
+    if spec.benchmark != "zoo-mini":
+        parts += ["--benchmark", spec.benchmark]
+    if spec.problems:
+        parts += ["--problems", ",".join(spec.problems)]
+    if target.run is not None and spec.samples != target.run.samples:
+        parts += ["--samples", str(spec.samples)]
+    run_params = target.run.params if target.run is not None else {}
+    overrides = {k: v for k, v in spec.params.items() if run_params.get(k) != v}
+    overrides.update(spec.target)
+    if overrides:
+        parts += ["--params", "'" + json.dumps(overrides, sort_keys=True) + "'"]
+    from tczoo.llm import LLMSettings
+
+    if spec.llm.get("max_tokens") not in (None, LLMSettings().max_tokens):
+        parts += ["--max-tokens", str(spec.llm["max_tokens"])]
+    if spec.llm.get("temperature") not in (None, LLMSettings().temperature):
+        parts += ["--temperature", str(spec.llm["temperature"])]
+    if spec.llm.get("api_base"):
+        parts += ["--api-base", spec.llm["api_base"]]
+    return " ".join(parts)
+
+
+def markdown(repro: Reproduction) -> str:
+    target = repro.target
+    paper = papers()[target.paper]
+    refs = [t.ref for _, t in target.paper_tables()]
+    head = [
+        f"# {target.title}",
+        "",
+        f"Reproduced by `{command_line(repro.spec, target)}`.",
+        "",
+        f"Paper: *{paper.title}* ({paper.cite}); " + "; ".join(refs) + ".",
+        "",
+        "The paper's numbers are entered from its tables (tczoo/experiments/data/papers.yaml); ours are computed "
+        "by tczoo's runners from the recorded run. A cell whose generations failed says `failed`, never a number; "
+        "`units`, `failed` and `no valid tests` count our generations.",
+        "",
+        "",
+    ]
+    body = [render([repro.settings], "md"), render([repro.comparison], "md")]
+    for tid, table in target.paper_tables():
+        if table.claims:
+            body.append(f"### What the paper says about {table.ref}\n\n" + "\n".join(f"- {c}" for c in table.claims)
+                        + "\n\n")
+        if table.rows:
+            full = Table(title=f"the paper's {table.ref}", columns=table.keys + table.columns,
+                         rows=[{**r, **{c: _paper_cell(r.get(c), table.places(c)) for c in table.columns}}
+                               for r in table.records()],
+                         notes=([table.setting] if table.setting else []) + table.notes
+                         + ([f"the paper's names: {json.dumps(table.headers, ensure_ascii=False)}"]
+                            if table.headers else []))
+            body.append(render([full], "md"))
+    body.append("## Our run in detail\n\n" + render(repro.details, "md"))
+    return "\n".join(head) + "".join(body).rstrip("\n") + "\n"
+
+
+def _paper_cell(value: Any, places: int) -> str:
+    if value is None:
+        return "(illegible)"
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{value:.{places}f}"
+    return str(value)
+
+
+def csv_text(repro: Reproduction) -> str:
+    """Our rows and every row of the paper tables, one CSV: ``source`` says whose."""
+    target = repro.target
+    layout = target.layout
+    metric_cols = [c for c in repro.comparison.columns if c not in ("source", "model", *layout.keys, *layout.show,
+                                                                    *ADDED)]
+    columns = ["source", "reference", "model", *layout.keys, *layout.show, *metric_cols, *ADDED]
+    tables = dict(target.paper_tables())
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for row in repro.ours:
+        writer.writerow({**{c: _csv_value(row.get(c)) for c in columns}, "source": OURS,
+                         "reference": f"tczoo {target.name}"})
+    for row in repro.paper:
+        table = tables.get(row.get("_table", ""))
+        writer.writerow({**{c: _csv_value(row.get(c)) for c in columns}, "reference": table.ref if table else ""})
+    return out.getvalue()
+
+
+def _csv_value(value: Any) -> Any:
+    if isinstance(value, float):
+        return "" if value != value else repr(round(value, 6))
+    return "" if value is None else value
+
+
+def write(repro: Reproduction, results: Path) -> list[Path]:
+    """``results/<paper>/<target>.md`` and ``.csv``, and ``.png`` for a figure."""
+    from tczoo.experiments.figures import draw
+
+    folder = Path(results) / repro.target.paper
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for suffix, text in ((".md", markdown(repro)), (".csv", csv_text(repro))):
+        path = folder / f"{repro.target.name}{suffix}"
+        tmp = path.with_suffix(suffix + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+        paths.append(path)
+    if repro.target.figure is not None:
+        path = folder / f"{repro.target.name}.png"
+        if draw(repro, path):
+            paths.append(path)
+    return paths

@@ -1,0 +1,172 @@
+"""A scripted model that answers every built-in method's prompts for zoo-mini's zm01
+(Commission Deadlines) with usable, correct answers — so that a comparison or a
+reproduction target runs end to end, every method producing tests that are scored.
+
+Each rule's regex is a phrase only that method's template contains (first match
+answers). The answers are written for zm01: n offers, each a deadline and a fee.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+SOLUTION = """
+import heapq
+import sys
+
+def best(text):
+    data = text.split()
+    n = int(data[0])
+    offers = sorted((int(data[1 + 2 * i]), int(data[2 + 2 * i])) for i in range(n))
+    kept = []
+    for d, p in offers:
+        if len(kept) < d:
+            heapq.heappush(kept, p)
+        elif kept[0] < p:
+            heapq.heapreplace(kept, p)
+    return sum(kept)
+
+if __name__ == "__main__":
+    print(best(sys.stdin.read()))
+"""
+
+TESTS = [
+    ("1\n1 5\n", "5\n"),
+    ("2\n1 3\n1 7\n", "7\n"),
+    ("3\n1 1000000000\n2 1000000000\n3 1000000000\n", "3000000000\n"),
+    ("3\n2 5\n2 5\n2 5\n", "10\n"),
+    ("2\n1000000000 7\n1 3\n", "10\n"),
+]
+
+TINY_GENERATOR = """
+import random
+
+def generate():
+    n = random.randint(1, 5)
+    return "\\n".join([str(n)] + ["%d %d" % (random.randint(1, n), random.randint(1, 9)) for _ in range(n)]) + "\\n"
+"""
+
+RANDOM_GENERATOR = """
+import random
+
+def generate():
+    n = random.randint(1, 300)
+    rows = ["%d %d" % (random.randint(1, 10**9), random.randint(1, 10**9)) for _ in range(n)]
+    return "\\n".join([str(n)] + rows) + "\\n"
+"""
+
+EDGE_CASES = """
+def generate_edge_cases():
+    return [
+        "1\\n1 5\\n",
+        "3\\n1 1000000000\\n2 1000000000\\n3 1000000000\\n",
+        "3\\n2 5\\n2 5\\n2 5\\n",
+        "2\\n1000000000 7\\n1 3\\n",
+    ]
+"""
+
+VALIDATOR = """
+def validate_input(input_str):
+    lines = input_str.strip().split("\\n")
+    n = int(lines[0])
+    if not 1 <= n <= 200000 or len(lines) != n + 1:
+        return False
+    for line in lines[1:]:
+        d, p = map(int, line.split())
+        if not (1 <= d <= 10**9 and 1 <= p <= 10**9):
+            return False
+    return True
+"""
+
+HT_ANSWER = json.dumps({
+    "llmgen_inputs": ["1\n1 1\n", "2\n1 5\n1 5\n", "3\n3 4\n1 2\n2 9\n"],
+    "multi_category": False,
+    "programmed_generators": RANDOM_GENERATOR.replace("def generate()", "def gen_random_input()"),
+    "hack_generators": ("def gen_hack_input_overflow():\n"
+                        "    return \"3\\n1 1000000000\\n2 1000000000\\n3 1000000000\\n\"\n\n"
+                        "def gen_hack_input_equal_fees():\n    return \"3\\n2 5\\n2 5\\n2 5\\n\"\n"),
+}, indent=1)
+
+
+def _efficiency_generator(n: int, reverse: bool) -> str:
+    order = "range(n, 0, -1)" if reverse else "range(1, n + 1)"
+    return (f"def generate() -> str:\n    n = {n}\n"
+            f"    rows = ['%d %d' % (n, i) for i in {order}]\n"
+            "    return str(n) + '\\n' + '\\n'.join(rows) + '\\n'\n")
+
+
+def fenced(code: str, lang: str = "python") -> str:
+    return f"```{lang}\n{code.strip()}\n```"
+
+
+def harness_answer() -> str:
+    inputs = [t[0] for t in TESTS]
+    code = (SOLUTION.replace('if __name__ == "__main__":\n    print(best(sys.stdin.read()))\n', "")
+            + "\n\ndef generate_input_1():\n    return " + repr(inputs[:3]) + "\n"
+            + "\n\ndef generate_input_2():\n    return " + repr(inputs[3:]) + "\n"
+            + "\n\ndef check_output(generated_input, captured_output):\n"
+            + "    assert int(captured_output.strip()) == best(generated_input)\n")
+    return "The greedy may forget a richer late offer.\n\n" + fenced(code)
+
+
+def _inputs(*texts: str) -> str:
+    return "Here are the inputs.\n\n" + "".join(f"```input\n{t}\n```\n\n" for t in texts)
+
+
+# TRAILS, zero-shot CoT and HoarePrompt: the phrases only their templates say. TRAILS
+# judges every (input, output) pair correct, CoT says correct, HoarePrompt incorrect.
+VERIFIER_RULES: list[tuple[str, str | list[str]]] = [
+    (r"category-partition", "```json\n" + json.dumps(
+        [{"name": n, "preconditions": f"{n} offers", "behaviour": "as specified"} for n in ("single", "many")])
+     + "\n```"),
+    (r"describe what is needed to run", "It reads standard input.\nProperties: first line n, then n lines `d p`."),
+    (r"Inputs that failed", _inputs("1\n1 5")),
+    (r"belong to this scenario", _inputs("1\n1 5", "2\n1 3\n1 7")),
+    (r"Output produced", "The printed total is the best one.\nVerdict: CORRECT"),
+    (r"## The program, annotated", "The greedy keeps the richest offers.\nCorrectness: False"),
+    (r"Write the precondition", "Precondition: n offers, each with a deadline and a fee."),
+    (r"State after the branch taken when the condition holds", "Output State: **merged**"),
+    (r"\nLoop:\n", "Output State: **after the loop**"),
+    (r"\nCode:\n", "Output State: **updated**"),
+    (r"## The program\n", "Step by step, the program keeps the best fees.\nCorrectness: True"),
+]
+
+
+def zm01_rules() -> list[tuple[str, str | list[str]]]:
+    """(regex, answer) for every built-in method's templates, most specific first."""
+    stab_batch = "\n\n".join(fenced(_efficiency_generator(20000, reverse=i % 2 == 1)) for i in range(5))
+    return [
+        *VERIFIER_RULES,
+        (r"(?s)Your previous generator failed.*perf_input_gen", fenced(
+            "def perf_input_gen(scale: int) -> str:\n    n = 500 * scale\n"
+            "    return f\"{n}\\n\" + \"\".join(f\"{n - i} {i + 1}\\n\" for i in range(n))\n")),
+        (r"perf_input_gen", fenced(
+            "def perf_input_gen(scale: int) -> str:\n    n = 500 * scale\n"
+            "    return f\"{n}\\n\" + \"\".join(f\"{n - i} {i + 1}\\n\" for i in range(n))\n")),
+        (r"Your previous generator failed", fenced(_efficiency_generator(20000, reverse=False))),
+        (r"Write \d+ different generators", stab_batch),
+        (r"Write generator \d+ of \d+", fenced(_efficiency_generator(20000, reverse=True))),
+        (r"Write a \*\*test harness\*\*", harness_answer()),
+        (r"Write \*\*test cases\*\* that uncover bugs", "```json\n" + json.dumps(
+            [{"input_str": i, "expected_output": o} for i, o in TESTS]) + "\n```"),
+        (r"validate_input\(input_str: str\) -> bool", fenced(VALIDATOR)),
+        (r"Produce four kinds of inputs", fenced(HT_ANSWER, "json")),
+        (r"generate_edge_cases", fenced(EDGE_CASES)),
+        (r"different calls exercise different scales", fenced(RANDOM_GENERATOR)),
+        (r"brute-force program for this problem", fenced(SOLUTION)),
+        (r"exhaustive search over the input finishes instantly", fenced(TINY_GENERATOR)),
+        (r"Write \d+ test inputs for this problem", json.dumps([t[0] for t in TESTS])),
+        (r"Solve this problem\. Give one complete program", fenced(SOLUTION)),
+        (r"Write \d+ test cases for this problem", "```json\n" + json.dumps(
+            [{"input": i, "output": o} for i, o in TESTS]) + "\n```"),
+    ]
+
+
+def write_rules(path: Path, rules: list[tuple[str, str | list[str]]] | None = None) -> str:
+    """Write a scripted model file; return its model string."""
+    with Path(path).open("w") as fh:
+        for match, answer in (zm01_rules() if rules is None else rules):
+            key = "responses" if isinstance(answer, list) else "response"
+            fh.write(json.dumps({"match": match, key: answer}) + "\n")
+    return f"scripted:{path}"

@@ -1,0 +1,167 @@
+"""Every reproduction target runs end to end through ``tczoo reproduce`` with a scripted
+model on zoo-mini's zm01 (budgets reduced with --params): it writes
+results/<paper>/<target>.md and .csv (and .png for a figure) with our numbers, the
+paper's numbers from its tables beside them and the settings that differ; the result
+files are rebuilt byte for byte from the recorded runs (--report-only), and a new run
+that replays the recorded answers (replay:DIR) writes the same files byte for byte."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from experiment_fixtures import write_rules
+from tczoo.experiments.reproduce import installed
+from tczoo.experiments.targets import papers, targets
+
+# Reduced budgets per target (the CLI's --params): one problem, one or two responses,
+# C++ timings only (zoo-mini's Python solutions can time out on a loaded machine, and
+# STAB's rules then exclude the problem), fewer restarts and draws in the analyses.
+FAST = {
+    "tcbench-fig4a": {"analysis": {"restarts": 20}},
+    "tcbench-fig4c": {"analysis": {"draws": 2}},
+    "tcbench-fig6": {"analysis": {"counts": [1, 2]}},
+    "tcbench-fig7": {"build": {"restarts": 20}},
+    "tcbench-fig8": {"build": {"restarts": 20}},
+    "harness-table1": {"runner:bugfind": {"responses": 1, "max_triplets": 2}},
+    "harness-table3": {"runner:bestofn": {"n": 3}},
+    "stab-table2": {"runner:efficiency": {"languages": ["cpp"]}},
+    "stab-table3": {"runner:efficiency": {"languages": ["cpp"]}},
+    "stab-table4": {"runner:efficiency": {"languages": ["cpp"]}},
+}
+RUNNABLE = [n for n, t in targets().items() if not t.missing_methods()]
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory):
+    root = tmp_path_factory.mktemp("reproduce")
+    model = write_rules(root / "zm01.jsonl")
+    env = dict(os.environ, TCZOO_CACHE=os.environ.get("TCZOO_CACHE", str(root / "cache")))
+    return root, model, env
+
+
+def _reproduce(workspace, target: str, *extra: str, model: str | None = None,
+               where: str = "") -> subprocess.CompletedProcess:
+    root, scripted, env = workspace
+    args = [sys.executable, "-m", "tczoo.cli", "reproduce", target, "--model", model or scripted, "--problems", "zm01",
+            "--out", str(root / f"runs{where}" / (targets()[target].run_name or target)),
+            "--results", str(root / f"results{where}"), "-f", "json", *extra]
+    if target in FAST:
+        args += ["--params", json.dumps(FAST[target])]
+    return subprocess.run(args, capture_output=True, text=True, env=env, timeout=1800)
+
+
+def _csv(path: Path) -> list[dict]:
+    return list(csv.DictReader(io.StringIO(path.read_text())))
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+@pytest.mark.parametrize("name", RUNNABLE)
+def test_target_runs_end_to_end_and_rebuilds_byte_for_byte(workspace, name):
+    root = workspace[0]
+    target = targets()[name]
+    done = _reproduce(workspace, name)
+    assert done.returncode == 0, done.stderr[-3000:]
+    folder = root / "results" / target.paper
+    md, table = folder / f"{name}.md", folder / f"{name}.csv"
+    files = [md, table] + ([folder / f"{name}.png"] if target.figure else [])
+    assert all(f.is_file() for f in files), files
+
+    rows = _csv(table)
+    ours = [r for r in rows if r["source"] == "ours"]
+    layout = target.layout
+    numbers = [c for c in layout.columns if any(_number(r[c]) for r in ours)]
+    assert numbers, f"{name}: no number of ours in {layout.columns}"
+    for method in installed(target.methods):  # an optional method not installed: said in the header
+        mine = [r for r in ours if r.get("method", r.get("selector")) == method]
+        assert mine or "method" not in layout.keys, f"{name}: no row for {method}"
+        assert all(any(_number(r[c]) for c in layout.columns) for r in mine), f"{name}: {method} has no number"
+    # every row of the paper's tables, cited by table
+    paper_rows = [r for r in rows if r["source"] != "ours"]
+    expected = sum(len(t.rows) for _, t in target.paper_tables())
+    assert len(paper_rows) == expected
+    assert all(r["reference"] in {t.ref for _, t in target.paper_tables()} for r in paper_rows)
+
+    text = md.read_text()
+    assert text.startswith(f"# {target.title}\n")
+    assert f"`tczoo reproduce {name}" in text and "### settings: here and in the paper" in text
+    assert papers()[target.paper].cite in text
+    for _, paper_table in target.paper_tables():
+        assert paper_table.ref in text
+        if paper_table.claims:
+            assert paper_table.claims[0] in text
+    for method in set(target.methods) - set(installed(target.methods)):
+        assert f"{method} not installed: no row" in text
+    if target.run is not None:
+        assert "zoo-mini: 1 problem(s) chosen with --problems (zm01-commission-deadlines)" in text
+    if name in FAST and target.run is not None and any(k.startswith("runner:") for k in FAST[name]):
+        assert "| --params |" in text  # a reduced budget is a difference of setting, said in the header
+    printed = json.loads(done.stdout)
+    assert [t["title"] for t in printed] == ["settings: here and in the paper", target.title]
+
+    if target.figure is not None:
+        import matplotlib.image
+
+        image = matplotlib.image.imread(folder / f"{name}.png")
+        assert image.shape[0] >= 400 and image.shape[1] >= 700
+    before = {f: f.read_bytes() for f in files}
+    again = _reproduce(workspace, name, "--report-only")
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert {f: f.read_bytes() for f in files} == before
+
+    # Replayed (replay:DIR, no model): a new run from the recorded answers writes the same
+    # files, byte for byte — where scoring is deterministic (STAB's ASR is timing).
+    if target.run is None or target.paper == "stab":
+        return
+    replayed = _reproduce(workspace, name, model=f"replay:{root / 'runs' / (target.run_name or name)}",
+                          where="-replayed")
+    assert replayed.returncode == 0, replayed.stderr[-3000:]
+    for f in files:
+        assert (root / "results-replayed" / target.paper / f.name).read_bytes() == before[f], f.name
+
+
+def test_a_target_whose_methods_are_missing_says_so(workspace):
+    missing = [n for n, t in targets().items() if t.missing_methods()]
+    if not missing:
+        pytest.skip("every target's methods are installed")
+    done = _reproduce(workspace, missing[0])
+    assert done.returncode == 2 and "which are not installed" in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nope"], "unknown target 'nope'"),
+    ([], "name a target"),
+    (["tcbench-table1", "--params", '{"analysis": {"draws": 2}}'], "runs no analysis"),
+    (["tcbench-fig7", "--params", '{"crux": {}}'], "runs no method"),
+    (["tcbench-table1", "--report-only", "--out", "/nonexistent/dir"], "holds no comparison"),
+])
+def test_reproduce_usage_errors_are_one_line(workspace, args, message):
+    _, model, env = workspace
+    done = subprocess.run([sys.executable, "-m", "tczoo.cli", "reproduce", *args, "--model", model],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_reproduce_lists_its_targets(workspace):
+    done = subprocess.run([sys.executable, "-m", "tczoo.cli", "reproduce", "--list", "-f", "json"],
+                          capture_output=True, text=True, env=workspace[2], timeout=120)
+    assert done.returncode == 0
+    listed = {r["target"]: r for r in json.loads(done.stdout)}
+    assert set(listed) == set(targets())
+    assert listed["tcbench-fig7"]["methods"] == "(none: benchmark analysis)"
