@@ -127,6 +127,7 @@ class Context:
         item: str = "",
         temperature: float | None = None,
         max_tokens: int | None = None,
+        response_format: dict[str, Any] | bool | None = None,
         **variables,
     ) -> list[Completion]:
         """Render ``template``, sample ``n`` answers; failed calls are recorded on ``suite``
@@ -134,9 +135,15 @@ class Context:
         ``sample`` says which of the n it was. ``first_sample`` offsets the sample
         indices, so asking the same prompt again yields new answers, not cached ones.
         ``temperature``/``max_tokens`` override the method's params for this call (PSEUDO
-        samples its candidate solutions hotter than the rest)."""
+        samples its candidate solutions hotter than the rest). ``response_format``
+        defaults to the template's ``answer_schema`` block;
+        ``False`` asks without one, a dict replaces it (see ``tczoo.templates``)."""
         messages = self.prompts.render(template, **variables)
         kwargs = self.sampling()
+        if response_format is None:
+            response_format = self.prompts.response_format(template, **variables)
+        if response_format:
+            kwargs["response_format"] = response_format
         if temperature is not None:
             kwargs["temperature"] = temperature
         if max_tokens is not None:

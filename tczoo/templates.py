@@ -14,13 +14,22 @@ by a built-in (or an earlier plugin) is ignored and reported by ``shadowed()``.
 A template defines ``{% block system %}`` and ``{% block user %}`` (either may be absent);
 ``render`` returns the chat messages. ``StrictUndefined`` turns a missing variable into
 an error instead of a silently empty prompt. No prompt text lives in Python files.
+
+A template whose answer is JSON may also define ``{% block answer_schema %}``: the JSON
+Schema of the answer the user block describes, rendered with the same variables (so
+``"maxItems": {{ n_tests }}`` follows the prompt). ``response_format`` turns it into
+the request parameter of that name; backends that can enforce it (the embedded model,
+with a grammar) make the answer stop when the value is complete.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import json
+import re
 from importlib.metadata import entry_points
 from pathlib import Path
+from typing import Any
 
 import jinja2
 
@@ -87,6 +96,29 @@ class Prompts:
         if not messages:
             raise PromptError(f"prompt template {path!r} defines no system or user block")
         return messages
+
+    def response_format(self, name: str, **variables) -> dict[str, Any] | None:
+        """``{"type": "json_schema", ...}`` from the template's ``answer_schema`` block,
+        or None when the template has none."""
+        path = name if name.endswith(".j2") else f"{name}.j2"
+        try:
+            template = self.env.get_template(path)
+            block = template.blocks.get("answer_schema")
+            if block is None:
+                return None
+            text = "".join(block(template.new_context(variables))).strip()
+        except jinja2.TemplateNotFound as exc:
+            raise PromptError(f"prompt template {exc.name or path!r} not found") from exc
+        except jinja2.UndefinedError as exc:
+            raise PromptError(f"prompt template {path!r}: {exc}") from exc
+        try:
+            schema = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise PromptError(f"prompt template {path!r}: answer_schema is not JSON: {exc}") from exc
+        if not isinstance(schema, dict):
+            raise PromptError(f"prompt template {path!r}: answer_schema must be a JSON object")
+        label = re.sub(r"[^A-Za-z0-9_-]", "_", path[:-3])[:64]
+        return {"type": "json_schema", "json_schema": {"name": label, "schema": schema}}
 
     def names(self) -> list[str]:
         """Every template name, once (the one ``render`` would use)."""

@@ -310,3 +310,112 @@ def test_the_local_model_caps_max_tokens_at_its_context_window(tmp_path, monkeyp
     assert client.identity["gguf_sha256"] == __import__("hashlib").sha256(b"not a model").hexdigest()
     [small] = client.complete_sync(MSG, max_tokens=512, temperature=0.6)
     assert "notes" not in log[1] and "sent" not in log[1]
+
+
+# --------------------------------------------------------------------------- response_format
+
+
+TESTS_FORMAT = {"type": "json_schema",
+                "json_schema": {"name": "tests", "schema": {"type": "array", "items": {"type": "string"}}}}
+
+
+def test_providers_get_no_response_format_and_the_same_cache_key(tmp_path):
+    """Only a backend that enforces a response format (the embedded model) sees it: an
+    API provider receives the request it received before, cached under the same key."""
+    with FakeOpenAI() as server:
+        settings = _settings(tmp_path, api_base=server.base, api_key="sk-test")
+        [plain] = LLMClient("openai/fake-model", settings).complete_sync(MSG)
+        [shaped] = LLMClient("openai/fake-model", settings).complete_sync(MSG, response_format=TESTS_FORMAT)
+        assert shaped.cached and shaped.key == plain.key
+        [other] = LLMClient("openai/fake-model", settings).complete_sync(
+            [{"role": "user", "content": "another prompt"}], response_format=TESTS_FORMAT)
+        assert other.ok and not other.cached
+        assert len(server.requests) == 2
+        assert all("response_format" not in body for body in server.requests)
+
+
+def test_replay_matches_exchanges_recorded_with_a_response_format(tmp_path):
+    """A run recorded on the embedded model logs the format in its params; replaying it
+    (a backend that does not enforce formats) still finds those answers."""
+    log = []
+    model = _scripted(tmp_path, [{"match": "A", "response": '["1 2"]'}])
+    LLMClient(model, _settings(tmp_path), on_exchange=log.append).complete_sync(MSG)
+    log[0]["params"]["response_format"] = TESTS_FORMAT  # as the embedded model records it
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "exchanges.jsonl").write_text(json.dumps(log[0]) + "\n")
+    [c] = LLMClient(f"replay:{run_dir}", _settings(tmp_path)).complete_sync(MSG, response_format=TESTS_FORMAT)
+    assert c.ok and c.text == '["1 2"]'
+
+
+def test_local_sampler_seeds_never_collide_across_seed_and_sample():
+    from tczoo.llm.backends import SAMPLE_STRIDE
+    from tczoo.llm.local.sampling import sample_seed
+
+    pairs = [(seed, g * SAMPLE_STRIDE + i) for seed in range(4) for g in range(3) for i in range(12)]
+    seeds = [sample_seed(s, k) for s, k in pairs]
+    assert len(set(seeds)) == len(pairs)  # seed*1000 + sample would collide here
+    assert all(0 <= s < 2**32 for s in seeds) and sample_seed(3, 5) == sample_seed(3, 5)
+
+
+@pytest.mark.parametrize("name,value", [("TCZOO_LOCAL_PARALLEL", "eight"), ("TCZOO_LOCAL_CTX", "0"),
+                                        ("TCZOO_LOCAL_PREFIXES", "300"), ("TCZOO_LOCAL_DECODE", "fast")])
+def test_bad_local_model_settings_are_a_clear_error(monkeypatch, name, value):
+    monkeypatch.setenv(name, value)
+    with pytest.raises(ModelSpecError, match="TCZOO_LOCAL_"):
+        LLMClient("local/qwen2.5-coder-1.5b")
+
+
+def test_local_loop_guard_ends_a_short_cycle_and_nothing_else():
+    """The embedded model's loop guard (TCZOO_LOCAL_LOOP_GUARD) ends an answer that has
+    repeated one short cycle of tokens for the guard's length, and only then."""
+    import random
+
+    from tczoo.llm.local.engine import LOOP_PERIOD, _Slot
+
+    def first_stuck(tokens, guard):
+        slot = _Slot(stream=0, request=None, sampler=None, n_prompt=0, next_token=0, pos=0)
+        return next((i for i, t in enumerate(tokens) if slot.stuck(t, guard)), None)
+
+    rng = random.Random(1)
+    prose = [rng.randrange(50_000) for _ in range(3000)]
+    assert first_stuck(prose, 256) is None
+    cycle = [11, 22, 33, 44, 55]  # "10 10 10 ..." in tokens: a cycle of period 5 here
+    stuck_at = first_stuck(prose[:100] + cycle * 200, 256)
+    assert stuck_at == 100 + len(cycle) + 256 - 1  # one cycle, then 256 tokens that repeat it
+    assert first_stuck(prose[:100] + [7] * 300, 256) == 100 + 256  # period 1
+    assert first_stuck(prose[:100] + cycle * 200, 0) is None  # 0: off
+    too_long = [rng.randrange(50_000) for _ in range(LOOP_PERIOD + 1)]
+    assert first_stuck(too_long * 40, 256) is None  # cycles longer than LOOP_PERIOD are content
+
+
+def test_an_api_provider_gets_one_plain_request_per_sample_as_before(tmp_path):
+    """Batching is the embedded model's business: n samples for an API provider are n
+    concurrent requests, each exactly the body sent before batching existed (no ``n``,
+    no ``response_format``, no grammar), whatever shape the caller asked for."""
+    with FakeOpenAI(delay=0.2) as server:
+        client = LLMClient("openai/fake-model", _settings(tmp_path, api_base=server.base, api_key="sk-test"))
+        out = client.complete_sync(MSG, n=3, seed=5, temperature=0.7, max_tokens=100, stop=["```"],
+                                   response_format=TESTS_FORMAT)
+        assert [c.sample for c in out] == [0, 1, 2] and all(c.ok for c in out)
+        assert server.requests == [{"model": "fake-model", "messages": MSG, "max_tokens": 100,
+                                    "seed": 5, "stop": ["```"], "temperature": 0.7}] * 3
+        assert server.max_active == 3  # the client's fan-out, not the embedded engine's slots
+        assert client.backend.max_concurrency is None
+
+
+def test_the_local_decoding_mode_is_part_of_the_cache_key(tmp_path, monkeypatch):
+    """Wide and narrow decoding round differently (matrix vs matrix-vector kernels), so
+    an answer decoded one way is never served for the other."""
+    gguf = tmp_path / "tiny.gguf"
+    gguf.write_bytes(b"not a model")
+    keys = {}
+    for mode in ("wide", "narrow"):
+        monkeypatch.setenv("TCZOO_LOCAL_DECODE", mode)
+        client = LLMClient(f"local/{gguf}", _settings(tmp_path))
+        assert client.identity["decode"] == mode
+        [c] = client.complete_sync(MSG)
+        keys[mode] = c.key
+    monkeypatch.delenv("TCZOO_LOCAL_DECODE")
+    assert LLMClient(f"local/{gguf}", _settings(tmp_path)).identity["decode"] == "narrow"  # the default
+    assert keys["wide"] != keys["narrow"]

