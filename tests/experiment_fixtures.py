@@ -1,6 +1,8 @@
 """A scripted model that answers every built-in method's prompts for zoo-mini's zm01
 (Commission Deadlines) with usable, correct answers — so that a comparison or a
-reproduction target runs end to end, every method producing tests that are scored.
+reproduction target runs end to end, every method producing tests that are scored
+(WEDGE included: a validator, conditions, an instrumented reference and a mutator whose
+inputs its fuzzer keeps and the efficiency runner times).
 
 Each rule's regex is a phrase only that method's template contains (first match
 answers). The answers are written for zm01: n offers, each a deadline and a fee.
@@ -100,6 +102,99 @@ def fenced(code: str, lang: str = "python") -> str:
     return f"```{lang}\n{code.strip()}\n```"
 
 
+# WEDGE (prompts/wedge/): its validator raises on an invalid input instead of returning
+# a bool, so it is not HT's VALIDATOR above.
+WEDGE_VALIDATOR = """
+def validate_input(text: str) -> None:
+    lines = text.split("\\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    assert lines, "empty input"
+    head = lines[0].split()
+    assert len(head) == 1 and head[0].isdigit(), "first line: one integer n"
+    n = int(head[0])
+    assert 1 <= n <= 200000, "n out of range"
+    assert len(lines) == n + 1, "n offer lines expected"
+    for line in lines[1:]:
+        parts = line.split()
+        assert len(parts) == 2 and all(x.isdigit() for x in parts), "two integers per offer"
+        assert 1 <= int(parts[0]) <= 10**9, "d_i out of range"
+        assert 1 <= int(parts[1]) <= 10**9, "p_i out of range"
+"""
+
+WEDGE_CONDITIONS = """1. n above 10^5: the sort and the loop over the offers (lines 11-19) run over every offer.
+2. More than 5*10^4 fees kept at once: deadlines spread over large values keep the heap
+   big, so every push and pop (lines 15 and 18) costs log of a large size; checked in the loop."""
+
+# The C++ reference (zm01's accepted/fast.cpp, the one the efficiency runner hands WEDGE)
+# with the two conditions as checks; it prints what the reference prints.
+WEDGE_INSTRUMENTED = """
+#include <bits/stdc++.h>
+using namespace std;
+
+int main() {
+    int n;
+    if (scanf("%d", &n) != 1) return 0;
+    vector<pair<long long, long long>> offers(n);
+    for (auto &o : offers) scanf("%lld %lld", &o.first, &o.second);
+    perf_condition(1, n > 100000);
+    sort(offers.begin(), offers.end());
+    priority_queue<long long, vector<long long>, greater<long long>> kept;
+    long long total = 0;
+    for (auto &o : offers) {
+        kept.push(o.second);
+        total += o.second;
+        perf_condition(2, (long long)kept.size() > 50000);
+        if ((long long)kept.size() > o.first) {
+            total -= kept.top();
+            kept.pop();
+        }
+    }
+    printf("%lld\\n", total);
+    return 0;
+}
+"""
+
+# Offers with five-digit deadlines and two-digit fees: n just above 10^5 stays under the
+# 1 MB an input may have (the fuzzer drops larger ones).
+WEDGE_MUTATOR = """
+import random
+
+
+def _fresh() -> str:
+    n = random.randint(100001, 104000)
+    rows = ["%d %d" % (random.randint(1, 99999), random.randint(1, 99)) for _ in range(n)]
+    return str(n) + "\\n" + "\\n".join(rows) + "\\n"
+
+
+def mutate_input(text: str) -> str:
+    try:
+        lines = text.split()
+        n = int(lines[0])
+        rows = [(int(lines[1 + 2 * i]), int(lines[2 + 2 * i])) for i in range(n)]
+    except (ValueError, IndexError):
+        return _fresh()
+    if n < 100000 or random.random() < 0.3:
+        return _fresh()
+    kind = random.choice(["shuffle", "spread", "grow"])
+    if kind == "shuffle":
+        random.shuffle(rows)
+    elif kind == "spread":
+        rows = [(random.randint(d, 99999), p) for d, p in rows]
+    elif len(rows) < 104000:
+        rows += [(random.randint(1, 99999), random.randint(1, 99)) for _ in range(104000 - len(rows))]
+    return str(len(rows)) + "\\n" + "\\n".join("%d %d" % r for r in rows) + "\\n"
+"""
+
+WEDGE_RULES: list[tuple[str, str | list[str]]] = [
+    (r"def mutate_input\(text: str\) -> str", fenced(WEDGE_MUTATOR)),
+    (r"perf_condition\(ID, CONDITION\)", fenced(WEDGE_INSTRUMENTED, "cpp")),
+    (r"def validate_input\(text: str\) -> None", fenced(WEDGE_VALIDATOR)),
+    (r"between 2 and 5 performance-characterising conditions", WEDGE_CONDITIONS),
+]
+
+
+
 def harness_answer() -> str:
     inputs = [t[0] for t in TESTS]
     code = (SOLUTION.replace('if __name__ == "__main__":\n    print(best(sys.stdin.read()))\n', "")
@@ -138,6 +233,7 @@ def zm01_rules() -> list[tuple[str, str | list[str]]]:
     stab_batch = "\n\n".join(fenced(_efficiency_generator(20000, reverse=i % 2 == 1)) for i in range(5))
     return [
         *VERIFIER_RULES,
+        *WEDGE_RULES,
         (r"(?s)Your previous generator failed.*perf_input_gen", fenced(
             "def perf_input_gen(scale: int) -> str:\n    n = 500 * scale\n"
             "    return f\"{n}\\n\" + \"\".join(f\"{n - i} {i + 1}\\n\" for i in range(n))\n")),
