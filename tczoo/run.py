@@ -22,6 +22,7 @@ started; the units in flight finish and are recorded, and the run ends with the 
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ from tczoo.distributed import Cluster, ExecutionOptions
 from tczoo.errors import InfrastructureFailure, RunFailed, UserError
 from tczoo.llm import LLMClient, LLMSettings, ProviderError
 from tczoo.llm import Session as LLMSession
-from tczoo.method import Context
+from tczoo.method import SAMPLING_KNOBS, Context
 from tczoo.outcomes import generation_failure, transient
 from tczoo.registry import get_method, get_runner
 from tczoo.runner import Runner, TaskSpec
@@ -63,6 +64,7 @@ class Progress:
 
 
 ProgressFn = Callable[[Progress], None]
+log = logging.getLogger("tczoo.run")
 
 
 @dataclass
@@ -78,6 +80,7 @@ class RunOptions:
     concurrency: int = 4
     retry_failed: bool = False
     execution: ExecutionOptions = field(default_factory=ExecutionOptions)
+    given: frozenset[str] = frozenset()  # sampling options the user set (--temperature, --max-tokens)
 
     def open_sandbox(self):
         """The sandbox programs run in (the one place the executor is chosen): this
@@ -115,6 +118,24 @@ class Session:
     generated: int = 0  # units generated in this session
     skipped: int = 0  # units not started because the client halted
     warnings: list[str] = field(default_factory=list)
+
+
+def paper_sampling_notes(config: RunConfig, options: RunOptions) -> list[str]:
+    """One line per method whose paper fixes a sampling setting the user gave on the
+    command line: the paper's value wins (the methods' defaults are the papers'
+    settings), and the line says how to override it for that method."""
+    notes = []
+    for name in config.methods:
+        fields = get_method(name).Params.model_fields
+        own = config.params.get(name, {}) if isinstance(config.params, dict) else {}
+        for knob in sorted(options.given & set(SAMPLING_KNOBS)):
+            fixed = fields[knob].default if knob in fields else None
+            if fixed is None or knob in own:
+                continue
+            value = getattr(options.settings, knob)
+            notes.append(f"{name}: --{knob.replace('_', '-')} {value} does not apply, its paper fixes "
+                         f"{knob} = {fixed}; to change it: --params '{{\"{name}\": {{\"{knob}\": {value}}}}}'")
+    return notes
 
 
 # --------------------------------------------------------------------------- validation
@@ -315,6 +336,8 @@ async def run(
     if config.runner:
         get_runner(config.runner)
     check_params(config)
+    for note in paper_sampling_notes(config, options):
+        log.warning(note)
     execution = execution or options.execution
     cluster = cluster or cluster_of(sandbox)
     own_cluster = cluster is None

@@ -226,3 +226,20 @@ def test_a_runner_that_cannot_serve_a_method_is_a_usage_error(tmp_path):
     proc = tczoo("run", "-m", "trails", "--runner", "hackrate", "--model", f"scripted:{rules}", "-p", "zm01",
                  "--out", tmp_path / "r", cwd=tmp_path)
     assert "has no program under test to give method trails" in _one_line_error(proc)
+
+
+def test_a_sampling_option_a_paper_fixes_is_named_not_silently_ignored(tmp_path):
+    """--max-tokens/--temperature set methods whose paper fixes none; for harness (§4.1:
+    0.6 / 32,000) the run says the paper's value applies and how to change it, and the
+    override it names is then honoured without the note."""
+    rules = tmp_path / "rules.jsonl"
+    rules.write_text('{"match": "", "response": "no tests here"}\n')
+    common = ["run", "-m", "harness,crux", "--model", f"scripted:{rules}", "-p", "zm01", "--max-tokens", "512"]
+    proc = tczoo(*common, "-o", tmp_path / "a", timeout=300)
+    notes = [line for line in proc.stderr.splitlines() if "does not apply" in line]
+    assert notes == ["harness: --max-tokens 512 does not apply, its paper fixes max_tokens = 32000; "
+                     """to change it: --params '{"harness": {"max_tokens": 512}}'"""], proc.stderr[-2000:]
+    proc = tczoo(*common, "--params", '{"harness": {"max_tokens": 512}}', "-o", tmp_path / "b", timeout=300)
+    assert "does not apply" not in proc.stderr
+    config = json.loads((tmp_path / "b" / "config.json").read_text())
+    assert config["params"]["harness"]["max_tokens"] == 512

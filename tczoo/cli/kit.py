@@ -299,7 +299,8 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
             settings.max_tokens = given["max_tokens"]
         options = RunOptions(settings=settings, concurrency=given["concurrency"],
                              retry_failed=given["retry_failed"],
-                             execution=execution_options(given["executor"], given["address"]))
+                             execution=execution_options(given["executor"], given["address"]),
+                             given=frozenset(k for k in ("temperature", "max_tokens") if given[k] is not None))
         return command(*args, options=options, **kwargs)
 
     wrapper.__signature__ = signature.replace(parameters=kept + added)  # type: ignore[attr-defined]
