@@ -400,6 +400,13 @@ async def _loop(units: list[Unit], store: RunStore, client: LLMClient, generate,
         report(Progress(**vars(state)))
 
     tick()
+    logged = client.on_exchange
+    if logged is not None:
+        def on_exchange(exchange: dict) -> None:
+            logged(exchange)
+            tick()  # tokens and cost move with every answer, not only when a unit ends
+
+        client.on_exchange = on_exchange
     gate = asyncio.Semaphore(max(1, concurrency))
 
     async def one(unit: Unit) -> None:

@@ -392,3 +392,25 @@ def test_cache_info_prune_clear(tmp_path):
     assert "needs --yes" in one_line_error(tczoo("cache", "clear", env=env), 2)
     cleared = tczoo("cache", "clear", "--yes", env=env)
     assert cleared.returncode == 0 and not (tmp_path / "cache" / "llm.sqlite").exists()
+
+
+def test_progress_counts_tokens_as_answers_arrive(tmp_path, monkeypatch):
+    """A long unit must not show '0 tokens' while its answers come in: the progress
+    callback moves with every exchange, before the unit that asked is done."""
+    import asyncio
+
+    from tczoo.llm import LLMSettings
+    from tczoo.run import RunOptions, run
+    from tczoo.schema import RunConfig
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    monkeypatch.setenv("TCZOO_CACHE", str(tmp_path / "cache"))
+    states = []
+    with FakeOpenAI(default=(200, json.dumps(ZM04_TESTS))) as server:
+        config = RunConfig(methods=["crux"], model="openai/gpt-4o-mini", benchmark="zoo-mini", problems=["zm04"])
+        options = RunOptions(settings=LLMSettings(api_base=server.base))
+        asyncio.run(run(config, tmp_path / "run", options, progress=states.append))
+        calls = len(server.requests)
+    runs = [s for s in states if s.stage == "run"]
+    assert calls >= 1 and runs[-1].done == 1 and runs[-1].tokens == 18 * calls
+    assert any(s.done == 0 and s.tokens == 18 for s in runs), [(s.done, s.tokens) for s in runs]
