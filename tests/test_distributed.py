@@ -376,6 +376,21 @@ def test_cli_run_and_score_on_a_ray_cluster(ray_cluster, model, baseline, tmp_pa
     assert _records(out, "scores.jsonl") == _records(baseline, "scores.jsonl")
 
 
+def test_cli_compare_runs_its_cells_on_a_ray_cluster(ray_cluster, model, baseline, tmp_path):
+    """compare (and reproduce, through the same RunOptions) takes --executor: every cell
+    runs on the cluster and gives the local pool's scores."""
+    head, _ = ray_cluster
+    out = tmp_path / "grid"
+    proc = tczoo("compare", "--methods", "crux", "--models", model, "-p", "zm01,zm09", "-n", "2", "--out", out,
+                 "--executor", "ray", "--address", head.address, "-f", "json")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    [cell] = [p.parent for p in out.rglob("scores.jsonl")]
+    executors = [json.loads(line).get("executor") for line in (cell / "provenance.jsonl").read_text().splitlines()]
+    assert executors and all(e["kind"] == "ray" for e in executors)
+    local = [s for s in _records(baseline, "scores.jsonl") if s["method"] == "crux"]
+    assert _records(cell, "scores.jsonl") == local
+
+
 def test_answers_are_cached_on_the_driver_whatever_node_asked(ray_cluster, sandbox, tmp_path, monkeypatch):
     monkeypatch.setenv("TCZOO_CACHE", str(tmp_path / "cache"))
     config = lambda: RunConfig(methods=["crux"], model="hosted_vllm/m", benchmark="zoo-mini",  # noqa: E731
