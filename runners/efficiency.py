@@ -189,7 +189,10 @@ class EfficiencyRunner(Runner):
         key = [[s.digest for s in problem.solutions], tests, problem.time_limit_ms,
                problem.memory_limit_mb, problem.checker, self.params.repeats,
                problem.output_validator.program.digest if problem.output_validator else None]
-        return cached_json("efficiency", key, lambda: self._time_originals(problem, tests))
+        # a TLE of an accepted solution excludes the problem (Appendix B); measured on a
+        # loaded machine it may be the load's, so it is measured again on every run, never cached
+        return cached_json("efficiency", key, lambda: self._time_originals(problem, tests),
+                           keep=lambda data: not any("TLE" in s["verdicts"] for s in data["solutions"]))
 
     def _time_originals(self, problem: Problem, tests: list[tuple[str, str]]) -> dict[str, Any]:
         timed = self._time(problem.solutions, [t[0] for t in tests], self._limits(problem),

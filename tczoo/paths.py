@@ -36,11 +36,15 @@ _ONCE_LOCKS: dict[str, threading.Lock] = {}
 _ONCE_GUARD = threading.Lock()
 
 
-def cached_json(namespace: str, key_parts, compute: Callable[[], Any]) -> Any:
+def cached_json(namespace: str, key_parts, compute: Callable[[], Any],
+                keep: Callable[[Any], bool] | None = None) -> Any:
     """``compute()`` once per key, kept as JSON under ``cache_dir()/namespace``.
 
     Concurrent callers with the same key (several tasks of one problem scored at once)
     wait for the first instead of repeating its work; the file is written atomically.
+    A value ``keep`` refuses is returned but never stored, and a stored one it refuses
+    is computed again (a timing that hit the limit on a loaded machine must not decide
+    every later run).
     """
     key = hashlib.sha256(json.dumps(key_parts, sort_keys=True).encode()).hexdigest()[:24]
     path = cache_dir() / namespace / f"{key}.json"
@@ -48,8 +52,12 @@ def cached_json(namespace: str, key_parts, compute: Callable[[], Any]) -> Any:
         lock = _ONCE_LOCKS.setdefault(f"{namespace}/{key}", threading.Lock())
     with lock:
         if path.is_file():
-            return json.loads(path.read_text())
+            value = json.loads(path.read_text())
+            if keep is None or keep(value):
+                return value
         value = compute()
+        if keep is not None and not keep(value):
+            return value
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".tmp{os.getpid()}")
         tmp.write_text(json.dumps(value))

@@ -22,3 +22,18 @@ def test_cached_json_computes_once_across_threads_and_processes_reuse_it(tmp_pat
     assert len(calls) == 1 and results == [{"runtimes": [1.5, 2.0]}] * 4
     assert cached_json("t", ["p", 1], lambda: 1 / 0) == {"runtimes": [1.5, 2.0]}  # read back, not recomputed
     assert cached_json("t", ["p", 2], lambda: [3]) == [3]  # another key
+
+
+def test_a_value_keep_refuses_is_never_stored_and_a_stored_one_is_measured_again(tmp_path, monkeypatch):
+    """An accepted solution's TLE measured under load must not exclude its problem from
+    every later run: the efficiency runner keeps no timing with a TLE."""
+    monkeypatch.setenv("TCZOO_CACHE", str(tmp_path))
+    no_tle = lambda v: "TLE" not in v["verdicts"]  # noqa: E731
+    runs = iter([{"verdicts": ["AC", "TLE"]}, {"verdicts": ["AC", "AC"]}])
+    assert cached_json("eff", ["p"], lambda: next(runs), keep=no_tle) == {"verdicts": ["AC", "TLE"]}
+    assert not list((tmp_path / "eff").glob("*.json"))  # not stored
+    assert cached_json("eff", ["p"], lambda: next(runs), keep=no_tle) == {"verdicts": ["AC", "AC"]}
+    assert cached_json("eff", ["p"], lambda: 1 / 0, keep=no_tle) == {"verdicts": ["AC", "AC"]}  # now read back
+    # a refused value stored by an older version is computed again
+    cached_json("old", ["p"], lambda: {"verdicts": ["TLE"]})
+    assert cached_json("old", ["p"], lambda: {"verdicts": ["AC"]}, keep=no_tle) == {"verdicts": ["AC"]}
