@@ -63,3 +63,12 @@ def cached_json(namespace: str, key_parts, compute: Callable[[], Any],
         tmp.write_text(json.dumps(value))
         os.replace(tmp, path)
         return value
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """``text`` into ``path`` whole or not at all (a crash leaves the old file or none)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)

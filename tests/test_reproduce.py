@@ -117,6 +117,8 @@ def test_target_runs_end_to_end_and_rebuilds_byte_for_byte(workspace, name):
         assert f"{method} not installed: no row" in text
     if target.run is not None:
         assert "zoo-mini: 1 problem(s) chosen with --problems (zm01-commission-deadlines)" in text
+    elif target.analysis.over == "benchmark":  # what the construction kept of what was loaded, never "0 problems"
+        assert "zoo-mini (--problems): 1 problem(s) loaded, 1 kept by TC-Bench's construction" in text
     if name in FAST and target.run is not None and any(k.startswith("runner:") for k in FAST[name]):
         assert "| --params |" in text  # a reduced budget is a difference of setting, said in the header
     printed = json.loads(done.stdout)

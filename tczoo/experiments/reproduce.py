@@ -17,6 +17,7 @@ import csv
 import hashlib
 import io
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -24,6 +25,7 @@ from typing import Any, Callable
 from tczoo.experiments.grid import GridSession, GridSpec, cells, read_spec, run_grid
 from tczoo.experiments.layout import OURS, comparison_table, our_rows, paper_rows, side_by_side
 from tczoo.experiments.targets import Target, TargetError, papers
+from tczoo.paths import write_atomic
 from tczoo.report import ADDED, render, runner_tables, stores_report
 from tczoo.run import Progress, RunOptions
 from tczoo.runner import Table
@@ -139,15 +141,19 @@ def _problem_ids(stores: list) -> tuple[list[str], int | None]:
     return sorted(ids), total
 
 
-def settings_table(target: Target, spec: GridSpec, stores: list) -> Table:
-    """Every setting in which this run differs from the paper's, side by side."""
+def settings_table(target: Target, spec: GridSpec, stores: list, construction: str | None = None) -> Table:
+    """Every setting in which this run differs from the paper's, side by side;
+    ``construction``: what a benchmark analysis kept of the loaded problems."""
     from tczoo.llm import LLMSettings
 
     ids, total = _problem_ids(stores)
     subset = spec.problems is not None
-    here_bench = (f"{spec.benchmark}: " + (f"{len(ids)} problem(s) chosen with --problems" if subset else
-                                          f"all {total or len(ids)} problem(s)")
-                  + (f" ({', '.join(ids)})" if ids and len(ids) <= 12 else ""))
+    if construction is not None:
+        here_bench = f"{spec.benchmark}" + (" (--problems)" if subset else "") + f": {construction}"
+    else:
+        here_bench = (f"{spec.benchmark}: " + (f"{len(ids)} problem(s) chosen with --problems" if subset else
+                                              f"all {total or len(ids)} problem(s)")
+                      + (f" ({', '.join(ids)})" if ids and len(ids) <= 12 else ""))
     defaults = LLMSettings()
     sampling = []
     if spec.llm.get("temperature") not in (None, defaults.temperature):
@@ -207,11 +213,8 @@ def run_analysis(target: Target, spec: GridSpec, out: Path, sandbox) -> list[Tab
     return list(merged.values())
 
 
-def built_benchmark(target: Target, spec: GridSpec, out: Path, sandbox) -> Path:
-    """The benchmark's problems through TC-Bench's construction (judge, filter,
-    WrongSelect; ``analysis.build`` options), written once into ``out``."""
-    from tczoo.benchmarks import load_benchmark
-    from tczoo.benchmarks.construct import build_benchmark
+def _built_path(target: Target, spec: GridSpec, out: Path) -> tuple[dict[str, Any], Path]:
+    """(construction options, where the benchmark built with them lies in ``out``)."""
     from tczoo.schema import Language
 
     options = {**target.analysis.build, **(spec.target.get("build") or {})}
@@ -221,10 +224,39 @@ def built_benchmark(target: Target, spec: GridSpec, out: Path, sandbox) -> Path:
     if languages is not None:  # "all": every language (the paper keeps C/C++)
         options["languages"] = None if "all" in languages else tuple(Language.parse(x) for x in languages)
     digest = hashlib.sha256(json.dumps(options, sort_keys=True, default=str).encode()).hexdigest()[:8]
-    path = Path(out) / f"built-{digest}.jsonl"
-    if not path.is_file():
-        build_benchmark(load_benchmark(spec.benchmark, spec.problems, sandbox=sandbox), sandbox, path, **options)
+    return options, Path(out) / f"built-{digest}.jsonl"
+
+
+def built_benchmark(target: Target, spec: GridSpec, out: Path, sandbox) -> Path:
+    """The benchmark's problems through TC-Bench's construction (judge, filter,
+    WrongSelect; ``analysis.build`` options), written once into ``out`` with the
+    construction's report (one row per loaded problem: kept, or why not) beside it."""
+    from tczoo.benchmarks import load_benchmark
+    from tczoo.benchmarks.construct import build_benchmark
+
+    options, path = _built_path(target, spec, out)
+    if not path.is_file() or not _construction_report(path).is_file():
+        report = build_benchmark(load_benchmark(spec.benchmark, spec.problems, sandbox=sandbox), sandbox, path,
+                                 **options)
+        write_atomic(_construction_report(path), json.dumps(report, indent=1) + "\n")
     return path
+
+
+def _construction_report(built: Path) -> Path:
+    return built.with_suffix(".report.json")
+
+
+def construction_note(target: Target, spec: GridSpec, out: Path) -> str | None:
+    """'N problem(s) loaded, K kept ...' from the report beside the built benchmark."""
+    report = _construction_report(_built_path(target, spec, out)[1])
+    if not report.is_file():
+        return None
+    rows = json.loads(report.read_text())
+    kept = [r["problem"] for r in rows if r.get("kept")]
+    dropped = Counter(r.get("reason", "?") for r in rows if not r.get("kept"))
+    why = "; ".join(f"{n}: {reason}" for reason, n in sorted(dropped.items()))
+    return (f"{len(rows)} problem(s) loaded, {len(kept)} kept by TC-Bench's construction"
+            + (f" ({', '.join(kept)})" if kept and len(kept) <= 12 else "") + (f"; dropped {why}" if why else ""))
 
 
 def build(target: Target, spec: GridSpec, out: Path, *, sandbox=None) -> Reproduction:
@@ -239,6 +271,7 @@ def build(target: Target, spec: GridSpec, out: Path, *, sandbox=None) -> Reprodu
     paper = paper_rows(target)
     columns = target.layout.columns
     model = spec.models[0] if spec.models else ""
+    construction = None
     if target.analysis is not None:
         own = sandbox is None
         if own:
@@ -250,6 +283,8 @@ def build(target: Target, spec: GridSpec, out: Path, *, sandbox=None) -> Reprodu
                 sandbox.close()
         ours, table = our_rows(target, tables, label, model)
         details = tables + details
+        if target.analysis.over == "benchmark":
+            construction = construction_note(target, spec, Path(out))
     else:
         ours, table = our_rows(target, [t for ts in by_runner.values() for t in ts], label, model)
     figure_rows = ours
@@ -263,7 +298,8 @@ def build(target: Target, spec: GridSpec, out: Path, *, sandbox=None) -> Reprodu
         comparison.notes.append("an empty cell of ours: the runner has no number there (a language without accepted "
                                 "solutions, a problem excluded by the runner's rules: see the notes below)")
     return Reproduction(target=target, spec=spec, comparison=comparison, ours=ours, paper=paper,
-                        settings=settings_table(target, spec, stores), details=details, figure_rows=figure_rows)
+                        settings=settings_table(target, spec, stores, construction), details=details,
+                        figure_rows=figure_rows)
 
 
 def _relabelled(table: Table, spec: GridSpec) -> Table:
@@ -421,9 +457,7 @@ def write(repro: Reproduction, results: Path) -> list[Path]:
     paths = []
     for suffix, text in ((".md", markdown(repro)), (".csv", csv_text(repro))):
         path = folder / f"{repro.target.name}{suffix}"
-        tmp = path.with_suffix(suffix + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
+        write_atomic(path, text)
         paths.append(path)
     if repro.target.figure is not None:
         path = folder / f"{repro.target.name}.png"
