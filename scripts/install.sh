@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-EXTRAS="${TCZOO_EXTRAS:-local,embed,hf,dist,dev}"
+EXTRAS="${TCZOO_EXTRAS:-local,embed,hf,dist,serve,dev}"
 VENV="${TCZOO_VENV:-.venv}"
 PYTHON="${PYTHON:-python3}"
 
