@@ -176,3 +176,13 @@ def test_reproduce_lists_its_targets(workspace):
     listed = {r["target"]: r for r in json.loads(done.stdout)}
     assert set(listed) == set(targets())
     assert listed["tcbench-fig7"]["methods"] == "(none: benchmark analysis)"
+
+
+def test_figures_7_and_8_share_one_construction_of_the_benchmark(tmp_path):
+    """Both read the benchmark built by WrongSelect: the second target must find the
+    first one's construction (minutes on the Kattis packages), not build it again."""
+    outs = {default_out(targets()[n], plan(targets()[n], "", problems=["zm01"]), tmp_path)
+            for n in ("tcbench-fig7", "tcbench-fig8")}
+    assert len(outs) == 1
+    other = default_out(targets()["tcbench-fig7"], plan(targets()["tcbench-fig7"], "", problems=["zm02"]), tmp_path)
+    assert other not in outs  # another benchmark or subset: another construction
