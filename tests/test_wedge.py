@@ -296,6 +296,25 @@ def test_a_validator_that_fails_on_load_is_told_so_and_repairs_see_the_models_ow
     assert suite.tests and next(a for a in suite.artifacts if a.role == "validator").ok
 
 
+def test_a_validator_repair_starts_from_the_answer_that_accepted_the_most_samples(sandbox, zm04, tmp_path):
+    # What the embedded model did on zm10: a first answer rejecting one sample, then
+    # repairs of repairs rejecting both. The next repair must start from the nearly
+    # right answer, not from the worse one (unless repair_from="last").
+    worse = VALIDATOR.replace('assert 1 <= n <= 200000, "n out of range"', 'assert 4 <= n <= 200000, "n too small"')
+    reference = solution(zm04, "accepted/fast.cpp")
+    # The scripted model answers by sample index: repair k (sample k) gets validator_repair[k].
+    common = dict(validator=[STRICT_VALIDATOR], validator_repair=[worse, worse, VALIDATOR], fuzz_seconds=1,
+                  fuzzer="loop", loop_coverage=False)
+    for repair_from, shown in (("best", STRICT_VALIDATOR), ("last", worse)):
+        suite, _, prompts = run_wedge(sandbox, tmp_path, zm04, reference, repair_from=repair_from, **common)
+        repairs = [p for p in prompts if "Your validator" in p]
+        assert len(repairs) == 2
+        assert "3 <= n" in repairs[0] and "It rejects sample input 2" in repairs[0]
+        assert ("3 <= n" in repairs[1]) == (repair_from == "best") and (shown.strip() in repairs[1])
+        assert ("n too small" in repairs[1]) == (repair_from == "last")
+        assert suite.tests and next(a for a in suite.artifacts if a.role == "validator").ok
+
+
 def test_without_a_validator_there_are_no_tests(sandbox, zm04, tmp_path):
     reference = solution(zm04, "accepted/fast.cpp")
     suite, _, prompts = run_wedge(sandbox, tmp_path, zm04, reference, validator=[STRICT_VALIDATOR],

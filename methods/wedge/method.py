@@ -63,6 +63,9 @@ class WedgeParams(MethodParams):
         "auto", description="auto: AFL++ for a C/C++ reference when installed, else the pure-Python loop")
     seeds: int = Field(5, ge=1, description="sample inputs used as profiling inputs and fuzzing seeds (WEDGE: 5)")
     validator_tries: int = Field(5, ge=1, description="validator answers, the first plus repairs (WEDGE: 5)")
+    repair_from: Literal["best", "last"] = Field(
+        "best", description="ours (WEDGE does not say): a validator repair starts from the answer that accepted "
+                            "the most samples so far (best), or from the last answer")
     instrument_tries: int = Field(2, ge=1, description="ours: instrumented copies, the first plus repairs")
     mutator_tries: int = Field(10, ge=1, description="mutator answers, the first plus repairs (WEDGE: 10)")
     contrast_ratio: float = Field(1.2, ge=1.0, description="slow/fast cost ratio of a contrast pair (WEDGE: 1.2)")
@@ -142,13 +145,17 @@ class Wedge(Method):
 
     async def _validator(self, task: Task, seeds: list[str], ctx: Context, suite: TestSuite) -> str | None:
         code, answer, failures = None, None, []
+        # The answer a repair starts from: (samples rejected, the answer, its failures).
+        # A small model's repair of a repair drifts from a first answer that was nearly
+        # right (zm10: one sample rejected, then eleven answers rejecting both).
+        base: tuple[int, str, list[dict]] | None = None
         for attempt in range(self.params.validator_tries):
             item = f"validator/{attempt}"
             # The repair shows the model its own answer, not it plus our prelude (which
             # it would copy back, one prelude more per repair).
-            answers = await ctx.ask(suite, "wedge/validator_repair" if answer is not None else "wedge/validator",
-                                    first_sample=attempt, item=item, task=task, previous=answer or "",
-                                    failures=failures)
+            answers = await ctx.ask(suite, "wedge/validator_repair" if base is not None else "wedge/validator",
+                                    first_sample=attempt, item=item, task=task, previous=base[1] if base else "",
+                                    failures=base[2] if base else [])
             found = function_from(suite, answers, ("validate_input",), item)
             if found is None:
                 continue
@@ -162,6 +169,7 @@ class Wedge(Method):
                                      "functions runs when it is loaded, so keep only imports and definitions; "
                                      "or it ran out of time or memory):", "input": seeds[0], "error": verdicts[0]}]
                 suite.fail("validator", "validator_crashed", verdicts[0][:500], item)
+                base = self._repair_base(base, (len(verdicts), answer, failures))
                 continue
             failures = [{"what": f"It rejects sample input {k} of the problem, which is valid:", "input": s,
                          "error": v} for k, (s, v) in enumerate(zip(seeds, verdicts), 1) if v is not None]
@@ -175,12 +183,21 @@ class Wedge(Method):
                 return code
             suite.fail("validator", "rejects_samples" if failures[0]["input"] else "accepts_empty",
                        f"{failures[0]['what']} {failures[0]['error'][:500]}", item)
+            base = self._repair_base(base, (len(failures), answer, failures))
         if code is not None:
             suite.artifacts.append(Artifact(role="validator", ok=False, note="never accepted every sample",
                                             program=Program(code=code, language=Language.PYTHON, name="validator")))
         suite.fail("validator", "no_validator",
                    f"no validator accepted every sample in {self.params.validator_tries} answer(s); no tests")
         return None
+
+    def _repair_base(self, base: tuple[int, str, list[dict]] | None,
+                     new: tuple[int, str, list[dict]]) -> tuple[int, str, list[dict]]:
+        """The answer the next repair starts from: the newest one, or with
+        ``repair_from="best"`` the one with the fewest failures (on a tie, the newest)."""
+        if self.params.repair_from == "last" or base is None or new[0] <= base[0]:
+            return new
+        return base
 
     # ------------------------------------------------------------------ conditions
 
