@@ -282,6 +282,12 @@ class BestOfNRunner(Runner):
                  "a selector row: the candidate passing the most pooled generated tests."]
         for key, per_label in sorted(counts.items()):
             notes.append(f"{key[1]} ({key[0]}): " + ", ".join(f"{lb}: {n} problems" for lb, n in per_label.items()))
+        for lb in labels:
+            hopeless = sorted(pid for pid, v in oracle[lb].items() if not v)
+            if hopeless:
+                notes.append(f"{lb}: {len(hopeless)} of {len(oracle[lb])} problem(s) have no correct candidate "
+                             f"({', '.join(hopeless[:5])}{' ...' if len(hopeless) > 5 else ''}): every selector "
+                             f"scores 0 there, whatever the tests")
         if crashed:
             notes.append(f"{len(crashed)} responses could not be scored (scoring crashed); their tests are not pooled")
         note = limits_note({s.problem_id: s.detail["limits"] for s in scores if "limits" in s.detail})

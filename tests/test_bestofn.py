@@ -82,6 +82,25 @@ def test_problem_pool_is_seeded_and_capped(sandbox):
     assert set(a) <= {p.name for p in [*problem.solutions, *problem.wrong_solutions]}
 
 
+def test_a_problem_without_a_correct_candidate_is_named_in_the_table(sandbox):
+    """What the embedded model's Table 3 run met on zm04: seed 0 drew 8 wrong codes of 15.
+    Every selector is 0 there whatever the tests; the table must say why, not just show 0."""
+    from tczoo.schema import ScoreRecord
+
+    def rec(pid, golden, passed):
+        return ScoreRecord(runner="bestofn", method="io", model="m", problem_id=pid, task="c0/s0",
+                           detail={"passed": passed, "golden": golden, "label": "benchmark pool", "inputs": []})
+
+    tables = BestOfNRunner(sandbox).summarize([rec("zm04", [False, False], [1, 1]),
+                                               rec("zm01", [False, True], [0, 1])])
+    table = tables[0]
+    rows = {r["selector"].split(" (")[0]: r["benchmark pool"] for r in table.rows}
+    assert rows["io"] == 50.0 and rows["Best candidate"] == 50.0
+    assert any(n.startswith("benchmark pool: 1 of 2 problem(s) have no correct candidate (zm04)") for n in table.notes)
+    clean = BestOfNRunner(sandbox).summarize([rec("zm01", [False, True], [0, 1])])[0]
+    assert not any("no correct candidate" in n for n in clean.notes)
+
+
 def test_tasks_hand_each_candidate_over_without_its_name(sandbox, tmp_path):
     from tczoo.methods.harnessllm.harness import Harness
 
