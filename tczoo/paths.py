@@ -58,10 +58,7 @@ def cached_json(namespace: str, key_parts, compute: Callable[[], Any],
         value = compute()
         if keep is not None and not keep(value):
             return value
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(value))
-        os.replace(tmp, path)
+        write_atomic(path, json.dumps(value))
         return value
 
 
