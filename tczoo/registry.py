@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import os
 import sys
 from functools import lru_cache
 from importlib.metadata import entry_points
@@ -91,7 +90,7 @@ def describe_methods() -> list[dict[str, Any]]:
         key = _fingerprint(eps.values())
     except (OSError, ValueError, ImportError):
         key = None  # cannot tell what changed: describe afresh, keep nothing
-    from tczoo.paths import cache_dir
+    from tczoo.paths import cache_dir, write_atomic
 
     path = cache_dir() / "registry" / f"methods-{key}.json" if key else None
     if path is not None and path.is_file():
@@ -105,9 +104,7 @@ def describe_methods() -> list[dict[str, Any]]:
             path.parent.mkdir(parents=True, exist_ok=True)
             for old in path.parent.glob("methods-*.json"):
                 old.unlink(missing_ok=True)
-            tmp = path.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(json.dumps(infos, default=str))
-            os.replace(tmp, path)
+            write_atomic(path, json.dumps(infos, default=str))
         except OSError:
             pass  # a read-only cache only costs speed
     return infos

@@ -38,6 +38,7 @@ from typing import Any, Callable
 
 from tczoo.execution import can_check, ground_truth_index
 from tczoo.outcomes import generation_failure
+from tczoo.paths import write_atomic
 from tczoo.run import Progress, build_units
 from tczoo.runner import TaskSpec
 from tczoo.schema import Oracle, OracleKind, Problem, ScoreRecord, Setting, TestSuite
@@ -178,9 +179,7 @@ def _write_refusals(folder: Path, cell, session: CrossSession) -> None:
     for (model, method, runner, why), n in session.refused.items():
         if (model, method) == (cell.model, cell.method):
             reasons.setdefault(runner, f"{why} ({n} suite(s))")
-    tmp = folder / "cross_refused.json.tmp"
-    tmp.write_text(json.dumps(reasons, indent=1, ensure_ascii=False))
-    tmp.replace(folder / "cross_refused.json")
+    write_atomic(folder / "cross_refused.json", json.dumps(reasons, indent=1, ensure_ascii=False))
 
 
 def _score(runner, problem: Problem, task: TaskSpec, suite: TestSuite, g, key: str, oracle: str) -> ScoreRecord:

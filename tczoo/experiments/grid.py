@@ -29,6 +29,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, ConfigDict, Field
 
 from tczoo.errors import UserError
+from tczoo.paths import write_atomic
 from tczoo.run import Progress, RunOptions, build_units, check_params
 from tczoo.schema import RunConfig
 
@@ -176,10 +177,7 @@ def _open_grid(spec: GridSpec, out: Path) -> None:
             raise GridError(f"{out} holds a comparison with different settings ({'; '.join(diff)}); "
                             "use another --out, or delete it")
         spec = spec.model_copy(update={k: list(dict.fromkeys([*getattr(old, k), *getattr(spec, k)])) for k in GROWS})
-    out.mkdir(parents=True, exist_ok=True)
-    tmp = out / (GRID_FILE + ".tmp")
-    tmp.write_text(spec.model_dump_json(indent=2))
-    tmp.replace(out / GRID_FILE)
+    write_atomic(out / GRID_FILE, spec.model_dump_json(indent=2))
 
 
 @dataclass
