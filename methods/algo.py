@@ -64,7 +64,7 @@ class Algo(Method):
         )
         if oracle is None or generator is None:
             return suite
-        await ctx.generate([generator], seed=task.seed, per_generator=task.budget, rounds=self.params.max_rounds,
+        await ctx.run_generators([generator], seed=task.seed, per_generator=task.budget, rounds=self.params.max_rounds,
                            time_ms=self.params.generator_time_ms, max_input_kb=self.params.max_input_kb)
         record(suite, [generator], seed=task.seed, time_ms=self.params.generator_time_ms)
         inputs = generator.tests[: task.budget]

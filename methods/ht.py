@@ -122,7 +122,7 @@ class Ht(Method):
             if not gens:
                 groups.append([])
                 continue
-            await ctx.generate(gens, seed=task.seed, per_generator=math.ceil(want / len(gens)),
+            await ctx.run_generators(gens, seed=task.seed, per_generator=math.ceil(want / len(gens)),
                                time_ms=p.generator_time_ms, rounds=p.max_rounds, max_input_kb=p.max_input_kb,
                                seen=seen)
             record(suite, gens, seed=task.seed, time_ms=p.generator_time_ms)

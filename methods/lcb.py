@@ -76,13 +76,13 @@ class Lcb(Method):
         run = dict(seed=task.seed, time_ms=p.generator_time_ms, max_input_kb=p.max_input_kb)
         seen: set[str] = set()
         # Edge cases first: they are few and deliberate; random inputs fill the rest.
-        await ctx.generate(edge_gens, per_generator=task.budget, rounds=1, seen=seen, **run)
+        await ctx.run_generators(edge_gens, per_generator=task.budget, rounds=1, seen=seen, **run)
         edge_share = math.ceil(task.budget * p.edge_share)
         n_edge = min(edge_share, sum(len(g.tests) for g in edge_gens))
         want_random = task.budget - n_edge
         if random_gens and want_random > 0:
             per = math.ceil(want_random * p.oversample / len(random_gens))
-            await ctx.generate(random_gens, per_generator=per, rounds=p.max_rounds, seen=seen, **run)
+            await ctx.run_generators(random_gens, per_generator=per, rounds=p.max_rounds, seen=seen, **run)
         record(suite, edge_gens + random_gens, seed=task.seed, time_ms=p.generator_time_ms)
         every = 10**9
         edge = interleave([g.tests for g in edge_gens], every)

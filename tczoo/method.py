@@ -55,8 +55,6 @@ class MethodParams(BaseModel):
     max_tokens: int | None = Field(None, ge=1, description="most tokens generated per answer")
 
 
-NoParams = MethodParams
-
 
 class Method:
     name: ClassVar[str]
@@ -199,7 +197,7 @@ class Context:
             return []
         return await asyncio.to_thread(self.sandbox.call_many, calls)
 
-    async def generate(self, generators: list["Generator"], **options: Any) -> list["Generator"]:
+    async def run_generators(self, generators: list["Generator"], **options: Any) -> list["Generator"]:
         """``tczoo.execution.run_generators`` off the event loop."""
         from tczoo.execution import run_generators
 

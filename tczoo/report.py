@@ -6,7 +6,7 @@ for every runner alike:
 
 - every table with ``model`` and ``method`` columns gets, per row, ``units`` (units
   whose generation was attempted), ``failed`` (generations that failed, see
-  ``tczoo.outcomes``, or could not be scored) and ``no valid tests`` (problems where no scored unit had a
+  ``tczoo.failures``, or could not be scored) and ``no valid tests`` (problems where no scored unit had a
   valid test); a model × method whose every generation failed gets a row with
   ``failed`` in each metric cell, and one whose every problem lacks a valid test gets
   ``no valid tests`` there — never a number;
@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tczoo.outcomes import generation_failure, transient
+from tczoo.failures import generation_failure, transient
 from tczoo.runner import Table
-from tczoo.textio import dumps, printable
+from tczoo.safetext import dumps, printable
 
 FORMATS = ("table", "md", "csv", "json")
 IDENTITY = ("model", "method", "language", "selector", "dataset")

@@ -12,7 +12,7 @@ opened (locked against a second writer; a resumed run must ask for the same
 experiment) and a provenance line appended.
 
 A unit is done when its latest generation succeeded and was scored. A failed
-generation (``tczoo.outcomes``) is generated again when its failure was transient, or
+generation (``tczoo.failures``) is generated again when its failure was transient, or
 always with ``retry_failed``; the new record is appended with the next ``attempt`` and
 the old one stays, superseded. When the LLM client halts (the provider failed
 ``max_consecutive_errors`` times in a row, or the cost limit is reached) no new unit is
@@ -34,9 +34,9 @@ from pydantic import ValidationError
 from tczoo.distributed import Cluster, ExecutionOptions
 from tczoo.errors import InfrastructureFailure, RunFailed, UserError
 from tczoo.llm import LLMClient, LLMSettings, ProviderError
-from tczoo.llm import Session as LLMSession
+from tczoo.llm import Session
 from tczoo.method import SAMPLING_KNOBS, Context
-from tczoo.outcomes import generation_failure, transient
+from tczoo.failures import generation_failure, transient
 from tczoo.registry import get_method, get_runner
 from tczoo.runner import Runner, TaskSpec
 from tczoo.schema import GenerationRecord, Problem, Provenance, RunConfig, ScoreRecord, Task, TestSuite
@@ -49,7 +49,7 @@ class ParamsError(UserError, ValueError):
 
 
 @dataclass
-class Progress:
+class RunProgress:
     """What the run loop reports: the stage, units done of the total, failures so far,
     tokens and cost spent in this session."""
 
@@ -63,7 +63,7 @@ class Progress:
     scope: str = ""  # which part of a larger job this is (a grid's cell), shown before the counts
 
 
-ProgressFn = Callable[[Progress], None]
+ProgressFn = Callable[[RunProgress], None]
 log = logging.getLogger("tczoo.run")
 
 
@@ -111,7 +111,7 @@ class Unit:
 
 
 @dataclass
-class Session:
+class RunSession:
     """What one ``run()`` call did (``RunStore.session`` after it returns)."""
 
     halted: ProviderError | None = None  # why generation stopped early, if it did
@@ -202,7 +202,7 @@ async def generate_unit(method_name: str, method: Any, task: Task, problem_id: s
     """One unit's generation: the method on its task, a method crash recorded as the
     unit's failure. The same function runs here and on a distributed run's nodes
     (``tczoo.distributed``), so a record does not depend on where it was made."""
-    session = LLMSession(client)
+    session = Session(client)
     ctx = Context(
         llm=session,
         sandbox=sandbox,
@@ -343,14 +343,14 @@ async def run(
     own_cluster = cluster is None
     if own_cluster:
         if sandbox is None and execution.executor != "local":
-            report(Progress("load", note=f"connecting to the {execution.describe()}"))
+            report(RunProgress("load", note=f"connecting to the {execution.describe()}"))
         cluster = open_cluster(execution if sandbox is None else None, sandbox=sandbox)
     sandbox = cluster.sandbox
     store = None
     try:
         cluster.check_methods(config.methods)
         if problems is None:
-            report(Progress("load", note=f"loading benchmark {config.benchmark}"))
+            report(RunProgress("load", note=f"loading benchmark {config.benchmark}"))
             problems = load_benchmark(config.benchmark, config.problems, sandbox=sandbox)
         if not problems:
             raise UserError(f"benchmark {config.benchmark!r} has no problems")
@@ -366,7 +366,7 @@ async def run(
         store.add_provenance(collect(benchmark=config.benchmark, problems=problems, model=config.model,
                                      identity=client.identity, isolation=sandbox.isolation_level,
                                      executor=cluster.describe()))
-        session = store.session = Session(warnings=list(store.warnings) + cluster.warnings)
+        session = store.session = RunSession(warnings=list(store.warnings) + cluster.warnings)
         if cluster.remote:
             async def generate(unit: Unit, attempt: int) -> GenerationRecord:
                 return await _generate_remote(cluster, ledger, unit, config, settings, client, store, attempt)
@@ -389,15 +389,15 @@ async def run(
 
 
 async def _loop(units: list[Unit], store: RunStore, client: LLMClient, generate, report: ProgressFn,
-                concurrency: int, retry_failed: bool, result: Session) -> None:
+                concurrency: int, retry_failed: bool, result: RunSession) -> None:
     latest = {(g.method, g.problem_id, g.task): g for g in store.generations()}
     scored = {((s.method, s.problem_id, s.task), s.attempt) for s in store.all_scores()}
-    state = Progress("run", total=len(units))
+    state = RunProgress("run", total=len(units))
 
     def tick() -> None:
         state.tokens = client.usage.prompt_tokens + client.usage.completion_tokens
         state.cost = client.usage.cost_usd
-        report(Progress(**vars(state)))
+        report(RunProgress(**vars(state)))
 
     tick()
     logged = client.on_exchange
@@ -456,7 +456,7 @@ def rescore(out: Path, options: RunOptions | None = None, *, sandbox=None, progr
     sandbox = cluster.sandbox
     try:
         config = store.config
-        report(Progress("load", note=f"loading benchmark {config.benchmark}"))
+        report(RunProgress("load", note=f"loading benchmark {config.benchmark}"))
         problems = load_benchmark(config.benchmark, config.problems, sandbox=sandbox)
         units = {u.key: u for u in build_units(config, problems, sandbox)}
         gens = store.generations()
@@ -465,7 +465,7 @@ def rescore(out: Path, options: RunOptions | None = None, *, sandbox=None, progr
             unit = units.get((g.method, g.problem_id, g.task))
             if unit is not None and generation_failure(g, scores_empty=unit.runner.scores_empty_suites) is None:
                 records.append(score_unit(unit, g.suite, g.model, g.attempt))
-            report(Progress("score", done=i + 1, total=len(gens)))
+            report(RunProgress("score", done=i + 1, total=len(gens)))
         store.replace_scores(records)
         return records
     finally:

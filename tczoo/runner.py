@@ -22,7 +22,10 @@ from tczoo.errors import UserError
 from tczoo.schema import Problem, ScoreRecord, Setting, Task, TestSuite
 
 
-class NoParams(BaseModel):
+class RunnerParams(BaseModel):
+    """A runner's knobs (``--params '{"runner:NAME": {...}}'``): a runner's own ``Params``
+    subclasses it with the paper's defaults. Unknown keys are refused."""
+
     model_config = ConfigDict(extra="forbid")
 
 
@@ -65,7 +68,7 @@ class Runner:
     paper: ClassVar[str] = ""
     summary: ClassVar[str] = ""
     headline: ClassVar[str] = ""  # the metric the run browser shows per (method, problem), if any
-    Params: ClassVar[type[BaseModel]] = NoParams
+    Params: ClassVar[type[BaseModel]] = RunnerParams
     # Whether a suite without tests is a result to score (HarnessLLM counts a response
     # without a usable test as a format error) or a failed generation (the default).
     scores_empty_suites: ClassVar[bool] = False

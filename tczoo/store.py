@@ -15,7 +15,7 @@ loses nor duplicates anything. A unit generated again (a failed generation retri
 appends a record with a higher ``attempt``: the old one stays in the file, superseded,
 and readers see the latest attempt and the scores of that attempt only.
 
-Every string is stored losslessly (``tczoo.textio``): lone surrogates and control
+Every string is stored losslessly (``tczoo.safetext``): lone surrogates and control
 characters a model or a program produced survive the round trip.
 """
 
@@ -34,7 +34,7 @@ from pydantic import ValidationError
 
 from tczoo.errors import RunFailed, UserError
 from tczoo.schema import GenerationRecord, RunConfig, ScoreRecord
-from tczoo.textio import dumps, model_line
+from tczoo.safetext import dumps, model_line
 
 FILES = ("exchanges.jsonl", "generations.jsonl", "scores.jsonl", "provenance.jsonl", "cross_scores.jsonl")
 LOCK = ".lock"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tczoo.runners.tcbench_analysis import analyze
+from tczoo.analyses.tcbench import analyze
 from tczoo.schema import (Failure, GenerationRecord, Provenance, RunConfig, ScoreRecord, TestCase, TestSuite,
                           Usage)
 from tczoo.store import RunStore

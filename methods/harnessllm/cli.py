@@ -13,8 +13,9 @@ from typing import Optional
 
 import typer
 
-from tczoo.cli.kit import CLIError, check_model, echo, require_run_dir, split
-from tczoo.textio import dumps
+from tczoo.cli.options import CLIError, check_model, require_run_dir, split
+from tczoo.cli.output import echo
+from tczoo.safetext import dumps
 
 
 # --------------------------------------------------------------------------- candidates

@@ -20,7 +20,8 @@ from typing import List, Optional
 
 import typer
 
-from tczoo.cli.kit import CLIError, echo, emit_json, format_option, require_file
+from tczoo.cli.options import CLIError, format_option, require_file
+from tczoo.cli.output import echo, emit_json
 
 # The retrieval modes (tczoo.methods.stab.scenarios.RETRIEVAL_MODES, not imported here:
 # the CLI starts without loading the method's dependencies).

@@ -12,7 +12,8 @@ from typing import Optional
 
 import typer
 
-from tczoo.cli.kit import CLIError, console, echo, emit_json, format_option, require_run_dir, rich_table
+from tczoo.cli.options import CLIError, format_option, require_run_dir
+from tczoo.cli.output import console, echo, emit_json, rich_table
 
 FORMATS = ("table", "md", "csv", "json")
 

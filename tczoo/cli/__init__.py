@@ -23,8 +23,8 @@ import sys
 
 import typer
 
-from tczoo.cli import browse, cache, experiments, listing, runs, tools
-from tczoo.cli.kit import err_console, warn
+from tczoo.cli import cache, experiments, installed, judging, runs, view
+from tczoo.cli.output import err_console, warn
 from tczoo.errors import RunFailed, UserError
 
 app = typer.Typer(
@@ -34,7 +34,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _module in (listing, runs, experiments, tools, cache, browse):
+for _module in (installed, runs, experiments, judging, cache, view):
     _module.register(app)
 _KERNEL_COMMANDS = {c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands}
 _KERNEL_COMMANDS |= {g.name for g in app.registered_groups if g.name}
@@ -67,7 +67,7 @@ def _register_plugins(argv: list[str]) -> None:
 
 
 def _one_line(text: str) -> str:
-    from tczoo.textio import printable
+    from tczoo.safetext import printable
 
     return printable(" ".join(str(text).split()), newlines=False)
 

@@ -9,7 +9,8 @@ from typing import Optional
 
 import typer
 
-from tczoo.cli.kit import CLIError, console, echo, emit_json, format_option, rich_table
+from tczoo.cli.options import CLIError, format_option
+from tczoo.cli.output import console, echo, emit_json, rich_table
 
 cache_app = typer.Typer(help="The LLM exchange cache: size, entries per model; prune or clear it.",
                         no_args_is_help=True)

@@ -8,21 +8,17 @@ from typing import Optional
 
 import typer
 
-from tczoo.cli.kit import (
+from tczoo.cli.options import (
     CLIError,
-    RunReporter,
     check_benchmark,
     check_model,
-    console,
-    echo,
-    emit_json,
     format_option,
     parse_json_option,
-    rich_table,
     run_options,
     split,
-    warn,
 )
+from tczoo.cli.output import console, echo, emit_json, rich_table, warn
+from tczoo.cli.progress import RunReporter
 
 REPORT_FORMATS = ("table", "md", "csv", "json")
 

@@ -8,28 +8,22 @@ from typing import Optional
 
 import typer
 
-from tczoo.cli.kit import (
+from tczoo.cli.options import (
     CLIError,
-    check_model,
-    console,
-    echo,
-    emit_json,
-    err_console,
     address_option,
+    check_benchmark,
+    check_model,
     execution_options,
     executor_option,
     format_option,
     parse_json_option,
-    RunReporter,
-    check_benchmark,
-    progress,
     require_file,
     require_run_dir,
-    rich_table,
     run_options,
     split,
-    warn,
 )
+from tczoo.cli.output import console, echo, emit_json, rich_table, warn
+from tczoo.cli.progress import RunReporter, progress
 
 REPORT_FORMATS = ("table", "md", "csv", "json")
 

@@ -37,9 +37,9 @@ from types import SimpleNamespace
 from typing import Any, Callable
 
 from tczoo.execution import can_check, ground_truth_index
-from tczoo.outcomes import generation_failure
+from tczoo.failures import generation_failure
 from tczoo.paths import write_atomic
-from tczoo.run import Progress, build_units
+from tczoo.run import RunProgress, build_units
 from tczoo.runner import TaskSpec
 from tczoo.schema import Oracle, OracleKind, Problem, ScoreRecord, Setting, TestSuite
 
@@ -116,7 +116,7 @@ def for_unit(specs: list[TaskSpec], own_context: dict[str, Any]) -> list[TaskSpe
 
 
 def cross_score(spec, out: Path, problems: list[Problem], sandbox,
-                progress: Callable[[Progress], None] | None = None) -> CrossSession:
+                progress: Callable[[RunProgress], None] | None = None) -> CrossSession:
     """Score every cell of the grid ``spec`` with each runner of ``spec.cross`` other than
     the cell's own."""
     from tczoo.experiments.grid import cells
@@ -142,7 +142,7 @@ def cross_score(spec, out: Path, problems: list[Problem], sandbox,
                 if name == cell.runner:
                     continue
                 done_jobs += 1
-                report(Progress("score", done=done_jobs, total=jobs, scope=f"cross-scoring {cell.label} with {name}"))
+                report(RunProgress("score", done=done_jobs, total=jobs, scope=f"cross-scoring {cell.label} with {name}"))
                 runner = get_runner(name)(sandbox, **spec.params.get(f"runner:{name}", {}))
                 scored_problems = list({g.problem_id: by_id[g.problem_id] for g in gens}.values())
                 tasks, why = runner_tasks(runner, method_cls, scored_problems or problems, spec.seed)

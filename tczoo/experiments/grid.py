@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tczoo.errors import UserError
 from tczoo.paths import write_atomic
-from tczoo.run import Progress, RunOptions, build_units, check_params
+from tczoo.run import RunProgress, RunOptions, build_units, check_params
 from tczoo.schema import RunConfig
 
 GRID_FILE = "grid.json"
@@ -217,7 +217,7 @@ def cell_options(options: RunOptions, model: str) -> RunOptions:
 
 
 async def run_grid(spec: GridSpec, out: Path, options: RunOptions | None = None, *,
-                   progress: Callable[[Progress], None] | None = None, sandbox=None) -> GridSession:
+                   progress: Callable[[RunProgress], None] | None = None, sandbox=None) -> GridSession:
     """Run every cell of ``spec`` into ``out`` (resuming what is there), then cross-score
     when ``spec.cross`` names runners. Everything is checked before anything is written."""
     from tczoo.benchmarks import load_benchmark
@@ -229,7 +229,7 @@ async def run_grid(spec: GridSpec, out: Path, options: RunOptions | None = None,
     own = sandbox is None
     sandbox = sandbox or options.open_sandbox()
     try:
-        report(Progress("load", note=f"loading benchmark {spec.benchmark}"))
+        report(RunProgress("load", note=f"loading benchmark {spec.benchmark}"))
         problems = load_benchmark(spec.benchmark, spec.problems, sandbox=sandbox)
         if not problems:
             raise GridError(f"benchmark {spec.benchmark!r} has no problems")
@@ -243,7 +243,7 @@ async def run_grid(spec: GridSpec, out: Path, options: RunOptions | None = None,
         _open_grid(spec, out)
         session = GridSession()
         total = sum(c.units for c in grid)
-        base = Progress("run", total=total)
+        base = RunProgress("run", total=total)
         down = session.down
         for i, cell in enumerate(grid, 1):
             done_before, failed_before, tokens_before, cost_before = base.done, base.failed, base.tokens, base.cost
@@ -260,13 +260,13 @@ async def run_grid(spec: GridSpec, out: Path, options: RunOptions | None = None,
                 _log(out, state, time.time())
                 continue
 
-            def tick(p: Progress, scope=scope) -> None:
+            def tick(p: RunProgress, scope=scope) -> None:
                 if p.stage == "load":
-                    report(Progress("load", note=p.note, scope=scope))
+                    report(RunProgress("load", note=p.note, scope=scope))
                     return
                 base.done, base.failed = done_before + p.done, failed_before + p.failed
                 base.tokens, base.cost = tokens_before + p.tokens, cost_before + p.cost
-                report(Progress("run", done=base.done, total=total, failed=base.failed, tokens=base.tokens,
+                report(RunProgress("run", done=base.done, total=total, failed=base.failed, tokens=base.tokens,
                                 cost=base.cost, scope=scope))
 
             started = time.time()

@@ -27,7 +27,7 @@ from tczoo.experiments.layout import OURS, comparison_table, our_rows, paper_row
 from tczoo.experiments.targets import Target, TargetError, papers
 from tczoo.paths import write_atomic
 from tczoo.report import ADDED, render, runner_tables, stores_report
-from tczoo.run import Progress, RunOptions
+from tczoo.run import RunProgress, RunOptions
 from tczoo.runner import Table
 
 DEFAULT_ROOT = Path("runs/reproduce")
@@ -89,7 +89,7 @@ def default_out(target: Target, spec: GridSpec, root: Path = DEFAULT_ROOT) -> Pa
 
 
 async def execute(target: Target, spec: GridSpec, out: Path, options: RunOptions | None = None, *,
-                  progress: Callable[[Progress], None] | None = None) -> GridSession:
+                  progress: Callable[[RunProgress], None] | None = None) -> GridSession:
     del target  # the grid says everything the runs need
     return await run_grid(spec, out, options, progress=progress)
 

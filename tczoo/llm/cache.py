@@ -4,7 +4,7 @@ LiteLLM's own disk cache crashes on its first hit in recent releases, so tczoo k
 own: one row per exchange, keyed by everything that determines the answer — the
 backend's identity (provider, ``api_base``, model, or a local GGUF's sha256), the
 rendered messages, every sampling parameter and the sample index — holding the raw
-answer, usage and cost. Text is stored as JSON (``tczoo.textio.dumps``), so an answer
+answer, usage and cost. Text is stored as JSON (``tczoo.safetext.dumps``), so an answer
 with lone surrogates or NUL round-trips exactly.
 
 ``tczoo cache info|prune|clear`` manages the file (``CacheAdmin``).
@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tczoo.textio import dumps
+from tczoo.safetext import dumps
 
 TABLE = "exchanges_v2"
 SCHEMA = f"""

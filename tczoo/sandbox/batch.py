@@ -25,7 +25,7 @@ from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from tczoo.textio import to_bytes
+from tczoo.safetext import to_bytes
 from tczoo.sandbox import validators
 from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
 from tczoo.sandbox.slots import HOST_SLACK_S, Slot, WorkerDied

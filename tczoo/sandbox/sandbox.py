@@ -13,7 +13,7 @@ import warnings
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from tczoo.textio import from_bytes, to_bytes
+from tczoo.safetext import from_bytes, to_bytes
 from tczoo.schema import Language, Program, Validator
 from tczoo.sandbox import batch, callpy, jail, validators
 from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator

@@ -20,7 +20,7 @@ import threading
 import time
 from pathlib import Path
 
-from tczoo.textio import to_bytes
+from tczoo.safetext import to_bytes
 from tczoo.sandbox import jail
 from tczoo.sandbox.cgroups import CgroupTree, SlotGroups
 

@@ -13,7 +13,7 @@ this module only, so both show the same things:
   and every LLM exchange of each unit.
 
 Every string a model, a program or a benchmark produced passes through ``safe``:
-control characters and lone surrogates become visible escapes (``tczoo.textio.printable``)
+control characters and lone surrogates become visible escapes (``tczoo.safetext.printable``)
 and very long texts are clipped to ``max_chars`` with their full length recorded
 (``{"clip": text, "of": length}``), so that one 50 MB generator output cannot make a
 page unusable. Escaping for HTML is the page's job (it only ever sets text, never
@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tczoo.textio import printable
+from tczoo.safetext import printable
 
 MAX_CHARS = 100_000  # per text field in the site's data; the page shows less until expanded
 

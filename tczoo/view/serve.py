@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import functools
 import http.server
+import sys
 from pathlib import Path
+from typing import Callable
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -24,9 +26,13 @@ def server(site: Path, port: int) -> http.server.ThreadingHTTPServer:
     return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
 
 
-def serve_site(site: Path, port: int) -> None:
-    from tczoo.cli.kit import err_console
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
+
+def serve_site(site: Path, port: int, announce: Callable[[str], None] = _to_stderr) -> None:
+    """Serve ``site`` until Ctrl-C; ``announce`` is told the URL once it is bound (the
+    command line prints it; this module prints nothing of its own)."""
     try:
         httpd = server(site, port)
     except OSError as exc:
@@ -34,7 +40,7 @@ def serve_site(site: Path, port: int) -> None:
 
         raise UserError(f"cannot serve on 127.0.0.1:{port}: {exc.strerror or exc}") from exc
     host, real_port = httpd.server_address[:2]
-    err_console.print(f"serving {site} at http://{host}:{real_port}/ (Ctrl-C stops)", markup=False)
+    announce(f"serving {site} at http://{host}:{real_port}/ (Ctrl-C stops)")
     try:
         httpd.serve_forever()
     except KeyboardInterrupt:

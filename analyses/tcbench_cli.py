@@ -1,5 +1,5 @@
 """``tczoo tcbench ...``: TC-Bench's analyses as report commands (a thin hook over
-:mod:`tczoo.runners.tcbench_analysis`, registered through ``tczoo.commands``).
+:mod:`tczoo.analyses.tcbench`, registered through ``tczoo.commands``).
 
     tczoo tcbench analyze fig4a runs/tc            # inflation: all wrong codes vs the WrongSelect basis
     tczoo tcbench analyze fig4c runs/tc            # stability over draws of the 8 correct codes
@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import typer
 
-from tczoo.cli.kit import console, echo, format_option, rich_table
+from tczoo.cli.options import format_option
+from tczoo.cli.output import console, echo, rich_table
 
 
 def register(app: typer.Typer) -> None:
@@ -31,7 +32,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """One of TC-Bench's analyses as tables."""
         from tczoo.report import cell, render
-        from tczoo.runners.tcbench_analysis import analyze as run
+        from tczoo.analyses.tcbench import analyze as run
 
         options = {"fig4c": {"draws": draws}, "fig4a": {"restarts": restarts}}.get(kind, {})
         tables = run(kind, target, **options)

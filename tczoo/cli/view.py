@@ -11,7 +11,9 @@ from typing import Optional
 
 import typer
 
-from tczoo.cli.kit import CLIError, console, emit_json, err_console, format_option, progress, require_run_dir
+from tczoo.cli.options import CLIError, format_option, require_run_dir
+from tczoo.cli.output import console, emit_json, err_console
+from tczoo.cli.progress import progress
 
 
 def view(
@@ -42,7 +44,7 @@ def view(
     if serve:
         from tczoo.view.serve import serve_site
 
-        serve_site(out, port)
+        serve_site(out, port, lambda line: err_console.print(line, markup=False))
 
 
 def show(

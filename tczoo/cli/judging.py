@@ -8,7 +8,9 @@ from typing import Optional
 
 import typer
 
-from tczoo.cli.kit import CLIError, echo, emit_json, format_option, progress, require_file, split
+from tczoo.cli.options import CLIError, format_option, require_file, split
+from tczoo.cli.output import echo, emit_json
+from tczoo.cli.progress import progress
 
 SHOWN = 4000  # characters of stdout/stderr shown
 

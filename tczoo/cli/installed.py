@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from tczoo.cli.kit import console, emit_json, format_option, rich_table, warn
+from tczoo.cli.options import format_option
+from tczoo.cli.output import console, emit_json, rich_table, warn
 
 
 def methods(fmt: str = format_option("table", "json")) -> None:

@@ -1,0 +1,263 @@
+"""The options every ``tczoo`` command shares, and the checks of their values — the
+kernel's commands and every plugin's (a plugin's ``register(app)`` builds its commands
+from these and from ``tczoo.cli.output``, so that all commands look and fail alike):
+
+- ``CLIError``: a user's mistake, printed as one line ``error: ...`` with exit code 2;
+- ``format_option``: the one flag for machine output, ``--format/-f``;
+- ``split``, ``require_file``, ``require_run_dir``, ``check_benchmark``,
+  ``parse_json_option``: argument parsing that refuses bad values where they are parsed;
+- ``check_model``: a model string that names nothing, or a provider without its API
+  key, is refused before any work starts;
+- ``executor_option``/``address_option``/``execution_options``: ``--executor
+  local|ray --address auto|HOST:PORT``, the same on every command that runs work;
+- ``run_options``: how a run executes (sampling defaults, limits, retries, where it
+  runs), declared once for ``run``, ``compare`` and ``reproduce``.
+
+Nothing here imports more than typer at import time: ``tczoo --help`` must stay fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+import typer
+
+from tczoo.errors import UserError
+
+
+class CLIError(UserError):
+    """A user error in a command's arguments: printed as one line, exit code 2."""
+
+
+# --------------------------------------------------------------------------- options
+
+
+def format_option(*choices: str, default: str = "table", help: str | None = None) -> Any:
+    """The ``--format/-f`` option every command with machine output takes."""
+    allowed = tuple(choices) or ("table", "json")
+
+    def check(value: str) -> str:
+        if value not in allowed:
+            raise typer.BadParameter(f"{value!r} is not one of {', '.join(allowed)}")
+        return value
+
+    return typer.Option(default, "--format", "-f", callback=check,
+                        help=help or f"output format: {' | '.join(allowed)}")
+
+
+def executor_option() -> Any:
+    """``--executor``: where a command's runs and generations go (``tczoo.distributed``)."""
+    return typer.Option("local", "--executor", metavar="local|ray",
+                        help="local: this machine's sandbox slots; ray: a Ray cluster (pip install 'tczoo[dist]')")
+
+
+def address_option() -> Any:
+    """``--address``: which Ray cluster ``--executor ray`` uses."""
+    return typer.Option(None, "--address", metavar="auto|HOST:PORT",
+                        help="with --executor ray: auto (the cluster this machine joined) or the head's HOST:PORT; "
+                             "default: $RAY_ADDRESS, else a private Ray instance on this machine")
+
+
+def execution_options(executor: str, address: str | None) -> Any:
+    """The ``tczoo.distributed.ExecutionOptions`` of ``--executor``/``--address``; a bad
+    value is a one-line usage error. Every command that runs programs or generates
+    passes it on (``tczoo.run.run``/``rescore``, or ``tczoo.distributed.open_cluster``)."""
+    from tczoo.distributed import execution_options as make
+
+    return make(executor, address)
+
+
+def split(values: str | None) -> list[str] | None:
+    """A comma-separated option as a list (None when absent or empty)."""
+    if not values:
+        return None
+    return [v.strip() for v in values.split(",") if v.strip()] or None
+
+
+def require_file(path: Path | None, what: str = "file") -> Path | None:
+    """``path`` must be a readable regular file (a usage error otherwise)."""
+    if path is None:
+        return None
+    if not path.exists():
+        raise CLIError(f"cannot read {what} {path}: no such file")
+    if not path.is_file():
+        raise CLIError(f"cannot read {what} {path}: not a regular file")
+    if not os.access(path, os.R_OK):
+        raise CLIError(f"cannot read {what} {path}: permission denied")
+    return path
+
+
+def require_run_dir(path: Path) -> Path:
+    if not (path / "config.json").is_file():
+        raise CLIError(f"{path} is not a tczoo run directory (no config.json)")
+    return path
+
+
+def check_benchmark(benchmark: str) -> str:
+    """A bundled or hub benchmark name, or SCHEMA:PATH (the loader checks the path)."""
+    from tczoo.benchmarks import benchmark_names
+
+    if benchmark not in benchmark_names() and ":" not in benchmark:
+        raise CLIError(f"unknown benchmark {benchmark!r} (known: {', '.join(benchmark_names())}, or SCHEMA:PATH)")
+    return benchmark
+
+
+def parse_json_option(text: str | None, option: str) -> Any:
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CLIError(f"{option} is not valid JSON: {exc}") from exc
+
+
+# --------------------------------------------------------------------------- models
+
+
+# The keys of the common providers, checked without importing LiteLLM (which takes
+# seconds); other providers are asked of LiteLLM itself.
+PROVIDER_KEYS = {
+    "openai": ("OPENAI_API_KEY",),
+    "anthropic": ("ANTHROPIC_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_API_KEY"),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",),
+    "openrouter": ("OPENROUTER_API_KEY",),
+    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_AI_API_KEY"),
+    "xai": ("XAI_API_KEY",),
+    "dashscope": ("DASHSCOPE_API_KEY",),
+}
+KEYLESS = ("hosted_vllm", "ollama", "ollama_chat", "lm_studio", "llamafile")
+
+
+def check_model(model: str, api_base: str | None = None, *, probe: bool = True) -> None:
+    """Refuse, before any work starts, a model string that names nothing (no such
+    file, no such local model, a provider LiteLLM does not know), a provider whose API
+    key is missing, and an ``--api-base`` nothing answers on (one cheap GET)."""
+    from tczoo.llm.backends import LiteLLMBackend, _litellm, make_backend
+
+    backend = make_backend(model, api_base=api_base)  # ModelSpecError is a UserError
+    if not isinstance(backend, LiteLLMBackend):
+        if api_base:
+            raise CLIError(f"--api-base is for provider models (openai/..., hosted_vllm/...), not {model}")
+        return  # local, scripted, replay
+    provider = backend.provider
+    if provider not in PROVIDER_KEYS and provider not in KEYLESS:
+        known = {getattr(p, "value", str(p)) for p in _litellm().provider_list}
+        if provider not in known:
+            raise CLIError(f"model {model}: unknown provider {provider!r} (e.g. openai, anthropic, gemini, "
+                           "hosted_vllm, ollama; see https://docs.litellm.ai/docs/providers)")
+    if api_base:
+        if probe:
+            probe_api_base(api_base)
+        return  # a self-hosted server: its key, if any, is the server's business
+    if provider in KEYLESS:
+        return
+    keys = PROVIDER_KEYS.get(provider)
+    if keys is not None:
+        missing = [] if any(os.environ.get(k) for k in keys) else [keys[0]]
+    else:
+        try:
+            env = _litellm().validate_environment(model=model)
+        except Exception:
+            return  # unknown to LiteLLM's table: the call itself will report
+        missing = [] if env.get("keys_in_environment") else list(env.get("missing_keys") or [])
+    if missing:
+        raise CLIError(f"model {model}: missing API key: set {', '.join(missing)}")
+
+
+def probe_api_base(url: str, timeout: float = 5.0) -> None:
+    """One cheap request to ``url``/models: refused connections, unknown hosts and
+    silence are refused here, in seconds, instead of after every call's retries. Any
+    HTTP answer (even an error status) means a server is there."""
+    import http.client
+    import socket
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
+    parsed = urllib.parse.urlparse(url)
+    if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        raise CLIError(f"--api-base {url!r} is not an http(s) URL (e.g. http://localhost:8000/v1)")
+    target = url.rstrip("/") + "/models"
+    try:
+        with urllib.request.urlopen(urllib.request.Request(target, method="GET"), timeout=timeout):
+            return
+    except urllib.error.HTTPError:
+        return  # a server answered
+    except urllib.error.URLError as exc:
+        reason = exc.reason
+        why = reason.strerror if isinstance(reason, OSError) and reason.strerror else str(reason)
+        raise CLIError(f"--api-base {url}: cannot connect ({why})") from None
+    except (socket.timeout, TimeoutError):
+        raise CLIError(f"--api-base {url}: no answer within {timeout:g} s") from None
+    except (http.client.HTTPException, ConnectionError, OSError):
+        return  # something answered, if badly: the calls will say what
+
+
+# --------------------------------------------------------------------------- run options
+
+
+def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Give a command the options of how a run executes — sampling defaults, the
+    provider's ``--api-base``, concurrency, connection, cost and error limits, retries,
+    the cache, where it runs (``--executor``/``--address``) — and call it with them as one ``options: tczoo.run.RunOptions`` argument.
+
+    ``tczoo run``, ``compare`` and ``reproduce`` are decorated with it, so an execution
+    option is declared here once (and its field added to ``RunOptions``)."""
+    import functools
+    import inspect
+    from typing import Optional
+
+    shared = {
+        "temperature": (Optional[float], typer.Option(
+            None, "--temperature", min=0, help="sampling temperature of methods whose paper fixes none (default 0.2)")),
+        "max_tokens": (Optional[int], typer.Option(
+            None, "--max-tokens", min=1, help="most tokens per answer, for methods that set none (default 2048)")),
+        "api_base": (Optional[str], typer.Option(
+            None, "--api-base", help="for hosted_vllm/ and openai-compatible servers (probed before the run)")),
+        "concurrency": (int, typer.Option(4, "--concurrency", min=1, help="units generated at once")),
+        "max_connections": (int, typer.Option(8, "--max-connections", min=1,
+                                              help="requests in flight per provider and server")),
+        "max_cost": (Optional[float], typer.Option(
+            None, "--max-cost", min=0,
+            help="stop generating once the run's LiteLLM-computed cost reaches this many USD (resumable)")),
+        "max_errors": (int, typer.Option(5, "--max-consecutive-errors", min=0,
+                                         help="stop the run after this many provider failures in a row (0: never)")),
+        "retry_failed": (bool, typer.Option(
+            False, "--retry-failed",
+            help="generate every failed unit again (transient provider failures are retried without it)")),
+        "no_cache": (bool, typer.Option(False, "--no-cache", help="do not read or write the LLM exchange cache")),
+        "executor": (str, executor_option()),
+        "address": (Optional[str], address_option()),
+    }
+    signature = inspect.signature(command)
+    kept = [p for name, p in signature.parameters.items() if name != "options"]
+    added = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=kind)
+             for name, (kind, option) in shared.items()]
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from tczoo.llm import LLMSettings
+        from tczoo.run import RunOptions
+
+        given = {name: kwargs.pop(name) for name in shared}
+        settings = LLMSettings(api_base=given["api_base"], cache=not given["no_cache"],
+                               max_connections=given["max_connections"], max_cost=given["max_cost"],
+                               max_consecutive_errors=given["max_errors"])
+        if given["temperature"] is not None:
+            settings.temperature = given["temperature"]
+        if given["max_tokens"] is not None:
+            settings.max_tokens = given["max_tokens"]
+        options = RunOptions(settings=settings, concurrency=given["concurrency"],
+                             retry_failed=given["retry_failed"],
+                             execution=execution_options(given["executor"], given["address"]),
+                             given=frozenset(k for k in ("temperature", "max_tokens") if given[k] is not None))
+        return command(*args, options=options, **kwargs)
+
+    wrapper.__signature__ = signature.replace(parameters=kept + added)  # type: ignore[attr-defined]
+    return wrapper
