@@ -46,7 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tczoo.errors import InfrastructureFailure, UserError
 from tczoo.execution import (Limits, can_check, check_outputs, no_sandbox_errors, outputs_match, run_program,
-                             run_programs)
+                             run_programs, Sandbox)
 from tczoo.runner import Runner, Table, TaskSpec
 from tczoo.runners.bugfind import limits_note
 from tczoo.schema import Language, Problem, Program, ScoreRecord, Setting, Task, TestSuite
@@ -99,7 +99,7 @@ class BestOfNRunner(Runner):
     summary = "pick the candidate passing the most pooled generated tests; pass@1 before and after"
     Params = BestOfNParams
 
-    def __init__(self, sandbox: Any, **params: Any):
+    def __init__(self, sandbox: Sandbox | None = None, **params: Any):
         super().__init__(sandbox, **params)
         self._lock = threading.Lock()
         self._candidates: dict[str, list[Program]] = {}

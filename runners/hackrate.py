@@ -46,7 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tczoo.benchmarks.correct_codes import FASTEST_FRACTION, VALIDATORS, reference_limits, select_fastest
 from tczoo.errors import UserError
-from tczoo.execution import Execution, Limits, Verdict, run_programs, same_output
+from tczoo.execution import Execution, Limits, Sandbox, Verdict, run_programs, same_output
 from tczoo.sandbox.types import Job
 from tczoo.runner import Matrix, Runner, Table, TaskSpec
 from tczoo.schema import Problem, Program, ScoreRecord, Setting, Task, TestSuite
@@ -150,7 +150,7 @@ class HackRateRunner(Runner):
     scores_empty_suites = True
     Params = HackRateParams
 
-    def __init__(self, sandbox: Any, **params: Any):
+    def __init__(self, sandbox: Sandbox | None = None, **params: Any):
         super().__init__(sandbox, **params)
         self.memo: dict[tuple, Execution] | None = None  # analyses re-score one suite many ways
 

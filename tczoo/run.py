@@ -23,25 +23,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from pydantic import ValidationError
 
 from tczoo.distributed import Cluster, ExecutionOptions
 from tczoo.errors import InfrastructureFailure, RunFailed, UserError
-from tczoo.llm import LLMClient, LLMSettings, ProviderError
-from tczoo.llm import Session
-from tczoo.method import SAMPLING_KNOBS, Context
 from tczoo.failures import generation_failure, transient
+from tczoo.generation import GenerationRequest, generate_unit
+from tczoo.llm import LLMClient, LLMSettings, ProviderError
+from tczoo.method import SAMPLING_KNOBS, Method
 from tczoo.registry import get_method, get_runner
 from tczoo.runner import Runner, TaskSpec
-from tczoo.schema import GenerationRecord, Problem, Provenance, RunConfig, ScoreRecord, Task, TestSuite
+from tczoo.schema import GenerationRecord, Problem, RunConfig, ScoreRecord, TestSuite
 from tczoo.store import RunStore
 from tczoo.templates import Prompts
+
+if TYPE_CHECKING:
+    from tczoo.llm.client import Ledger
+    from tczoo.sandbox import Sandbox
 
 
 class ParamsError(UserError, ValueError):
@@ -82,13 +84,12 @@ class RunOptions:
     execution: ExecutionOptions = field(default_factory=ExecutionOptions)
     given: frozenset[str] = frozenset()  # sampling options the user set (--temperature, --max-tokens)
 
-    def open_sandbox(self):
-        """The sandbox programs run in (the one place the executor is chosen): this
-        machine's, or a Ray cluster's driver sandbox, which brings its cluster along
-        (``run(sandbox=...)`` then generates on the nodes; closing it closes the cluster)."""
+    def open_cluster(self) -> Cluster:
+        """Where the work runs, as ``execution`` asks (the one place the executor is
+        chosen): this machine's worker pool or a Ray cluster. The caller closes it."""
         from tczoo.distributed import open_cluster
 
-        return open_cluster(self.execution).sandbox
+        return open_cluster(self.execution)
 
     def recorded(self) -> dict[str, Any]:
         """What of these options changes the answers, for ``RunConfig.llm`` (a resumed
@@ -100,7 +101,7 @@ class RunOptions:
 @dataclass
 class Unit:
     method_name: str
-    method: Any
+    method: Method
     runner: Runner
     problem: Problem
     spec: TaskSpec
@@ -168,7 +169,9 @@ def check_params(config: RunConfig) -> None:
                               f"not {type(value).__name__} ({value!r:.60})")
 
 
-def build_units(config: RunConfig, problems: list[Problem], sandbox) -> list[Unit]:
+def build_units(config: RunConfig, problems: list[Problem], sandbox: "Sandbox | None" = None) -> list[Unit]:
+    """Every (method, problem, task) unit of ``config``; each runner is built on
+    ``sandbox`` (None: runners that only list tasks, as a grid's unit count does)."""
     check_params(config)
     units = []
     for name in config.methods:
@@ -197,59 +200,19 @@ def build_units(config: RunConfig, problems: list[Problem], sandbox) -> list[Uni
 # --------------------------------------------------------------------------- one unit
 
 
-async def generate_unit(method_name: str, method: Any, task: Task, problem_id: str, task_key: str, sample: int,
-                        client: LLMClient, sandbox, prompts: Prompts, attempt: int) -> GenerationRecord:
-    """One unit's generation: the method on its task, a method crash recorded as the
-    unit's failure. The same function runs here and on a distributed run's nodes
-    (``tczoo.distributed``), so a record does not depend on where it was made."""
-    session = Session(client)
-    ctx = Context(
-        llm=session,
-        sandbox=sandbox,
-        prompts=prompts,
-        method=method_name,
-        seed=task.seed,
-        params=method.params.model_dump(),
-        sample_base=sample,
-    )
-    started = time.monotonic()
-    error = None
-    try:
-        suite = await method.generate(task, ctx)
-    except (RunFailed, UserError):
-        raise  # the run directory cannot be written, a user error: not the method's fault
-    except Exception as exc:  # a method bug costs that unit, not the run
-        error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"[-4000:]
-        suite = TestSuite(
-            problem_id=problem_id,
-            provenance=Provenance(method=method_name, model=client.model, seed=ctx.seed),
-        )
-        suite.fail("method", "crash", error)
-    ctx.finish(suite)
-    return GenerationRecord(
-        method=method_name,
-        model=client.model,
-        problem_id=problem_id,
-        task=task_key,
-        suite=suite,
-        seconds=round(time.monotonic() - started, 3),
-        error=error,
-        attempt=attempt,
-    )
+async def _generate(unit: Unit, client: LLMClient, sandbox: "Sandbox", prompts: Prompts,
+                    attempt: int) -> GenerationRecord:
+    return await generate_unit(unit.method, unit.spec.task, name=unit.method_name, problem_id=unit.problem.id,
+                               task_key=unit.spec.key, sample=unit.spec.sample, attempt=attempt, client=client,
+                               sandbox=sandbox, prompts=prompts)
 
 
-async def _generate(unit: Unit, client: LLMClient, sandbox, prompts: Prompts, attempt: int) -> GenerationRecord:
-    return await generate_unit(unit.method_name, unit.method, unit.spec.task, unit.problem.id, unit.spec.key,
-                               unit.spec.sample, client, sandbox, prompts, attempt)
-
-
-async def _generate_remote(cluster: Cluster, ledger, unit: Unit, config: RunConfig, settings: LLMSettings,
-                           client: LLMClient, store: RunStore, attempt: int) -> GenerationRecord:
-    """The unit generated on a node of the cluster; its exchanges and record are written
-    here, on the driver, once it is done (a node lost mid-unit leaves nothing behind:
-    the unit runs again elsewhere)."""
-    from tczoo.distributed.node import GenerationRequest
-
+async def _generate_remote(cluster: Cluster, ledger: "Ledger | None", unit: Unit, config: RunConfig,
+                           settings: LLMSettings, client: LLMClient, store: RunStore,
+                           attempt: int) -> GenerationRecord:
+    """The unit generated where the cluster generates (a node); its exchanges and record
+    are written here, on the driver, once it is done (a node lost mid-unit leaves
+    nothing behind: the unit runs again elsewhere)."""
     request = GenerationRequest(method=unit.method_name, params=config.params.get(unit.method_name, {}),
                                 task=unit.spec.task, problem_id=unit.problem.id, task_key=unit.spec.key,
                                 sample=unit.spec.sample, attempt=attempt, model=config.model, settings=settings)
@@ -259,6 +222,8 @@ async def _generate_remote(cluster: Cluster, ledger, unit: Unit, config: RunConf
     client.absorb(result.exchanges)
     if result.user_error is not None:
         raise UserError(result.user_error)
+    if result.record is None:
+        raise RuntimeError(f"{type(cluster).__name__} answered a generation without a record")
     return result.record
 
 
@@ -300,35 +265,26 @@ async def run(
     out: Path,
     options: RunOptions | None = None,
     *,
-    settings: LLMSettings | None = None,
-    sandbox=None,
-    progress: ProgressFn | None = None,
-    concurrency: int | None = None,
-    retry_failed: bool | None = None,
-    problems: list[Problem] | None = None,
-    execution: ExecutionOptions | None = None,
     cluster: Cluster | None = None,
+    problems: list[Problem] | None = None,
+    progress: ProgressFn | None = None,
 ) -> RunStore:
-    """Run ``config`` into the directory ``out`` and return its store (closed for
-    writing; ``store.session`` says what this call did).
+    """Run ``config`` into the directory ``out`` as ``options`` say (the LLM client's
+    settings, concurrency, retries, where the work runs) and return the store (closed
+    for writing; ``store.session`` says what this call did).
 
-    ``options`` says how (``settings``, ``concurrency``, ``retry_failed`` and
-    ``execution`` override its fields, for callers that set one). Where the work runs
-    (``tczoo.distributed``): this machine by default, or a Ray cluster, where units
-    generate on the nodes and every batch of runs fans out over them. ``sandbox`` is
-    shared with the caller (a Ray cluster's sandbox brings its cluster along), or
-    ``cluster`` one already open; either is left open. Else one is opened from the
-    options and closed at the end. ``problems`` are the benchmark's problems when the
-    caller loaded them already (a grid of runs loads them once)."""
+    ``cluster``: where the work runs (``tczoo.distributed``), when the caller holds one
+    (several runs share it, a grid's cells) and closes it itself; else one is opened
+    from ``options.execution`` and closed at the end. On a remote cluster units
+    generate on its nodes; every batch of runs goes wherever its sandbox sends them.
+    ``problems``: the benchmark's problems when the caller loaded them already (a grid
+    of runs loads them once). ``progress`` is told what the loop is doing."""
     from tczoo import __version__
     from tczoo.benchmarks import load_benchmark
-    from tczoo.distributed import cluster_of, open_cluster
     from tczoo.provenance import collect
 
     options = options or RunOptions()
-    settings = settings or options.settings
-    concurrency = options.concurrency if concurrency is None else concurrency
-    retry_failed = options.retry_failed if retry_failed is None else retry_failed
+    settings = options.settings
     report = progress or (lambda p: None)
     config.tczoo_version = __version__
     for name in config.methods:
@@ -338,13 +294,11 @@ async def run(
     check_params(config)
     for note in paper_sampling_notes(config, options):
         log.warning(note)
-    execution = execution or options.execution
-    cluster = cluster or cluster_of(sandbox)
     own_cluster = cluster is None
-    if own_cluster:
-        if sandbox is None and execution.executor != "local":
-            report(RunProgress("load", note=f"connecting to the {execution.describe()}"))
-        cluster = open_cluster(execution if sandbox is None else None, sandbox=sandbox)
+    if cluster is None:
+        if options.execution.executor != "local":
+            report(RunProgress("load", note=f"connecting to the {options.execution.describe()}"))
+        cluster = options.open_cluster()
     sandbox = cluster.sandbox
     store = None
     try:
@@ -367,15 +321,18 @@ async def run(
                                      identity=client.identity, isolation=sandbox.isolation_level,
                                      executor=cluster.describe()))
         session = store.session = RunSession(warnings=list(store.warnings) + cluster.warnings)
+        generate: Callable[[Unit, int], Awaitable[GenerationRecord]]
         if cluster.remote:
+            remote, opened = cluster, store
+
             async def generate(unit: Unit, attempt: int) -> GenerationRecord:
-                return await _generate_remote(cluster, ledger, unit, config, settings, client, store, attempt)
+                return await _generate_remote(remote, ledger, unit, config, settings, client, opened, attempt)
         else:
             prompts = Prompts()
 
             async def generate(unit: Unit, attempt: int) -> GenerationRecord:
                 return await _generate(unit, client, sandbox, prompts, attempt)
-        await _loop(units, store, client, generate, report, concurrency, retry_failed, session)
+        await _loop(units, store, client, generate, report, options.concurrency, options.retry_failed, session)
         sync = getattr(client.ledger, "sync", None)
         if sync is not None:
             sync()  # a node's halt in the last moments of the run
@@ -437,19 +394,19 @@ async def _loop(units: list[Unit], store: RunStore, client: LLMClient, generate,
     await asyncio.gather(*(one(u) for u in units))
 
 
-def rescore(out: Path, options: RunOptions | None = None, *, sandbox=None, progress: ProgressFn | None = None,
-            execution: ExecutionOptions | None = None, cluster: Cluster | None = None) -> list[ScoreRecord]:
+def rescore(out: Path, options: RunOptions | None = None, *, cluster: Cluster | None = None,
+            progress: ProgressFn | None = None) -> list[ScoreRecord]:
     """Score the latest successful generation of every unit again (no LLM calls) and
-    replace scores.jsonl. ``execution``/``cluster``: where the runs go (see ``run``)."""
+    replace scores.jsonl. ``cluster``/``options.execution``: where the runs go (as
+    ``run``)."""
     from tczoo.benchmarks import load_benchmark
-    from tczoo.distributed import cluster_of, open_cluster
 
     report = progress or (lambda p: None)
     store = RunStore.open(out, write=True)
-    cluster = cluster or cluster_of(sandbox)
     own_cluster = cluster is None
     try:
-        cluster = cluster or open_cluster(execution or (options or RunOptions()).execution, sandbox=sandbox)
+        if cluster is None:
+            cluster = (options or RunOptions()).open_cluster()
     except BaseException:
         store.close()
         raise

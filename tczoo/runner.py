@@ -14,12 +14,15 @@ when a runner does not say).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict
 
 from tczoo.errors import UserError
 from tczoo.schema import Problem, ScoreRecord, Setting, Task, TestSuite
+
+if TYPE_CHECKING:
+    from tczoo.sandbox import Sandbox
 
 
 class RunnerParams(BaseModel):
@@ -73,9 +76,18 @@ class Runner:
     # without a usable test as a format error) or a failed generation (the default).
     scores_empty_suites: ClassVar[bool] = False
 
-    def __init__(self, sandbox: Any, **params: Any):
-        self.sandbox = sandbox
+    def __init__(self, sandbox: "Sandbox | None" = None, **params: Any):
+        """``sandbox``: where ``score`` runs programs. A runner built without one reads
+        records only (``summarize``, ``label``, ``matrices``: what ``tczoo report``,
+        ``compare`` and ``view`` use), and says so if asked to score."""
+        self._sandbox = sandbox
         self.params = self.Params(**params)
+
+    @property
+    def sandbox(self) -> "Sandbox":
+        if self._sandbox is None:
+            raise RuntimeError(f"runner {self.name} was built to read records (no sandbox): it cannot run programs")
+        return self._sandbox
 
     def tasks(self, problem: Problem, method_cls: type, *, samples: int, seed: int) -> list[TaskSpec]:
         """Default: ``samples`` independent tasks of the problem in the method's setting."""

@@ -33,13 +33,14 @@ def test_selection_by_pooled_tests_through_the_run_loop(tmp_path, sandbox):
     SEPARATING, fast.cpp and int_total.cpp pass both -> a tie, the earlier (fast.cpp,
     correct) wins. The io tests expect 4 on SEPARATING: only the buggy candidate agrees."""
     from tczoo.report import run_tables
-    from tczoo.run import run
+    from tczoo.distributed import LocalCluster
+    from tczoo.run import RunOptions, run
 
     model = script(tmp_path / "m.jsonl", [("\\*\\*test harness\\*\\*", harness(SEPARATING, SAMPLE)),
                                           ("\\*\\*test cases\\*\\*", io_answer((SEPARATING, "4")))])
     config = RunConfig(methods=["harness", "io"], model=model, benchmark="zoo-mini", problems=["zm01"], samples=1,
                        runner="bestofn", params={"runner:bestofn": {"candidates": _candidates_file(tmp_path)}})
-    store = asyncio.run(run(config, tmp_path / "run", settings=LLMSettings(cache=False, retries=0), sandbox=sandbox))
+    store = asyncio.run(run(config, tmp_path / "run", RunOptions(settings=LLMSettings(cache=False, retries=0)), cluster=LocalCluster(sandbox)))
     scores = store.scores()
     assert len(scores) == 6  # 3 candidates x 2 methods, one response each
     h = next(s for s in scores if s.method == "harness")

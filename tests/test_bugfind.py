@@ -179,14 +179,15 @@ def test_table10_io_protocol_groups_one_test_responses(tmp_path, sandbox):
     R=1 (responses 0, 1): GI 50, ITR 50, TBR 0, 1 test each.
     R=3: (0,1,2) -> good_input_invalid, (3,4,5) -> true_bug: GI 100, ITR 50, TBR 50, 2 tests each."""
     from tczoo.report import run_tables
-    from tczoo.run import run
+    from tczoo.distributed import LocalCluster
+    from tczoo.run import RunOptions, run
 
     answers = [io_answer((SAMPLE, "70")), io_answer((SEPARATING, "4")), "no tests today",
                io_answer((SEPARATING, "5")), io_answer((SAMPLE, "70")), "nothing"]
     model = script(tmp_path / "io.jsonl", [("\\*\\*test cases\\*\\*", answers)])
     config = RunConfig(methods=["io"], model=model, benchmark="zoo-mini", problems=["zm01"], samples=1,
                        params={"runner:bugfind": {"wrong": [BUGGY], "responses": 2, "repeats": [1, 3]}})
-    store = asyncio.run(run(config, tmp_path / "run", settings=LLMSettings(cache=False, retries=0), sandbox=sandbox))
+    store = asyncio.run(run(config, tmp_path / "run", RunOptions(settings=LLMSettings(cache=False, retries=0)), cluster=LocalCluster(sandbox)))
     scores = sorted(store.scores(), key=lambda s: s.detail["response"])
     assert [s.detail["outcome"] for s in scores] == ["no_separation", "good_input_invalid", "format_error",
                                                     "true_bug", "no_separation", "format_error"]
@@ -276,11 +277,12 @@ def test_summary_tables(tmp_path, sandbox):
 
 
 def _run(tmp_path, sandbox, model, benchmark, methods, **runner_params):
-    from tczoo.run import run
+    from tczoo.distributed import LocalCluster
+    from tczoo.run import RunOptions, run
 
     config = RunConfig(methods=methods, model=model, benchmark=benchmark, samples=1,
                        params={"runner:bugfind": {"responses": 1, **runner_params}})
-    return asyncio.run(run(config, tmp_path / "run", settings=LLMSettings(cache=False, retries=0), sandbox=sandbox))
+    return asyncio.run(run(config, tmp_path / "run", RunOptions(settings=LLMSettings(cache=False, retries=0)), cluster=LocalCluster(sandbox)))
 
 
 FN_HARNESS = '''
@@ -335,11 +337,12 @@ def test_sft_export_keeps_responses_that_exposed_the_bug(tmp_path, sandbox):
     from tczoo.methods.harnessllm.cli import register
 
     model = script(tmp_path / "sft.jsonl", [("test harness", [harness(SEPARATING), harness(SAMPLE), "nothing"])])
-    from tczoo.run import run
+    from tczoo.distributed import LocalCluster
+    from tczoo.run import RunOptions, run
 
     config = RunConfig(methods=["harness"], model=model, benchmark="zoo-mini", problems=["zm01"], samples=3,
                        params={"runner:bugfind": {"wrong": [BUGGY]}})
-    asyncio.run(run(config, tmp_path / "run", settings=LLMSettings(cache=False, retries=0), sandbox=sandbox))
+    asyncio.run(run(config, tmp_path / "run", RunOptions(settings=LLMSettings(cache=False, retries=0)), cluster=LocalCluster(sandbox)))
     app = typer.Typer()
 
     @app.callback()
@@ -364,7 +367,8 @@ def test_sft_export_judges_all_tests_of_a_response(tmp_path, sandbox):
     from typer.testing import CliRunner
 
     from tczoo.methods.harnessllm.cli import register
-    from tczoo.run import run
+    from tczoo.distributed import LocalCluster
+    from tczoo.run import RunOptions, run
 
     quiet = ["1\n1 5\n", "1\n1 6\n", "1\n2 7\n", "1\n1 8\n", "1\n1 9\n"]
     late = harness(*quiet[:4], extra=f"\ndef generate_input_2():\n    return {[quiet[4], SEPARATING]!r}\n")
@@ -375,7 +379,7 @@ def test_sft_export_judges_all_tests_of_a_response(tmp_path, sandbox):
     model = script(tmp_path / "sft.jsonl", [("test harness", [late, wrong_later])])
     config = RunConfig(methods=["harness"], model=model, benchmark="zoo-mini", problems=["zm01"], samples=2,
                        params={"runner:bugfind": {"wrong": [BUGGY]}})
-    store = asyncio.run(run(config, tmp_path / "run", settings=LLMSettings(cache=False, retries=0), sandbox=sandbox))
+    store = asyncio.run(run(config, tmp_path / "run", RunOptions(settings=LLMSettings(cache=False, retries=0)), cluster=LocalCluster(sandbox)))
     judged = {s.detail["response"]: (s.detail["outcome"], s.detail["outcomes"]["all"]["outcome"]) for s in store.scores()}
     assert judged == {0: ("no_separation", "true_bug"), 1: ("true_bug", "good_input_invalid")}
     app = typer.Typer()

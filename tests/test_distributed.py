@@ -27,9 +27,9 @@ from pathlib import Path
 
 import pytest
 
-from tczoo.distributed import ExecutionError, ExecutionOptions, execution_options, open_cluster
+from tczoo.distributed import ExecutionError, ExecutionOptions, LocalCluster, execution_options, open_cluster
 from tczoo.llm import LLMSettings
-from tczoo.run import run
+from tczoo.run import RunOptions, run
 from tczoo.sandbox.executor import ordered_stream
 from tczoo.sandbox.types import Job, Limits, RunResult, Verdict
 from tczoo.schema import Language, Program, RunConfig
@@ -278,7 +278,7 @@ def _config(model: str) -> RunConfig:
 def baseline(model, sandbox, tmp_path_factory) -> Path:
     """The run on the local worker pool."""
     out = tmp_path_factory.mktemp("local") / "run"
-    asyncio.run(run(_config(model), out, sandbox=sandbox))
+    asyncio.run(run(_config(model), out, cluster=LocalCluster(sandbox)))
     gens = _lines(out / "generations.jsonl")
     scores = _lines(out / "scores.jsonl")
     assert len(gens) == 8 and len(scores) == 8
@@ -398,17 +398,17 @@ def test_answers_are_cached_on_the_driver_whatever_node_asked(ray_cluster, sandb
     with FakeOpenAI(default=(200, json.dumps(ZM04_TESTS))) as server:
         settings = lambda: LLMSettings(api_base=server.base)  # noqa: E731
         with open_cluster(ExecutionOptions(executor="ray")) as cluster:
-            asyncio.run(run(config(), tmp_path / "first", settings=settings(), cluster=cluster))
+            asyncio.run(run(config(), tmp_path / "first", RunOptions(settings=settings()), cluster=cluster))
             asked = len(server.requests)
             assert asked >= 4  # 2 problems x 2 samples, at least one call each
             served = sum(n.served_units for n in cluster.pool.nodes)
-            # a caller that shares one sandbox between runs (tczoo compare) shares its cluster
-            asyncio.run(run(config(), tmp_path / "second", settings=settings(), sandbox=cluster.sandbox))
+            # a caller that shares one cluster between runs (tczoo compare) generates on its nodes each time
+            asyncio.run(run(config(), tmp_path / "second", RunOptions(settings=settings()), cluster=cluster))
             assert sum(n.served_units for n in cluster.pool.nodes) == served + 4
         assert len(server.requests) == asked
         assert all(e["cached"] for e in _lines(tmp_path / "second" / "exchanges.jsonl"))
         # the driver's cache is the local run's cache too
-        asyncio.run(run(config(), tmp_path / "local", settings=settings(), sandbox=sandbox))
+        asyncio.run(run(config(), tmp_path / "local", RunOptions(settings=settings()), cluster=LocalCluster(sandbox)))
         assert len(server.requests) == asked
     assert (tmp_path / "cache" / "llm.sqlite").is_file()
     assert _records(tmp_path / "second", "scores.jsonl") == _records(tmp_path / "local", "scores.jsonl")
@@ -420,8 +420,8 @@ def test_the_cost_limit_holds_across_nodes(ray_cluster, tmp_path, monkeypatch):
                        problems=["zm04", "zm06"], samples=2)
     with FakeOpenAI(default=(200, json.dumps(ZM04_TESTS))) as server:
         settings = LLMSettings(api_base=server.base, api_key="sk-test", max_cost=0.000001)
-        store = asyncio.run(run(config, tmp_path / "run", settings=settings, concurrency=1,
-                                execution=ExecutionOptions(executor="ray")))
+        store = asyncio.run(run(config, tmp_path / "run", RunOptions(settings=settings, concurrency=1,
+                                                                  execution=ExecutionOptions(executor="ray"))))
         # the first answer spent the budget: no node asks again, the run says why
         assert len(server.requests) == 1
     assert store.session.halted is not None and store.session.halted.reason == "cost_limit"

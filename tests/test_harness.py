@@ -27,12 +27,13 @@ from tczoo.schema import OracleKind, RunConfig, Setting, Task
 
 
 def _run(tmp_path, sandbox, model, methods, **params):
-    from tczoo.run import run
+    from tczoo.distributed import LocalCluster
+    from tczoo.run import RunOptions, run
 
     config = RunConfig(methods=methods, model=model, benchmark="zoo-mini", problems=["zm01"], samples=3,
                        params={"runner:bugfind": {"wrong": [BUGGY], **params}})
-    store = asyncio.run(run(config, tmp_path / "run", settings=LLMSettings(cache=False, retries=0),
-                            sandbox=sandbox))
+    store = asyncio.run(run(config, tmp_path / "run", RunOptions(settings=LLMSettings(cache=False, retries=0)),
+                            cluster=LocalCluster(sandbox)))
     return store
 
 

@@ -69,7 +69,8 @@ def test_bestofn_through_the_run_loop_reports_the_failure_apart(tmp_path, sandbo
     report counts them as failed with reason score/infrastructure, no table shows a
     pass rate for them."""
     from tczoo.report import run_report
-    from tczoo.run import run
+    from tczoo.distributed import LocalCluster
+    from tczoo.run import RunOptions, run
 
     problem = zm01()
     f_code = next(w.code for w in problem.wrong_solutions if w.name.endswith(BUGGY + ".cpp"))
@@ -78,7 +79,7 @@ def test_bestofn_through_the_run_loop_reports_the_failure_apart(tmp_path, sandbo
     config = RunConfig(methods=["io"], model=model, benchmark="zoo-mini", problems=["zm01"], samples=1,
                        runner="bestofn", params={"runner:bestofn": {"n": 100}})  # every candidate
     dying = DyingFor(sandbox, f_code)
-    store = asyncio.run(run(config, tmp_path / "run", settings=LLMSettings(cache=False, retries=0), sandbox=dying))
+    store = asyncio.run(run(config, tmp_path / "run", RunOptions(settings=LLMSettings(cache=False, retries=0)), cluster=LocalCluster(dying)))
     scores = store.scores()
     assert scores and dying.failed > 0
     assert all(s.detail.get("infrastructure") and "InfrastructureFailure" in s.detail["error"] for s in scores)

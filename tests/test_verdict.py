@@ -305,7 +305,8 @@ def verdict_rules() -> list:
 def test_three_methods_end_to_end_through_the_run_loop(tmp_path, sandbox):
     from tczoo.llm import LLMSettings
     from tczoo.report import run_tables
-    from tczoo.run import run
+    from tczoo.distributed import LocalCluster
+    from tczoo.run import RunOptions, run
     from tczoo.schema import RunConfig
 
     model = script(tmp_path / "m.jsonl", verdict_rules())
@@ -313,7 +314,7 @@ def test_three_methods_end_to_end_through_the_run_loop(tmp_path, sandbox):
                        params={"runner:verdict": {"only": ["fast.py", "greedy_by_deadline"], "runs": 2},
                                "trails": {"scenarios": 2}, "hoareprompt": {"unroll": 1}})
     out = tmp_path / "run"
-    asyncio.run(run(config, out, settings=LLMSettings(cache=False, retries=0), sandbox=sandbox))
+    asyncio.run(run(config, out, RunOptions(settings=LLMSettings(cache=False, retries=0)), cluster=LocalCluster(sandbox)))
     store, found = run_tables(out)
     gens = store.generations()
     assert len(gens) == 3 * 2 * 2 and not any(g.error for g in gens)

@@ -188,12 +188,12 @@ def reproduce(
         _session_warnings(session)
         if session.halted:
             raise RunFailed(f"stopped: {session.stop_reason()}; run the same command again to resume")
-    sandbox = options.open_sandbox() if chosen.analysis is not None else None
+    cluster = options.open_cluster() if chosen.analysis is not None else None
     try:
-        repro = build(chosen, spec, folder, sandbox=sandbox)
+        repro = build(chosen, spec, folder, cluster=cluster)
     finally:
-        if sandbox is not None:
-            sandbox.close()
+        if cluster is not None:
+            cluster.close()
     paths = write(repro, results)
     print_tables([repro.settings, repro.comparison], fmt)
     echo("written: " + ", ".join(str(p) for p in paths), err=True)

@@ -103,14 +103,14 @@ def score(
     """Score a run directory again, or score external tests (--benchmark B --tests F) with HackRate."""
     execution = execution_options(executor, address)
     if run_dir is not None:
-        from tczoo.run import rescore
+        from tczoo.run import RunOptions, rescore
 
         if benchmark or tests or scale is not None or detail is not None:
             raise CLIError("--benchmark, --tests, --scale and --detail score external tests; "
                            "a run directory is scored with its own configuration")
         require_run_dir(run_dir)
         with progress("score") as bar:
-            rescore(run_dir, progress=bar.callback(), execution=execution)
+            rescore(run_dir, RunOptions(execution=execution), progress=bar.callback())
         print_report(run_dir, fmt)
         return
     if not (benchmark and tests):

@@ -21,45 +21,19 @@ import contextvars
 import json
 import os
 import socket
-import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tczoo.errors import UserError
-from tczoo.llm import LLMSettings
+from tczoo.generation import GenerationRequest, GenerationResult, generate_unit
 from tczoo.llm.backends import ProviderError
-from tczoo.schema import GenerationRecord, Task
+from tczoo.llm.client import Ledger
 from tczoo.sandbox.types import Job, RunResult
 
 # The exchanges of the unit whose code is running (asyncio tasks inherit it), so that
 # one client shared by a node's concurrent units files each exchange under its unit.
 _EXCHANGES: contextvars.ContextVar[list | None] = contextvars.ContextVar("tczoo_exchanges", default=None)
-
-
-@dataclass
-class GenerationRequest:
-    """One unit's generation, as a node gets it: everything ``tczoo.run.generate_unit``
-    needs, by value (the method is rebuilt from its name and ``--params``)."""
-
-    method: str
-    params: dict[str, Any]
-    task: Task
-    problem_id: str
-    task_key: str
-    sample: int
-    attempt: int
-    model: str
-    settings: LLMSettings
-
-
-@dataclass
-class GenerationResult:
-    record: GenerationRecord | None
-    exchanges: list[dict] = field(default_factory=list)
-    user_error: str | None = None  # a UserError the method raised: the driver raises it again
-    host: str = ""
 
 
 def node_facts(sandbox) -> dict[str, Any]:
@@ -97,10 +71,9 @@ class NodeWorker:
         return await asyncio.to_thread(lambda: list(self.sandbox.run_many(jobs)))
 
     async def generate(self, request: GenerationRequest, service, run: str) -> GenerationResult:
-        """One unit, as ``tczoo.run.generate_unit`` makes it on the driver of a local
-        run; ``run`` names the run (its client, ledger and methods are its own, as in a
-        local run, even when the cluster serves several runs)."""
-        from tczoo.run import generate_unit
+        """One unit, as ``tczoo.generation.generate_unit`` makes it on the driver of a
+        local run; ``run`` names the run (its client, ledger and methods are its own, as
+        in a local run, even when the cluster serves several runs)."""
         from tczoo.templates import Prompts
 
         state = self._state(run, request, service)
@@ -110,9 +83,9 @@ class NodeWorker:
         token = _EXCHANGES.set(sink)
         try:
             method = state.method(request.method, request.params)
-            record = await generate_unit(request.method, method, request.task, request.problem_id,
-                                         request.task_key, request.sample, state.client, self.sandbox,
-                                         self._prompts, request.attempt)
+            record = await generate_unit(method, request.task, name=request.method, problem_id=request.problem_id,
+                                         task_key=request.task_key, sample=request.sample, attempt=request.attempt,
+                                         client=state.client, sandbox=self.sandbox, prompts=self._prompts)
         except UserError as exc:
             return GenerationResult(None, sink, user_error=str(exc), host=socket.gethostname())
         finally:
@@ -203,7 +176,7 @@ class RemoteCache:
         return self.service.put.remote(*args)
 
 
-class RemoteLedger:
+class RemoteLedger(Ledger):
     """The run's ledger on the driver, as a client sees it. What it adds is sent at
     once. ``spent`` (read only under a cost limit, once per provider call) asks the
     service, so a node sees what the others spent the moment it decides to call, as
@@ -215,12 +188,10 @@ class RemoteLedger:
     ASK_TIMEOUT_S = 5.0
 
     def __init__(self, service, spent: float = 0.0, run: str = ""):
+        super().__init__(spent)
         self.service = service
         self.run = run  # the run this ledger is for (NodeWorker keys a run's client by it)
-        self._spent = spent
-        self._halted: ProviderError | None = None
         self._asked = 0.0
-        self._lock = threading.Lock()
 
     @property
     def spent(self) -> float:

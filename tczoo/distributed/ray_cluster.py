@@ -30,9 +30,12 @@ from collections import deque
 from concurrent.futures import Future
 from typing import Any
 
-from tczoo.distributed import Cluster, ExecutionError, ExecutionOptions
-from tczoo.distributed.node import GenerationRequest, GenerationResult, NodeWorker, RunService
+from tczoo.distributed.cluster import Cluster, ExecutionError, ExecutionOptions
+from tczoo.distributed.node import NodeWorker, RemoteLedger, RunService
+from tczoo.generation import GenerationRequest, GenerationResult
 from tczoo.errors import RunFailed
+from tczoo.llm import LLMSettings
+from tczoo.llm.client import Ledger
 from tczoo.sandbox.executor import check_job
 from tczoo.sandbox.types import Job, RunResult
 
@@ -266,10 +269,9 @@ class RayExecutor:
     ``submit`` holds jobs back until a chunk is full or ``flush`` is called; one
     thread collects what the nodes answer and sends again what failed."""
 
-    def __init__(self, ray, pool: NodePool, chunk: int | None = None, cluster: "RayCluster | None" = None):
+    def __init__(self, ray, pool: NodePool, chunk: int | None = None):
         self.ray = ray
         self.pool = pool
-        self.cluster = cluster  # closed with this executor (its sandbox's close closes it)
         nodes = pool.alive()
         self.slots = min(n.workers for n in nodes)
         # One actor call costs about what a trivial run does: a chunk carries many runs
@@ -336,8 +338,6 @@ class RayExecutor:
             for f in chunk.futures:
                 if not f.done():
                     f.set_exception(RuntimeError("the Ray executor was shut down"))
-        if self.cluster is not None:
-            self.cluster.close()
 
     # ------------------------------------------------------------------ internals
 
@@ -429,7 +429,7 @@ class RayCluster(Cluster):
         self.sandbox = None
         try:
             self.pool = NodePool(ray, options.workers)
-            self.executor = RayExecutor(ray, self.pool, cluster=self)
+            self.executor = RayExecutor(ray, self.pool)
             from tczoo.sandbox import Sandbox
 
             # Single runs (a loader's check, a CLI judge) stay here; batches go out.
@@ -495,13 +495,12 @@ class RayCluster(Cluster):
                 raise ExecutionError(f"Ray node {node.facts.get('host')} has no method {', '.join(missing)}: "
                                      "install the same plugins on every node")
 
-    def ledger(self, settings):
+    def ledger(self, settings: LLMSettings) -> RemoteLedger:
         """A run's ledger, held by a service actor on this machine that also holds the
         LLM exchange cache every node's client reads and writes (one per run: several
         runs may share the cluster)."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        from tczoo.distributed.node import RemoteLedger
         from tczoo.paths import cache_dir
 
         cache_path = str(settings.cache_path or cache_dir() / "llm.sqlite") if settings.cache else None
@@ -513,9 +512,11 @@ class RayCluster(Cluster):
         self._services.append(service)
         return RemoteLedger(service, settings.spent_before, run=uuid.uuid4().hex)
 
-    async def generate(self, request: GenerationRequest, ledger) -> GenerationResult:
+    async def generate(self, request: GenerationRequest, ledger: Ledger | None) -> GenerationResult:
         """``request`` generated on the least busy node; on another if that one fails
         before it answers. ``ledger``: the run's, from ``ledger()``."""
+        if not isinstance(ledger, RemoteLedger):
+            raise TypeError("a generation on Ray needs the run's ledger from RayCluster.ledger()")
         errors: list[str] = []
         while True:
             node = self.pool.pick(units=1)

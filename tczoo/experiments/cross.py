@@ -41,6 +41,7 @@ from tczoo.failures import generation_failure
 from tczoo.paths import write_atomic
 from tczoo.run import RunProgress, build_units
 from tczoo.runner import TaskSpec
+from tczoo.sandbox import Sandbox
 from tczoo.schema import Oracle, OracleKind, Problem, ScoreRecord, Setting, TestSuite
 
 # task-context keys that number independent samples of one task, not different tasks
@@ -115,18 +116,17 @@ def for_unit(specs: list[TaskSpec], own_context: dict[str, Any]) -> list[TaskSpe
     return specs
 
 
-def cross_score(spec, out: Path, problems: list[Problem], sandbox,
+def cross_score(spec, cells: list, problems: list[Problem], sandbox: Sandbox,
                 progress: Callable[[RunProgress], None] | None = None) -> CrossSession:
-    """Score every cell of the grid ``spec`` with each runner of ``spec.cross`` other than
-    the cell's own."""
-    from tczoo.experiments.grid import cells
+    """Score every cell of the grid ``spec`` (``cells``: its cells, ``tczoo.experiments.grid.cells``)
+    that holds a run with each runner of ``spec.cross`` other than the cell's own."""
     from tczoo.registry import get_method, get_runner
     from tczoo.store import RunStore
 
     report = progress or (lambda p: None)
     session = CrossSession()
     by_id = {p.id: p for p in problems}
-    grid = [c for c in cells(spec, out) if (c.dir / "config.json").is_file()]
+    grid = [c for c in cells if (c.dir / "config.json").is_file()]
     jobs = sum(1 for c in grid for r in spec.cross if r != c.runner)
     done_jobs = 0
     for cell in grid:

@@ -30,7 +30,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from tczoo.errors import UserError
 from tczoo.paths import write_atomic
-from tczoo.run import RunProgress, RunOptions, build_units, check_params
+from tczoo.distributed import Cluster
+from tczoo.run import RunOptions, RunProgress, build_units, check_params
 from tczoo.schema import RunConfig
 
 GRID_FILE = "grid.json"
@@ -217,17 +218,21 @@ def cell_options(options: RunOptions, model: str) -> RunOptions:
 
 
 async def run_grid(spec: GridSpec, out: Path, options: RunOptions | None = None, *,
-                   progress: Callable[[RunProgress], None] | None = None, sandbox=None) -> GridSession:
+                   progress: Callable[[RunProgress], None] | None = None,
+                   cluster: Cluster | None = None) -> GridSession:
     """Run every cell of ``spec`` into ``out`` (resuming what is there), then cross-score
-    when ``spec.cross`` names runners. Everything is checked before anything is written."""
+    when ``spec.cross`` names runners. Everything is checked before anything is written.
+    Every cell runs on ``cluster`` (a caller's, left open), else on one opened from
+    ``options.execution`` for the whole grid."""
     from tczoo.benchmarks import load_benchmark
     from tczoo.run import run
 
     options = options or RunOptions()
     report = progress or (lambda p: None)
     check_grid(spec)
-    own = sandbox is None
-    sandbox = sandbox or options.open_sandbox()
+    own = cluster is None
+    cluster = cluster or options.open_cluster()
+    sandbox = cluster.sandbox
     try:
         report(RunProgress("load", note=f"loading benchmark {spec.benchmark}"))
         problems = load_benchmark(spec.benchmark, spec.problems, sandbox=sandbox)
@@ -271,8 +276,8 @@ async def run_grid(spec: GridSpec, out: Path, options: RunOptions | None = None,
 
             started = time.time()
             clock = time.monotonic()
-            store = await run(cell.config, cell.dir, cell_options(options, cell.model), sandbox=sandbox,
-                              progress=tick, problems=problems)
+            store = await run(cell.config, cell.dir, cell_options(options, cell.model), cluster=cluster,
+                              problems=problems, progress=tick)
             state.seconds = round(time.monotonic() - clock, 3)
             run_session = store.session
             if run_session is not None:
@@ -290,11 +295,11 @@ async def run_grid(spec: GridSpec, out: Path, options: RunOptions | None = None,
         if spec.cross:
             from tczoo.experiments.cross import cross_score
 
-            session.cross = cross_score(spec, out, problems, sandbox, progress=report)
+            session.cross = cross_score(spec, grid, problems, sandbox, progress=report)
         return session
     finally:
         if own:
-            sandbox.close()
+            cluster.close()
 
 
 def _provider_down(store) -> str | None:

@@ -27,7 +27,9 @@ from tczoo.experiments.layout import OURS, comparison_table, our_rows, paper_row
 from tczoo.experiments.targets import Target, TargetError, papers
 from tczoo.paths import write_atomic
 from tczoo.report import ADDED, render, runner_tables, stores_report
-from tczoo.run import RunProgress, RunOptions
+from tczoo.distributed import Cluster
+from tczoo.run import RunOptions, RunProgress
+from tczoo.sandbox import Sandbox
 from tczoo.runner import Table
 
 DEFAULT_ROOT = Path("runs/reproduce")
@@ -189,7 +191,7 @@ def settings_table(target: Target, spec: GridSpec, stores: list, construction: s
     return Table(title="settings: here and in the paper", columns=["setting", "here", "paper"], rows=rows)
 
 
-def run_analysis(target: Target, spec: GridSpec, out: Path, sandbox) -> list[Table]:
+def run_analysis(target: Target, spec: GridSpec, out: Path, sandbox: Sandbox) -> list[Table]:
     """The target's analysis: over each of its run directories (their tables merged:
     one row per model × method), or over the benchmark built from its benchmark."""
     from tczoo.registry import get_analysis
@@ -227,7 +229,7 @@ def _built_path(target: Target, spec: GridSpec, out: Path) -> tuple[dict[str, An
     return options, Path(out) / f"built-{digest}.jsonl"
 
 
-def built_benchmark(target: Target, spec: GridSpec, out: Path, sandbox) -> Path:
+def built_benchmark(target: Target, spec: GridSpec, out: Path, sandbox: Sandbox) -> Path:
     """The benchmark's problems through TC-Bench's construction (judge, filter,
     WrongSelect; ``analysis.build`` options), written once into ``out`` with the
     construction's report (one row per loaded problem: kept, or why not) beside it."""
@@ -259,8 +261,9 @@ def construction_note(target: Target, spec: GridSpec, out: Path) -> str | None:
             + (f" ({', '.join(kept)})" if kept and len(kept) <= 12 else "") + (f"; dropped {why}" if why else ""))
 
 
-def build(target: Target, spec: GridSpec, out: Path, *, sandbox=None) -> Reproduction:
-    """The target's tables from the recorded runs in ``out``."""
+def build(target: Target, spec: GridSpec, out: Path, *, cluster: Cluster | None = None) -> Reproduction:
+    """The target's tables from the recorded runs in ``out``; a target's analysis runs
+    programs on ``cluster`` (a caller's, left open), else on this machine."""
     from tczoo.store import RunStore
 
     grid = [c for c in cells(spec, Path(out)) if (c.dir / "config.json").is_file()]
@@ -273,14 +276,14 @@ def build(target: Target, spec: GridSpec, out: Path, *, sandbox=None) -> Reprodu
     model = spec.models[0] if spec.models else ""
     construction = None
     if target.analysis is not None:
-        own = sandbox is None
-        if own:
-            sandbox = RunOptions().open_sandbox()
+        own = cluster is None
+        if cluster is None:
+            cluster = RunOptions().open_cluster()
         try:
-            tables = run_analysis(target, spec, Path(out), sandbox)
+            tables = run_analysis(target, spec, Path(out), cluster.sandbox)
         finally:
             if own:
-                sandbox.close()
+                cluster.close()
         ours, table = our_rows(target, tables, label, model)
         details = tables + details
         if target.analysis.over == "benchmark":
