@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 from tczoo.safetext import to_bytes
 from tczoo.sandbox import validators
 from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
-from tczoo.sandbox.slots import HOST_SLACK_S, Slot, WorkerDied
+from tczoo.sandbox.slots import HOST_SLACK_S, SE_RETRIES, Slot, WorkerDied
 from tczoo.sandbox.types import CompileResult, Job, RunResult, Verdict
 
 if TYPE_CHECKING:
@@ -232,8 +232,6 @@ class _Driver:
 
     def _failed(self, slot: Slot, p: _Pending, why: str) -> None:
         """An infrastructure failure: try again on a fresh jail, up to SE_RETRIES times."""
-        from tczoo.sandbox.sandbox import SE_RETRIES
-
         log.warning("sandbox worker slot %d failed: %s", slot.index, why)
         p.failures.append(why[:2000])
         if len(p.failures) <= SE_RETRIES:

@@ -20,7 +20,7 @@ from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
 from tczoo.sandbox.compile import CompileLimits, Compiler, java_tool
 
 from tczoo.sandbox.executor import Executor, ordered_stream
-from tczoo.sandbox.slots import HOST_SLACK_S, SlotPool, WorkerDied, pack_limits, pack_prefix
+from tczoo.sandbox.slots import HOST_SLACK_S, SE_RETRIES, SlotPool, WorkerDied, pack_limits, pack_prefix
 from tczoo.sandbox.types import CallResult, CompileResult, Job, Limits, PyCall, RunResult, Verdict
 
 log = logging.getLogger("tczoo.sandbox")
@@ -30,7 +30,6 @@ STDERR_CAP = 64 * 1024  # bytes of stderr kept per run
 START_FAILED = "tczoo-worker: cannot start program"
 PROGRAM_FD = "/dev/fd/3"  # where an interpreter finds its program in the jail
 COMPILE_SE = "sandbox error"  # how a compile the sandbox itself failed begins
-SE_RETRIES = 2  # a run that failed in the sandbox is tried again on this many fresh slots
 
 
 def wire_limits(limits: Limits, cgroups: bool) -> dict:

@@ -28,6 +28,7 @@ log = logging.getLogger("tczoo.sandbox")
 
 WORKER_C = Path(__file__).parent / "worker.c"
 HOST_SLACK_S = 10.0  # the worker enforces the wall guard; we only catch a stuck worker
+SE_RETRIES = 2  # a run that failed in the sandbox is tried again on this many fresh slots
 MAGIC = 0x7A637431
 # exit_code, signal, cpu_ms, wall_ms, maxrss_kb, killed, stdout_len, stderr_len, dirty
 REPLY = struct.Struct("<qqddqqQQq")

@@ -15,10 +15,13 @@ must accept an input for it to be valid.
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from tczoo.schema import Validator
 from tczoo.sandbox.types import Job, Limits, RunResult, Verdict
+
+if TYPE_CHECKING:
+    from tczoo.sandbox.sandbox import Sandbox
 
 ACCEPT, REJECT = 42, 43
 FEEDBACK_DIR = "feedback/"
@@ -82,23 +85,14 @@ def input_validator_job(validator: Validator, input: str) -> Job:
                args=list(validator.args))
 
 
-def inputs_valid(problem, inputs: Iterable[str], sandbox=None) -> list[tuple[bool, str]]:
+def inputs_valid(problem, inputs: Iterable[str], sandbox: "Sandbox") -> list[tuple[bool, str]]:
     """:func:`input_valid` for many inputs at once (spread over the sandbox's workers)."""
     inputs = list(inputs)
     validators = list(problem.input_validators)
     if not validators:
         return [(True, "not checked: the problem has no input validator")] * len(inputs)
-    own = sandbox is None
-    if own:
-        from tczoo.sandbox.sandbox import Sandbox
-
-        sandbox = Sandbox()
-    try:
-        jobs = [input_validator_job(v, text) for text in inputs for v in validators]
-        runs = list(sandbox.run_many(jobs))
-    finally:
-        if own:
-            sandbox.close()
+    jobs = [input_validator_job(v, text) for text in inputs for v in validators]
+    runs = list(sandbox.run_many(jobs))
     verdicts = []
     for i in range(len(inputs)):
         answer: tuple[bool, str] = (True, f"accepted by {len(validators)} input validator(s)")
@@ -111,11 +105,11 @@ def inputs_valid(problem, inputs: Iterable[str], sandbox=None) -> list[tuple[boo
     return verdicts
 
 
-def input_valid(problem, input: str, sandbox=None) -> tuple[bool, str]:
-    """Whether the problem's own input validators accept ``input``, and why not.
+def input_valid(problem, input: str, sandbox: "Sandbox") -> tuple[bool, str]:
+    """Whether the problem's own input validators accept ``input``, and why not, run in
+    ``sandbox`` (check many inputs at once with :func:`inputs_valid`).
 
     ``(True, "not checked: ...")`` when the problem has no input validator: callers
-    that need a real check test ``problem.input_validators`` first. Pass a ``sandbox``
-    when checking many inputs (one is started and closed per call otherwise).
+    that need a real check test ``problem.input_validators`` first.
     """
     return inputs_valid(problem, [input], sandbox)[0]

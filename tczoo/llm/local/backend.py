@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from tczoo.llm.backends import Answer, Backend
+from tczoo.llm.interface import Answer, Backend
 from tczoo.llm.local.engine import EngineConfig, Request, engine_for
 from tczoo.llm.local.gguf import gguf_sha256, resolve_model_path
 from tczoo.llm.local.sampling import TOP_P, grammar_for, sample_seed

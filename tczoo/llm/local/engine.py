@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from tczoo.llm.backends import Answer, ModelSpecError, ProviderError
+from tczoo.llm.interface import Answer, ModelSpecError, ProviderError
 from tczoo.llm.local.native import Candidates, ReferenceKernels, llama_cpp_module
 from tczoo.llm.local.sampling import SequenceSampler, grammar_for, sample_seed
 

@@ -18,7 +18,7 @@ import json
 import os
 from pathlib import Path
 
-from tczoo.llm.backends import ModelSpecError
+from tczoo.llm.interface import ModelSpecError
 from tczoo.paths import cache_dir
 
 EMBEDDED_NAME = "qwen2.5-coder-1.5b"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tczoo.llm.backends import ModelSpecError
+from tczoo.llm.interface import ModelSpecError
 
 
 def llama_cpp_module():

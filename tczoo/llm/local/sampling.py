@@ -21,7 +21,7 @@ import hashlib
 import json
 from typing import Any
 
-from tczoo.llm.backends import ProviderError
+from tczoo.llm.interface import ProviderError
 
 TOP_K = 40
 TOP_P = 0.95
