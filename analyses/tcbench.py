@@ -325,7 +325,7 @@ def a5(run_dir: Path, sandbox=None) -> list[Table]:
 
     store = RunStore.open(run_dir)
     gens = store.generations()
-    valid = {(s.method, s.problem_id, s.task): s.metrics.get("n_valid") for s in store.scores() if s.runner == "hackrate"}
+    valid = {(s.method, s.problem_id, s.task): s.n_valid for s in store.scores() if s.runner == "hackrate"}
     groups: dict[tuple[str, str], list[GenerationRecord]] = {}
     for g in gens:
         groups.setdefault(_key(g), []).append(g)

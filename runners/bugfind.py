@@ -419,7 +419,7 @@ class BugfindRunner(Runner):
         notes = [f"% of responses, averaged over all responses ({triplets} triplets); GI: some input separates f "
                  "and g; ITR: g fails (runtime error, or the oracle rejects its output); TBR: g passes, f fails. "
                  "Format errors count in the denominator."]
-        crashed = sum(1 for s in scores if "error" in s.detail)
+        crashed = sum(1 for s in scores if s.error is not None)
         if crashed:
             notes.append(f"{crashed} responses could not be scored (scoring crashed); they are not in the table")
         note = limits_note({s.problem_id: s.detail["limits"] for s in scores if "limits" in s.detail})

@@ -368,8 +368,7 @@ class HackRateRunner(Runner):
         run_n = min(len(order), max([main_n, *sizes.values()]))
         outcomes, executions = self.hack(problem, [(suite.tests[j.index].input, j.expected) for j in order[:run_n]])
 
-        metrics: dict[str, float] = {"n_tests": float(len(judged)), "n_valid": float(len(valid)),
-                                     "n_test_se": float(n_se), "n_wrong": float(len(outcomes)),
+        metrics: dict[str, float] = {"n_tests": float(len(judged)), "n_test_se": float(n_se), "n_wrong": float(len(outcomes)),
                                      "unit": float(unit)}
         if info["validators_used"] == 0 and judged:
             metrics["no_validator"] = 1.0  # nothing can be said about this problem: reported apart
@@ -404,7 +403,7 @@ class HackRateRunner(Runner):
             **info,
         }
         return ScoreRecord(runner=self.name, method=suite.provenance.method, model=suite.provenance.model,
-                           problem_id=problem.id, metrics=metrics, detail=detail)
+                           problem_id=problem.id, metrics=metrics, detail=detail, n_valid=len(valid))
 
     # ------------------------------------------------------------------ tables
 
@@ -503,7 +502,7 @@ class HackRateRunner(Runner):
         from tczoo.runners.hackrate_tables import external_result
 
         result = external_result(records, benchmark_problems=len(problems))
-        per_problem = {r.problem_id: {"metrics": r.metrics, "detail": r.detail} for r in records}
+        per_problem = {r.problem_id: {"metrics": r.metrics, "n_valid": r.n_valid, "detail": r.detail} for r in records}
         if detail_path is None:
             detail_path = tests_path.with_suffix(".detail.json")
         detail_path.write_text(json.dumps(per_problem, indent=1))

@@ -24,16 +24,20 @@ def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
+def _numbers(r: ScoreRecord) -> dict[str, float]:
+    """A record's metrics with its count of valid tests (``n_valid``) among them."""
+    return r.metrics if r.n_valid is None else {**r.metrics, "n_valid": float(r.n_valid)}
+
+
 def per_problem(records: list[ScoreRecord]) -> dict[str, dict[str, float]]:
-    """Metrics per problem, each averaged over the samples that have it."""
-    by: dict[str, list[ScoreRecord]] = {}
+    """Metrics (and ``n_valid``) per problem, each averaged over the samples that have it."""
+    by: dict[str, list[dict[str, float]]] = {}
     for r in records:
-        by.setdefault(r.problem_id, []).append(r)
+        by.setdefault(r.problem_id, []).append(_numbers(r))
     out = {}
     for pid, recs in by.items():
-        keys = {k for r in recs for k in r.metrics}
-        out[pid] = {k: sum(r.metrics[k] for r in recs if k in r.metrics) / sum(k in r.metrics for r in recs)
-                    for k in keys}
+        keys = {k for m in recs for k in m}
+        out[pid] = {k: sum(m[k] for m in recs if k in m) / sum(k in m for m in recs) for k in keys}
     return out
 
 

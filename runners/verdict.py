@@ -148,7 +148,6 @@ class VerdictRunner(Runner):
                                      "calls": float(usage.calls + usage.cached_calls)}
         decided = v is not None and v.correct is not None
         metrics["decided"] = float(decided)
-        metrics["n_valid"] = float(decided)  # the report's "no valid tests": no verdict reached
         if decided:
             metrics["pred"] = float(v.correct)
             for tau in self.params.thresholds:
@@ -163,8 +162,9 @@ class VerdictRunner(Runner):
         }
         if suite.provenance.failures:
             detail["failures"] = dict(Counter(f"{f.stage}:{f.reason}" for f in suite.provenance.failures))
+        # n_valid: the report's "no valid tests" is "no verdict reached"
         return ScoreRecord(runner=self.name, method=suite.provenance.method, model=suite.provenance.model,
-                           problem_id=problem.id, metrics=metrics, detail=detail)
+                           problem_id=problem.id, metrics=metrics, detail=detail, n_valid=int(decided))
 
     # ------------------------------------------------------------------ tables
 

@@ -31,6 +31,6 @@ class RunFailed(Exception):
 class InfrastructureFailure(RuntimeError):
     """The sandbox failed a run (``SE``) even after retrying it on fresh slots. A runner
     raises it instead of scoring: the unit is recorded as not scored, with
-    ``detail["infrastructure"]``, and every report counts it apart — a sandbox failure
+    ``ScoreRecord.infrastructure`` set, and every report counts it apart — a sandbox failure
     is never a program's behaviour (a wrong code that 'passed', a solution that
     'crashed', a test that separated nothing)."""

@@ -184,15 +184,15 @@ def analyse(store) -> RunSummary:
         s = scores.get(key)
         if s is None:
             continue  # not scored yet (an interrupted run); the next run scores it
-        if "error" in s.detail:
+        if s.error is not None:
             cell.score_errors += 1
-            k = ("score", "infrastructure" if s.detail.get("infrastructure") else "error")
+            k = ("score", "infrastructure" if s.infrastructure else "error")
             cell.failures[k] += 1
-            cell.examples.setdefault(k, s.detail["error"])
+            cell.examples.setdefault(k, s.error)
             continue
         cell.scored += 1
         cell.scored_problems.add(g.problem_id)
-        valid = s.metrics.get("n_valid", float(len(g.suite.tests)))
+        valid = s.n_valid if s.n_valid is not None else len(g.suite.tests)
         if valid > 0:
             cell.valid_problems.add(g.problem_id)
     return RunSummary(cells=cells, warnings=list(store.warnings))
@@ -240,7 +240,7 @@ def runner_tables(stores: list) -> tuple[dict[str, list[Table]], RunSummary]:
         for s in store.scores():
             g = gens.get((s.method, s.problem_id, s.task))
             cell = part.cells.get((s.model, s.method))
-            if g is None or cell is None or "error" in s.detail:
+            if g is None or cell is None or s.error is not None:
                 continue
             runner = get_runner(s.runner)
             if generation_failure(g, scores_empty=runner.scores_empty_suites) is not None:
@@ -250,7 +250,7 @@ def runner_tables(stores: list) -> tuple[dict[str, list[Table]], RunSummary]:
     runner_names = sorted({c.runner for c in summary.cells.values()} | set(by_runner), key=str)
     for name in runner_names:
         try:
-            runner = get_runner(name)(None) if name else None
+            runner = get_runner(name)() if name else None  # built to read records: no sandbox
         except UnknownNameError:
             runner = None
         cells = [c for c in summary.cells.values() if c.runner == name]
@@ -289,14 +289,14 @@ def merged_tables(run_dirs: list[Path], runner: str | None = None) -> list[Table
             if runner is not None and s.runner != runner:
                 continue
             g = gens.get((s.method, s.problem_id, s.task))
-            if g is None or "error" in s.detail or \
+            if g is None or s.error is not None or \
                     generation_failure(g, scores_empty=get_runner(s.runner).scores_empty_suites) is not None:
                 left_out += 1
                 continue
             by_runner.setdefault(s.runner, []).append(s)
     tables: list[Table] = []
     for name, records in by_runner.items():
-        tables.extend(get_runner(name)(None).summarize(records))
+        tables.extend(get_runner(name)().summarize(records))
     if left_out and tables:
         tables[0].notes.append(f"{left_out} unit(s) whose generation failed or could not be scored are left out")
     return tables

@@ -228,22 +228,21 @@ async def _generate_remote(cluster: Cluster, ledger: "Ledger | None", unit: Unit
 
 
 def score_unit(unit: Unit, suite: TestSuite, model: str, attempt: int = 0) -> ScoreRecord:
-    """Score one suite; a scoring crash becomes a record with ``detail["error"]`` (the
-    report counts it apart) instead of taking the run down."""
+    """Score one suite; a scoring crash becomes a record with ``error`` set (the report
+    counts it apart) instead of taking the run down."""
     try:
         record = unit.runner.score(unit.problem, unit.spec, suite)
     except RunFailed:
         raise  # the machines to score on are gone: nothing about this suite is known
     except Exception as exc:
-        detail: dict = {"error": f"{type(exc).__name__}: {exc}"[:2000]}
-        if isinstance(exc, InfrastructureFailure):
-            detail["infrastructure"] = True  # the sandbox failed, not the programs: `tczoo score` tries again
         record = ScoreRecord(
             runner=unit.runner.name,
             method=unit.method_name,
             model=model,
             problem_id=unit.problem.id,
-            detail=detail,
+            error=f"{type(exc).__name__}: {exc}"[:2000],
+            # the sandbox failed, not the programs: `tczoo score` tries again
+            infrastructure=isinstance(exc, InfrastructureFailure),
         )
     record.method = unit.method_name
     record.model = model

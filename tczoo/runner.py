@@ -6,9 +6,10 @@ given (respecting the method's setting: a spec-only method never receives code),
 its paper's table, ``matrices`` shows one record test by test (for the run browser).
 Register one with an entry point in the ``tczoo.runners`` group.
 
-A runner that decides which tests are valid reports how many in ``metrics["n_valid"]``;
+A runner that decides which tests are valid reports how many in ``ScoreRecord.n_valid``;
 the report counts problems with zero valid tests from it (from the suite's test count
-when a runner does not say).
+when a runner does not say). A runner is built without a sandbox to read records
+(``summarize``, ``label``, ``matrices`` use the records alone).
 """
 
 from __future__ import annotations

@@ -441,7 +441,23 @@ class GenerationRecord(Model):
 
 
 class ScoreRecord(Model):
-    """One runner's score of one generation (a line of scores.jsonl)."""
+    """One runner's score of one generation (a line of scores.jsonl).
+
+    ``metrics`` and ``detail`` are the runner's own (its tables read them); what the
+    kernel reads of every record is typed here:
+
+    - ``error``: scoring crashed, and why (the unit is counted as not scored, never as
+      a score); ``infrastructure``: it crashed because the sandbox failed (an ``SE``
+      after retries, ``tczoo.errors.InfrastructureFailure``), not the programs —
+      ``tczoo score`` tries again;
+    - ``n_valid``: how many of the suite's tests the runner counted valid (None: the
+      runner does not judge validity; the report then counts the suite's tests), from
+      which every report counts problems without a single valid test.
+
+    Records written before these fields existed carried them as ``detail["error"]``,
+    ``detail["infrastructure"]`` and ``metrics["n_valid"]``; they are read into the
+    fields (``_from_older_records``), so old run directories load unchanged.
+    """
 
     kind: Literal["score"] = "score"
     runner: str
@@ -452,6 +468,34 @@ class ScoreRecord(Model):
     metrics: dict[str, float] = Field(default_factory=dict)
     detail: dict[str, Any] = Field(default_factory=dict)
     attempt: int = 0  # which attempt of the generation this scores
+    error: str | None = None
+    infrastructure: bool = False
+    n_valid: int | None = Field(None, ge=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_older_records(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        detail, metrics = data.get("detail"), data.get("metrics")
+        moved: dict[str, Any] = {}
+        if isinstance(detail, dict) and ("error" in detail or "infrastructure" in detail):
+            detail = dict(detail)
+            if "error" in detail and data.get("error") is None:
+                moved["error"] = None if detail["error"] is None else str(detail["error"])
+            if "infrastructure" in detail and not data.get("infrastructure"):
+                moved["infrastructure"] = bool(detail["infrastructure"])
+            detail.pop("error", None)
+            detail.pop("infrastructure", None)
+            moved["detail"] = detail
+        if isinstance(metrics, dict) and "n_valid" in metrics:
+            metrics = dict(metrics)
+            n_valid = metrics.pop("n_valid")
+            if data.get("n_valid") is None:
+                whole = isinstance(n_valid, (int, float)) and float(n_valid).is_integer()
+                moved["n_valid"] = int(n_valid) if whole else n_valid  # anything else: refused below
+            moved["metrics"] = metrics
+        return {**data, **moved} if moved else data
 
 
 class RunConfig(Model):

@@ -61,9 +61,11 @@ def run_method(method_cls, problem: Problem, model: str, sandbox, *, budget: int
 
 
 def hackrate(problem: Problem, task: Task, suite: TestSuite, sandbox) -> dict:
-    """The HackRate runner's metrics plus the first failure of every wrong code."""
+    """The HackRate runner's metrics (and count of valid tests) plus the first failure of
+    every wrong code."""
     record = HackRateRunner(sandbox).score(problem, TaskSpec(key="", task=task), suite)
-    out = {**{k: round(v, 2) for k, v in record.metrics.items()}, "wrong": record.detail["wrong"]}
+    out = {**{k: round(v, 2) for k, v in record.metrics.items()}, "n_valid": record.n_valid,
+           "wrong": record.detail["wrong"]}
     if os.environ.get("TCZOO_TEST_DUMP"):  # print what a test sees, to write its expectations
         print("\nSUITE", io(suite), "\nFAILURES", failures(suite), "\nSCORE", out)
     return out

@@ -283,7 +283,7 @@ def baseline(model, sandbox, tmp_path_factory) -> Path:
     scores = _lines(out / "scores.jsonl")
     assert len(gens) == 8 and len(scores) == 8
     # algo on zm01: no valid test, scored as HackRate 0 (the reference's rule): part of the run
-    assert any(s["method"] == "algo" and s["metrics"]["n_valid"] == 0 for s in scores)
+    assert any(s["method"] == "algo" and s["n_valid"] == 0 for s in scores)
     return out
 
 

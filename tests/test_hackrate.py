@@ -65,7 +65,7 @@ def test_pass_rate_and_hack_rate_by_hand(sandbox):
     assert rec.detail["first_failure"] == {"abs": [1, "WA"], "spin7": [2, "TLE"]}
     assert m["hack_rate"] == pytest.approx(50.0)
     assert (m["ac"], m["wa"], m["re"], m["tle"]) == (50.0, 25.0, 0.0, 25.0)
-    assert (m["n_tests"], m["n_valid"], m["n_used"], m["n_wanted"]) == (5, 3, 3, 10)
+    assert (m["n_tests"], rec.n_valid, m["n_used"], m["n_wanted"]) == (5, 3, 3, 10)
     # Early exit: 4 codes on "5", 4 on "-2" (abs out), 3 on "7" (spin7 out).
     assert rec.detail["executions"] == 4 + 4 + 3 and rec.detail["executions_full"] == 12
     # the run browser's matrix: the valid tests in the order they ran (5, -2, 7), then the invalid ones

@@ -82,7 +82,7 @@ def test_bestofn_through_the_run_loop_reports_the_failure_apart(tmp_path, sandbo
     store = asyncio.run(run(config, tmp_path / "run", RunOptions(settings=LLMSettings(cache=False, retries=0)), cluster=LocalCluster(dying)))
     scores = store.scores()
     assert scores and dying.failed > 0
-    assert all(s.detail.get("infrastructure") and "InfrastructureFailure" in s.detail["error"] for s in scores)
+    assert all(s.infrastructure and "InfrastructureFailure" in s.error for s in scores)
     _, tables, summary = run_report(store.root)
     assert summary.score_errors == len(scores)
     failures = next(t for t in tables if t.title == "failures by stage and reason")

@@ -116,7 +116,7 @@ def test_an_outside_method_package_runs_through_the_cli(install, plugin_source, 
     assert gen["error"] is None and gen["suite"]["provenance"]["failures"] == []
     assert [t["input"] for t in gen["suite"]["tests"]] == [t["input"] for t in EDGE_TESTS]
     [score] = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
-    assert score["runner"] == "hackrate" and score["metrics"]["n_valid"] == len(EDGE_TESTS)
+    assert score["runner"] == "hackrate" and score["n_valid"] == len(EDGE_TESTS)
     assert score["metrics"]["pass_rate"] == 100.0
     [table] = [t for t in json.loads(done.stdout) if t["title"].startswith("TC-Bench")]
     [row] = table["rows"]

@@ -88,5 +88,5 @@ def test_a_scoring_crash_is_recorded_not_fatal(tmp_path):
     assert done.stderr.strip().splitlines()[-1].startswith("error: no generation could be scored: UnscorableInput: "
                                                            "problem p has no correct code")
     [score] = _lines(out / "scores.jsonl")
-    assert "no correct code" in score["detail"]["error"]
+    assert "no correct code" in score["error"]
     assert "failures by stage and reason" in done.stdout

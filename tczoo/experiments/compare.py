@@ -147,12 +147,12 @@ def cross_tables(spec: GridSpec, out: Path, stores: dict, native: dict[str, list
     errors: dict[tuple[str, str, str], int] = {}
     for c in grid:
         for s in stores[(c.model, c.method)].cross_scores():
-            if "error" in s.detail:
+            if s.error is not None:
                 errors[(c.model, c.method, s.runner)] = errors.get((c.model, c.method, s.runner), 0) + 1
                 continue
             records.setdefault(s.runner, []).append(s)
     runner_names = list(dict.fromkeys([*spec.cross, *(c.runner for c in grid)]))
-    summaries = {name: get_runner(name)(None).summarize(records[name]) for name in runner_names if records.get(name)}
+    summaries = {name: get_runner(name)().summarize(records[name]) for name in runner_names if records.get(name)}
     columns = ["model", "method", "own runner"]
     rows = []
     why_rows = []

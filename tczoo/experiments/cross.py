@@ -24,7 +24,7 @@ How a suite meets a runner it was not made for, using only the runner interface
 
 Records go to each cell's ``cross_scores.jsonl`` (``RunStore.add_cross_score``), with
 ``detail["cross"]`` = {unit, spec, oracle}; a resumed comparison scores only what is
-missing. A scoring crash is a record with ``detail["error"]``, counted in the report.
+missing. A scoring crash is a record with ``error`` set, counted in the report.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable
 
+from tczoo.errors import InfrastructureFailure
 from tczoo.execution import can_check, ground_truth_index
 from tczoo.failures import generation_failure
 from tczoo.paths import write_atomic
@@ -187,7 +188,8 @@ def _score(runner, problem: Problem, task: TaskSpec, suite: TestSuite, g, key: s
         record = runner.score(problem, task, suite)
     except Exception as exc:  # a scoring crash costs this record, not the comparison
         record = ScoreRecord(runner=runner.name, method=g.method, model=g.model, problem_id=problem.id,
-                             detail={"error": f"{type(exc).__name__}: {exc}"[:2000]})
+                             error=f"{type(exc).__name__}: {exc}"[:2000],
+                             infrastructure=isinstance(exc, InfrastructureFailure))
     record.method, record.model, record.task, record.attempt = g.method, g.model, key, g.attempt
     record.detail["cross"] = {"unit": g.task, "spec": task.key, "oracle": oracle}
     return record

@@ -90,7 +90,7 @@ def _runner(name: str) -> Any:
     try:
         from tczoo.registry import get_runner
 
-        return get_runner(name)(None)
+        return get_runner(name)()
     except Exception:
         return None
 
@@ -182,8 +182,8 @@ class RunData:
             if g.error and not any(f["stage"] == "method" for f in out):
                 out.append({"stage": "method", "reason": "crash", "detail": g.error, "item": ""})
         for s in unit.scores:
-            if "error" in s.detail:
-                out.append({"stage": "score", "reason": "scoring_crash", "detail": str(s.detail["error"]),
+            if s.error is not None:
+                out.append({"stage": "score", "reason": "scoring_crash", "detail": s.error,
                             "item": s.runner})
         return out
 
@@ -278,7 +278,7 @@ class RunData:
         failures = self.failures_of(unit)
         label, value = self.headline(unit)
         xs = [self.exchanges[i] for i in self._exchange_of.get(unit.key, [])]
-        valid = next((s.metrics["n_valid"] for s in unit.scores if "n_valid" in s.metrics), None)
+        valid = next((s.n_valid for s in unit.scores if s.n_valid is not None), None)
         return safe({
             "method": unit.method, "problem": unit.problem, "task": unit.task,
             "model": g.model if g is not None else (unit.scores[0].model if unit.scores else ""),
@@ -287,7 +287,7 @@ class RunData:
             "headline": label, "value": value,
             "failures": len(failures),
             "reasons": sorted({f"{f['stage']}:{f['reason']}" for f in failures}),
-            "crashed": bool(g is not None and g.error) or any("error" in s.detail for s in unit.scores),
+            "crashed": bool(g is not None and g.error) or any(s.error is not None for s in unit.scores),
             "generated": g is not None,
             "scored": bool(unit.scores),
             "exchanges": len(xs),
