@@ -42,12 +42,12 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from tczoo.errors import InfrastructureFailure, UserError
 from tczoo.execution import (Limits, can_check, check_outputs, no_sandbox_errors, outputs_match, run_program,
                              run_programs, Sandbox)
-from tczoo.runner import Runner, Table, TaskSpec
+from tczoo.runner import Runner, RunnerParams, Table, TaskSpec
 from tczoo.runners.bugfind import limits_note
 from tczoo.schema import Language, Problem, Program, ScoreRecord, Setting, Task, TestSuite
 
@@ -80,7 +80,7 @@ def _diversity(items: list[tuple[int, str]]) -> dict[str, float]:
     }
 
 
-class BestOfNParams(BaseModel):
+class BestOfNParams(RunnerParams):
     model_config = ConfigDict(extra="forbid")
 
     candidates: str = Field("problem", description='"problem" (its accepted + wrong solutions) or a JSONL path')

@@ -60,7 +60,7 @@ import statistics
 from collections import Counter, defaultdict
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from tczoo.errors import InfrastructureFailure
 from tczoo.execution import (
@@ -75,7 +75,7 @@ from tczoo.execution import (
     rerun,
     signature_of,
 )
-from tczoo.runner import Matrix, Runner, Table, TaskSpec
+from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.schema import OracleKind, Problem, Program, ScoreRecord, Setting, Task, TestCase, TestSuite
 
 GOOD_INPUT = (Outcome.GOOD_INPUT_INVALID, Outcome.GOOD_INPUT, Outcome.TRUE_BUG)
@@ -111,7 +111,7 @@ def combine_outcomes(outcomes: list[Outcome]) -> Outcome:
 # --------------------------------------------------------------------------- the runner
 
 
-class BugfindParams(BaseModel):
+class BugfindParams(RunnerParams):
     model_config = ConfigDict(extra="forbid")
 
     responses: int | None = Field(None, ge=1, description="responses per triplet (None: samples if >1, else 8)")

@@ -63,11 +63,11 @@ import random
 import statistics
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from tczoo.execution import no_sandbox_errors
 from tczoo.paths import cached_json
-from tczoo.runner import Matrix, Runner, Table, TaskSpec
+from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.sandbox import Job, Limits, Verdict
 from tczoo.schema import Language, Problem, Program, ScoreRecord, Setting, Task, TestSuite
 
@@ -75,7 +75,7 @@ SLOTS = ("fast", "slow", "r1", "r2", "r3")
 LANG_TITLES = {"python": "Python", "cpp": "C++", "java": "Java", "c": "C"}
 
 
-class EfficiencyParams(BaseModel):
+class EfficiencyParams(RunnerParams):
     model_config = ConfigDict(extra="forbid")
 
     languages: list[str] = Field(default_factory=lambda: ["python", "cpp", "java"])

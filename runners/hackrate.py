@@ -42,13 +42,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from tczoo.benchmarks.correct_codes import FASTEST_FRACTION, VALIDATORS, reference_limits, select_fastest
 from tczoo.errors import UserError
 from tczoo.execution import Execution, Limits, Sandbox, Verdict, run_programs, same_output
 from tczoo.sandbox.types import Job
-from tczoo.runner import Matrix, Runner, Table, TaskSpec
+from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.schema import Problem, Program, ScoreRecord, Setting, Task, TestSuite
 
 BREAKDOWN = ("ac", "wa", "re", "tle")
@@ -59,7 +59,7 @@ class UnscorableInput(UserError, ValueError):
     """Tests or a benchmark that cannot be scored (one line, exit 2; a run records it)."""
 
 
-class HackRateParams(BaseModel):
+class HackRateParams(RunnerParams):
     model_config = ConfigDict(extra="forbid")
 
     scale: int | None = Field(1, ge=1, description="main columns: the first scale x rank valid tests (None: all)")

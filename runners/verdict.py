@@ -36,10 +36,10 @@ from collections import Counter, defaultdict
 from itertools import combinations
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator
 
 from tczoo.errors import UserError
-from tczoo.runner import Runner, Table, TaskSpec
+from tczoo.runner import Runner, RunnerParams, Table, TaskSpec
 from tczoo.schema import Language, Problem, Program, ScoreRecord, Setting, Task, TestSuite
 
 Threshold = Annotated[float, Field(ge=0.0, le=1.0)]
@@ -49,7 +49,7 @@ class NotAVerifier(UserError, ValueError):
     """A method that is not given the program under test cannot be scored on verdicts."""
 
 
-class VerdictParams(BaseModel):
+class VerdictParams(RunnerParams):
     model_config = ConfigDict(extra="forbid")
 
     runs: int | None = Field(None, ge=1, le=50, description="runs per pair (None: samples if > 1, else 3)")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -56,7 +57,11 @@ class MethodParams(BaseModel):
 
 
 
-class Method:
+class Method(ABC):
+    """A test-generation method (see the module docstring). Subclasses set the class
+    attributes and implement ``generate``; the registry refuses an entry point that is
+    not a subclass, and ``tczoo.testing.check_method`` checks the rest."""
+
     name: ClassVar[str]
     paper: ClassVar[str] = ""
     summary: ClassVar[str] = ""
@@ -69,8 +74,10 @@ class Method:
     def __init__(self, **params: Any):
         self.params = self.Params(**params)
 
+    @abstractmethod
     async def generate(self, task: Task, ctx: "Context") -> TestSuite:
-        raise NotImplementedError
+        """Tests for ``task``: a suite from ``ctx.new_suite`` with every failure recorded
+        on it (``suite.fail``), never an exception for a bad answer or program."""
 
     @classmethod
     def describe(cls) -> dict[str, Any]:

@@ -7,7 +7,10 @@
 reproduction targets run over recorded runs).
 
 tczoo never imports a method or runner module by name: an outside package adds one by
-declaring an entry point, with no change here.
+declaring an entry point, with no change here. What an entry point yields is checked
+when it is loaded (a method is a ``tczoo.method.Method`` subclass, a runner a
+``tczoo.runner.Runner`` subclass, a command's ``register`` and an analysis are
+callables); a misspelt name is answered with the closest known names.
 
 Listing the methods (``tczoo methods``) needs each class's metadata, and importing a
 method module imports its dependencies (the kernel, numpy, a solver ...). The metadata
@@ -18,16 +21,22 @@ every source file of the packages involved: any edit or (re)install recomputes i
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib.util
+import inspect
 import json
 import sys
 from functools import lru_cache
-from importlib.metadata import entry_points
+from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from tczoo.errors import UserError
+
+if TYPE_CHECKING:
+    from tczoo.method import Method
+    from tczoo.runner import Runner
 
 
 class UnknownNameError(UserError, KeyError):
@@ -35,17 +44,54 @@ class UnknownNameError(UserError, KeyError):
         return str(self.args[0])
 
 
+class PluginError(UserError, TypeError):
+    """An entry point that does not yield what its group promises (a method that is no
+    ``Method`` subclass ...), or that cannot be imported: one line naming the entry point."""
+
+
 @lru_cache(maxsize=None)
 def _group(group: str) -> dict[str, Any]:
     return {ep.name: ep for ep in entry_points(group=group)}
 
 
-def _load(group: str, kind: str, name: str):
+def unknown(kind: str, name: str, known: list[str]) -> UnknownNameError:
+    """The error for a name that is not among ``known``, with the closest ones."""
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    hint = f"did you mean {' or '.join(close)}? " if close else ""
+    return UnknownNameError(f"unknown {kind} {name!r} ({hint}known: {', '.join(sorted(known)) or 'none installed'})")
+
+
+def _load(group: str, kind: str, name: str) -> Any:
     eps = _group(group)
     if name not in eps:
-        known = ", ".join(sorted(eps)) or "none installed"
-        raise UnknownNameError(f"unknown {kind} {name!r} (known: {known})")
-    return eps[name].load()
+        raise unknown(kind, name, list(eps))
+    ep: EntryPoint = eps[name]
+    try:
+        return ep.load()
+    except (ImportError, AttributeError) as exc:
+        raise PluginError(f"{kind} {name!r} ({group} entry point {ep.value}) cannot be loaded: "
+                          f"{type(exc).__name__}: {exc}") from exc
+
+
+def _subclass(group: str, kind: str, name: str, base: type) -> Any:
+    obj = _load(group, kind, name)
+    if not (inspect.isclass(obj) and issubclass(obj, base)):
+        what = f"class {obj.__module__}.{obj.__qualname__}" if inspect.isclass(obj) else type(obj).__name__
+        raise PluginError(f"{kind} {name!r} ({group} entry point {_group(group)[name].value}) is not a "
+                          f"{base.__module__}.{base.__qualname__} subclass (it is a {what})")
+    if inspect.isabstract(obj):
+        missing = ", ".join(sorted(getattr(obj, "__abstractmethods__", ())))
+        raise PluginError(f"{kind} {name!r} ({group} entry point {_group(group)[name].value}) does not implement "
+                          f"{missing}")
+    return obj
+
+
+def _callable(group: str, kind: str, name: str) -> Callable[..., Any]:
+    obj = _load(group, kind, name)
+    if not callable(obj) or inspect.isclass(obj):
+        raise PluginError(f"{kind} {name!r} ({group} entry point {_group(group)[name].value}) is not a function "
+                          f"(it is a {type(obj).__name__})")
+    return obj
 
 
 def method_names() -> list[str]:
@@ -56,30 +102,37 @@ def runner_names() -> list[str]:
     return sorted(_group("tczoo.runners"))
 
 
-def get_method(name: str):
-    return _load("tczoo.methods", "method", name)
+def get_method(name: str) -> "type[Method]":
+    """The method class registered as ``name`` (checked to be a ``Method`` subclass)."""
+    from tczoo.method import Method
+
+    return _subclass("tczoo.methods", "method", name, Method)
 
 
-def get_runner(name: str):
-    return _load("tczoo.runners", "runner", name)
+def get_runner(name: str) -> "type[Runner]":
+    """The runner class registered as ``name`` (checked to be a ``Runner`` subclass)."""
+    from tczoo.runner import Runner
+
+    return _subclass("tczoo.runners", "runner", name, Runner)
 
 
 def analysis_names() -> list[str]:
     return sorted(_group("tczoo.analyses"))
 
 
-def get_analysis(name: str):
+def get_analysis(name: str) -> Callable[..., Any]:
     """An analysis a reproduction target runs after its runs: ``fn(run_dir, sandbox,
     **options)`` over a run directory, or ``fn("tcbench:PATH", sandbox, **options)`` over
     a benchmark built by ``tczoo build-benchmark`` (the target says which); it returns
     ``tczoo.runner.Table`` objects."""
-    return _load("tczoo.analyses", "analysis", name)
+    return _callable("tczoo.analyses", "analysis", name)
 
 
-def command_plugins() -> list[tuple[str, Any]]:
+def command_plugins() -> list[tuple[str, Callable[[], Callable[..., Any]]]]:
     """(name, loader) of every ``tczoo.commands`` entry point; ``loader()`` imports and
-    returns its ``register(app: typer.Typer)`` function."""
-    return [(name, ep.load) for name, ep in sorted(_group("tczoo.commands").items())]
+    returns its ``register(app: typer.Typer)`` function (checked to be one)."""
+    return [(name, lambda name=name: _callable("tczoo.commands", "command", name))
+            for name in sorted(_group("tczoo.commands"))]
 
 
 def describe_methods() -> list[dict[str, Any]]:

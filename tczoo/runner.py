@@ -14,6 +14,7 @@ when a runner does not say). A runner is built without a sandbox to read records
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -67,12 +68,16 @@ class Table:
     decimals: int = 1  # how floats are shown (TC-Bench's tables print two)
 
 
-class Runner:
+class Runner(ABC):
+    """A scorer (see the module docstring). Subclasses set the class attributes and
+    implement ``score`` and ``summarize``; the registry refuses an entry point that is
+    not a subclass, and ``tczoo.testing.check_runner`` checks the rest."""
+
     name: ClassVar[str]
     paper: ClassVar[str] = ""
     summary: ClassVar[str] = ""
     headline: ClassVar[str] = ""  # the metric the run browser shows per (method, problem), if any
-    Params: ClassVar[type[BaseModel]] = RunnerParams
+    Params: ClassVar[type[RunnerParams]] = RunnerParams
     # Whether a suite without tests is a result to score (HarnessLLM counts a response
     # without a usable test as a format error) or a failed generation (the default).
     scores_empty_suites: ClassVar[bool] = False
@@ -112,15 +117,18 @@ class Runner:
     def budget(self, problem: Problem) -> int:
         return 10
 
+    @abstractmethod
     def score(self, problem: Problem, spec: TaskSpec, suite: TestSuite) -> ScoreRecord:
-        raise NotImplementedError
+        """One suite scored on one task: a record of this runner's metrics (a problem
+        the runner cannot score raises ``UserError``; a sandbox that failed,
+        ``InfrastructureFailure``)."""
 
+    @abstractmethod
     def summarize(self, scores: list[ScoreRecord]) -> list[Table]:
         """The paper's tables over the scored generations. Failed generations never
         reach it: the report adds their counts (and rows for cells where nothing
         succeeded) to every table with ``model`` and ``method`` columns, matching rows by
         ``label(method)``."""
-        raise NotImplementedError
 
     def cannot_score(self, suite: TestSuite) -> str | None:
         """Why this runner cannot score ``suite``, a suite another runner's method made

@@ -158,6 +158,12 @@ class _NeedsTarget(Runner):
     def tasks(self, problem, method_cls, *, samples, seed):
         raise ValueError("runner needs-target scores verdicts on a program under test")
 
+    def score(self, problem, spec, suite):
+        raise AssertionError("never scores: it has no task")
+
+    def summarize(self, scores):
+        return []
+
 
 def _zm01(sandbox):
     from tczoo.benchmarks import load_benchmark
