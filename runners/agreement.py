@@ -62,7 +62,7 @@ from tczoo.execution import SuiteJudge, can_check
 from tczoo.execution.judge import ACCEPT, CANNOT_RUN, REJECT, UNDETERMINED, failed
 from tczoo.runner import Matrix, Runner, Table, TaskSpec
 from tczoo.schema import Oracle, OracleKind, Problem, ScoreRecord, Setting, Task, TestCase, TestSuite
-from tczoo.submissions import Label, LabelledSubmission, labelled_submissions, read_candidates
+from tczoo.submissions import CandidatePool, Label, LabelledSubmission, labelled_submissions
 
 COVERAGE = (1, 5, 10, 20)
 SOURCES = ("jury", "benchmark", "candidate")
@@ -201,21 +201,13 @@ class AgreementRunner(Runner):
         self._problem_locks: dict[str, threading.Lock] = {}
         self._subs: dict[str, list[LabelledSubmission]] = {}
         self._reference: dict[str, dict[str, Any]] = {}
-        self._file = None
+        self.pool = CandidatePool(self.params.candidates if "candidate" in self.params.sources else None)
 
     # ------------------------------------------------------------------ submissions
 
-    def _candidate_file(self):
-        if self.params.candidates is None or "candidate" not in self.params.sources:
-            return None
-        with self._lock:
-            if self._file is None:
-                self._file = read_candidates(self.params.candidates)
-            return self._file
-
     def submissions(self, problem: Problem) -> list[LabelledSubmission]:
         """The labelled submissions that judge this problem's suites."""
-        file = self._candidate_file()
+        file = self.pool.file()
         with self._lock:
             if problem.id not in self._subs:
                 extra = file.labelled(problem.id) if file is not None else []

@@ -352,3 +352,30 @@ def test_a_run_the_wall_clock_guard_stopped_below_the_cpu_limit_runs_again(sandb
                        limits=Limits(time_ms=2000, wall_ms=300))
     [a, b] = judge.judge([late, never])
     assert a.verdicts == ["AC"] and b.verdicts == ["TLE"]
+
+
+def test_bug_finding_and_verdicts_take_labelled_candidates_too(tmp_path):
+    """A candidates file gives bug finding more buggy programs (a wrong candidate is the
+    f of a triplet) and the verdict runner more codes to judge, with their labels."""
+    from tczoo.methods.harnessllm.io import InputOutput
+    from tczoo.runners.bugfind import BugfindRunner
+    from tczoo.runners.verdict import VerdictRunner
+
+    problem = zm01()
+    path = tmp_path / "c.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [
+        {"problem_id": problem.id, "name": "sample-0", "language": "python", "code": "print(0)", "label": "wrong",
+         "category": "WA"},
+        {"problem_id": problem.id, "name": "sample-1", "language": "python", "code": "print(1)", "label": "accepted"},
+        {"problem_id": problem.id, "name": "sample-2", "language": "python", "code": "print(2)"},  # unlabelled
+    ]) + "\n")
+    own = len(problem.wrong_solutions)
+    bugfind = BugfindRunner(None, candidates=str(path), responses=1)
+    specs = bugfind.tasks(problem, InputOutput, samples=1, seed=0)
+    assert len(specs) == own + 1 and specs[-1].key == "candidate/sample-0/s0"
+    assert specs[-1].task.target.code == "print(0)" and specs[-1].context["wrong"] == own
+    codes = VerdictRunner(None, candidates=str(path), per_label=None, languages=["python"]).codes(problem)
+    names = {(label, name) for label, name, _ in codes}
+    assert (False, "candidate/sample-0") in names and (True, "candidate/sample-1") in names
+    assert not any("sample-2" in name for _, name in names)
+    assert len(VerdictRunner(None, per_label=None, languages=["python"]).codes(problem)) == len(codes) - 2
