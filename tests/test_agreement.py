@@ -151,6 +151,10 @@ def test_fault_exposure_with_a_targeted_method(sandbox, tmp_path):
     assert table.rows[0]["targets"] == len(expected)
 
 
+def make_problem_without_golden(problem):
+    return problem.model_copy(update={"golden_tests": []})
+
+
 def problem_limits(problem):
     from tczoo.sandbox import Limits
 
@@ -181,6 +185,9 @@ def test_kattis_reference_row_gives_tpr_100_on_a_package_the_test_writes(sandbox
     assert (m["tpr"], m["tnr"], m["tp"], m["tn"], m["n_cannot_run"]) == (100.0, 100.0, 3, 3, 1)
     assert ref["submissions"]["wrong_answer/broken.cpp"][0] == "cannot_run"
     assert ref["submissions"]["time_limit_exceeded/loops_on_seven.py"][0] == "reject"
+    # computed once per process: another runner (cross-scoring makes one per cell) needs no sandbox for it
+    assert AgreementRunner(None).reference(problem) is ref
+    assert "metrics" not in AgreementRunner(None, detect_on="all").reference(make_problem_without_golden(problem))
     # and through a score record: the reference row of the table
     from tczoo.runner import TaskSpec
     from tczoo.schema import Provenance, TestCase, TestSuite
