@@ -386,3 +386,33 @@ def test_bug_finding_and_verdicts_take_labelled_candidates_too(tmp_path):
     assert (False, "candidate/sample-0") in names and (True, "candidate/sample-1") in names
     assert not any("sample-2" in name for _, name in names)
     assert len(VerdictRunner(None, per_label=None, languages=["python"]).codes(problem)) == len(codes) - 2
+
+
+def test_candidates_for_a_functional_problem_and_the_suite_judging_them(sandbox, tmp_path):
+    """A problem with an entry point: the function prompt, the candidates called directly
+    and labelled by golden tests given as JSON arguments; the agreement runner then judges
+    a suite with them (functional outputs compare as Python values)."""
+    import asyncio
+
+    from harness_fixtures import second_largest
+    from tczoo.candidates import generate
+    from tczoo.llm import LLMSettings
+    from tczoo.runner import TaskSpec
+    from tczoo.schema import GoldenTest, Provenance, TestCase, TestSuite
+
+    base = second_largest()
+    problem = base.model_copy(update={"golden_tests": [GoldenTest(input='{"nums": [5, 5, 3]}', output="3"),
+                                                       GoldenTest(input='{"nums": [7]}', output="None")]})
+    good, bad = base.solutions[0].code, base.wrong_solutions[0].code
+    model = script(tmp_path / "m.jsonl", [("Implement the Python function `second_largest`",
+                                           [f"```python\n{good}```", f"```python\n{bad}```", "```cpp\nint main(){}\n```"])])
+    out = tmp_path / "c.jsonl"
+    asyncio.run(generate(model, [problem], 3, out, sandbox=sandbox, settings=LLMSettings(cache=False, retries=0)))
+    recs = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [(r["name"], r.get("label"), r.get("category")) for r in recs] == [
+        ("sample-0", "accepted", None), ("sample-1", "wrong", "WA"), ("sample-2", None, None)]
+    runner = AgreementRunner(sandbox, candidates=str(out), reference=False)
+    suite = TestSuite(problem_id=problem.id, tests=[TestCase(input='{"nums": [5, 5, 3]}', output="3")],
+                      provenance=Provenance(method="io", model="m"))
+    m = runner.score(problem, TaskSpec(key="", task=None), suite).metrics  # type: ignore[arg-type]
+    assert (m["tp"], m["fn"], m["tn"], m["fp"]) == (2, 0, 2, 0)  # good + sample-0; not_distinct + sample-1
