@@ -411,6 +411,13 @@ def test_candidates_for_a_functional_problem_and_the_suite_judging_them(sandbox,
     recs = [json.loads(x) for x in out.read_text().splitlines()]
     assert [(r["name"], r.get("label"), r.get("category")) for r in recs] == [
         ("sample-0", "accepted", None), ("sample-1", "wrong", "WA"), ("sample-2", None, None)]
+    # a program with a syntax error cannot run: labelled wrong, category CE, never run on a test
+    from tczoo.schema import Language, Program
+    from tczoo.submissions import label_by_golden
+
+    [broken] = label_by_golden(sandbox, problem, [Program(code="def second_largest(nums:\n", language=Language.PYTHON)])
+    assert (broken.label.value, broken.category, broken.evidence.run) == ("wrong", "CE", 0)
+    assert "SyntaxError" in broken.evidence.detail
     runner = AgreementRunner(sandbox, candidates=str(out), reference=False)
     suite = TestSuite(problem_id=problem.id, tests=[TestCase(input='{"nums": [5, 5, 3]}', output="3")],
                       provenance=Provenance(method="io", model="m"))
