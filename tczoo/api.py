@@ -35,6 +35,7 @@ from tczoo.execution import (
     OracleUnavailable,
     Outcome,
     Signature,
+    SuiteJudge,
     call_seed,
     can_check,
     check_outputs,
@@ -111,6 +112,7 @@ from tczoo.schema import (
     interleave,
 )
 from tczoo.store import RunStore
+from tczoo.submissions import LabelledSubmission, label_by_golden, labelled_submissions
 from tczoo.templates import PromptError, Prompts
 
 # The kernel modules a plugin (and every built-in method, runner and analysis) may
@@ -132,6 +134,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "tczoo.execution.outputs",
     "tczoo.execution.programs",
     "tczoo.execution.triplets",
+    "tczoo.execution.judge",  # SuiteJudge: whole programs run on a suite as a judge runs them
     "tczoo.parsing",  # answers into code, JSON, tests and programs
     "tczoo.parsing.answers",
     "tczoo.parsing.text",
@@ -148,6 +151,8 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "tczoo.registry",  # finding methods and runners by name
     "tczoo.paths",  # cache_dir, cached_json, data_root
     "tczoo.safetext",  # storing and printing untrusted text
+    "tczoo.submissions",  # labelled submissions of a problem, candidates files
+    "tczoo.candidates",  # sampling model-written candidates (how: Sampling), labelled by the golden tests
     "tczoo.cli.kit",  # commands: the helpers, under their historical name
     "tczoo.cli.options",  # commands: shared options, CLIError, value checks
     "tczoo.cli.output",  # commands: escaped printing, --format json
@@ -173,6 +178,8 @@ __all__ = [
     "ground_truth_index", "input_valid", "inputs_valid", "line_coverage", "no_sandbox_errors", "outputs_match",
     "py_call", "read_call", "record", "required_args", "rerun", "run_generators", "run_program", "run_programs",
     "same_output", "signature_of", "with_prelude",
+    # labelled submissions, a suite as a judge
+    "LabelledSubmission", "SuiteJudge", "label_by_golden", "labelled_submissions",
     # answers
     "CodeBlock", "ParseError", "as_stdin", "bare_python", "code_blocks", "code_cut_off", "code_in_json",
     "extract_code", "extract_function", "extract_program", "function_from", "json_cut_off", "looks_like_solution",

@@ -3,7 +3,8 @@
 A plugin's ``register(app)`` (``tczoo.commands`` entry point) builds its sub-app from
 these so that all commands look and fail alike. They live in modules named for their
 job — ``tczoo.cli.output`` (printing), ``tczoo.cli.options`` (shared options, value
-checks, ``CLIError``) and ``tczoo.cli.progress`` (progress bars) — and this module
+checks, ``CLIError``) and ``tczoo.cli.progress`` (progress bars); ``write_candidates`` is the body of
+``tczoo candidates``, which a paper's own candidates command reuses — and this module
 re-exports them, so ``from tczoo.cli.kit import echo, emit_json, format_option`` keeps
 working. New code may import from either.
 """
@@ -27,6 +28,7 @@ from tczoo.cli.options import (
     run_options,
     split,
 )
+from tczoo.cli.candidates import write_candidates
 from tczoo.cli.output import console, echo, emit_json, err_console, rich_table, warn
 from tczoo.cli.progress import ProgressBar, RunReporter, progress
 from tczoo.safetext import dumps, printable
@@ -35,5 +37,5 @@ __all__ = [
     "CLIError", "KEYLESS", "PROVIDER_KEYS", "ProgressBar", "RunReporter", "address_option", "check_benchmark",
     "check_model", "console", "dumps", "echo", "emit_json", "err_console", "execution_options", "executor_option",
     "format_option", "parse_json_option", "printable", "probe_api_base", "progress", "require_file",
-    "require_run_dir", "rich_table", "run_options", "split", "warn",
+    "require_run_dir", "rich_table", "run_options", "split", "warn", "write_candidates",
 ]
