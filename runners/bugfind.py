@@ -379,7 +379,7 @@ class BugfindRunner(Runner):
             n = sum(counts.values())
             each = "/".join(str(k) for k in sorted(counts))
             parts.append(f"{method}: {each} response(s) per triplet, {n} triplet(s)")
-        out = [("responses", "; ".join(parts))]
+        out = [("samples", "; ".join(parts))]
         dropped = self.dropped_triplets(scores)
         if dropped:
             out.append(("empty responses", f"{len(dropped)} triplet(s) dropped, as the authors' eval.py does"))

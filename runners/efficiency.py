@@ -350,7 +350,7 @@ class EfficiencyRunner(Runner):
                 delivered[s.method].append(int(s.metrics["n_generated"]))
         if delivered:
             budget = self.params.tests
-            out.append(("tests per problem", "; ".join(
+            out.append(("samples", "; ".join(
                 f"{m}: {sum(v)} of {budget * len(v)} asked" for m, v in sorted(delivered.items()))
                 + " (N_gen counts the generated ones" + (", missing ones too: count_missing)" if
                                                          any(s.detail.get("count_missing") for s in scores) else ")")))

@@ -400,6 +400,7 @@ class HackRateRunner(Runner):
             "tests": [{"test": j.index, "valid": j.valid, "reason": j.reason} for j in judged],
             "order": [j.index for j in order],
             "tests_run": run_n,
+            "asked": getattr(spec.task, "budget", None),  # tests the method was asked for
             "executions": executions,
             "executions_full": len(outcomes) * run_n,
             "scale": self.params.scale,
@@ -411,6 +412,22 @@ class HackRateRunner(Runner):
                            problem_id=problem.id, metrics=metrics, detail=detail)
 
     # ------------------------------------------------------------------ tables
+
+    def settings_used(self, scores: list[ScoreRecord]) -> list[tuple[str, str]]:
+        """The tests asked for and the validators per problem, as scored."""
+        scores = [s for s in scores if s.runner == self.name and "unit" in s.metrics]
+        if not scores:
+            return []
+        asked = sorted({(s.problem_id, s.detail.get("asked"), int(s.metrics["unit"])) for s in scores},
+                       key=lambda x: (x[0], str(x[1])))
+        validators = sorted({(s.problem_id, s.detail.get("validators_used")) for s in scores}, key=str)
+        out = [("budget", "; ".join(f"{p}: {a if a is not None else '?'} tests asked (1x = {u})" for p, a, u in asked)
+                + "; HackRate at k x rank on the first k x rank valid tests of one seeded shuffle")]
+        if any(v is not None for _, v in validators):
+            out.append(("validators", "; ".join(f"{p}: {v}" for p, v in validators)
+                        + " correct code(s) validate the tests (at most 8: the published set, or the fastest 20%"
+                          " of the accepted codes)"))
+        return out
 
     def summarize(self, scores: list[ScoreRecord]) -> list[Table]:
         from tczoo.runners.hackrate_tables import summarize

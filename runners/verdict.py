@@ -175,6 +175,21 @@ class VerdictRunner(Runner):
         return ScoreRecord(runner=self.name, method=suite.provenance.method, model=suite.provenance.model,
                            problem_id=problem.id, metrics=metrics, detail=detail)
 
+    def settings_used(self, scores: list[ScoreRecord]) -> list[tuple[str, str]]:
+        """The reruns per code and the codes as scored (the paper: three reruns)."""
+        scores = [s for s in scores if s.runner == self.name and "label" in s.metrics]
+        if not scores:
+            return []
+        runs: dict[tuple[str, str, Any], set[int]] = defaultdict(set)
+        for s in scores:
+            runs[(s.method, s.problem_id, s.detail.get("code"))].add(int(s.metrics["run"]))
+        counts = sorted({len(v) for v in runs.values()})
+        codes = {(p, c) for _, p, c in runs}
+        labels = Counter(bool(s.metrics["label"]) for s in {(s.problem_id, s.detail.get("code")): s
+                                                             for s in scores}.values())
+        return [("samples", f"{'/'.join(map(str, counts))} run(s) per code, {len(codes)} code(s) "
+                            f"({labels[True]} correct, {labels[False]} incorrect)")]
+
     # ------------------------------------------------------------------ tables
 
     def summarize(self, scores: list[ScoreRecord]) -> list[Table]:
