@@ -421,8 +421,8 @@ class HackRateRunner(Runner):
         asked = sorted({(s.problem_id, s.detail.get("asked"), int(s.metrics["unit"])) for s in scores},
                        key=lambda x: (x[0], str(x[1])))
         validators = sorted({(s.problem_id, s.detail.get("validators_used")) for s in scores}, key=str)
-        out = [("budget", "; ".join(f"{p}: {a if a is not None else '?'} tests asked (1x = {u})" for p, a, u in asked)
-                + "; HackRate at k x rank on the first k x rank valid tests of one seeded shuffle")]
+        asks = "; ".join(f"{p}: {a if a is not None else '?'} tests asked (1x = {u})" for p, a, u in asked)
+        out = [("budget", asks + "; HackRate at k x rank on the first k x rank valid tests of one seeded shuffle")]
         if any(v is not None for _, v in validators):
             out.append(("validators", "; ".join(f"{p}: {v}" for p, v in validators)
                         + " correct code(s) validate the tests (at most 8: the published set, or the fastest 20%"

@@ -203,27 +203,29 @@ def settings_table(target: Target, spec: GridSpec, stores: list, construction: s
     return Table(title="settings: here and in the paper", columns=["setting", "here", "paper"], rows=rows)
 
 
+LOCAL_CONTEXT = 8192  # the embedded model's context window by default (tczoo.llm.local.engine)
 SAMPLING_SHOWN = (("temperature", "temperature {}"), ("top_p", "top-p {}"), ("presence_penalty", "presence penalty {}"),
                   ("max_tokens", "at most {} tokens"))
 
 
 def sampling_as_run(spec: GridSpec, stores: list) -> str:
-    """Each method's sampling as its calls asked for it (the recorded exchanges): the
-    temperature, top-p, presence penalty and the token cap, with where a cap came from
-    (``--params`` or ``--max-tokens``) and what a provider changed (a cap at the local
-    model's context, a knob it does not take). Methods that sampled alike share a line."""
+    """Each method's sampling as its calls asked for it (the recorded exchanges' params,
+    which a replay asks for alike): the temperature, top-p, presence penalty and the
+    token cap, with where a cap came from (``--params``, the method's own default — its
+    paper's —, or ``--max-tokens``). Methods that sampled alike share a line."""
     from tczoo.llm import LLMSettings
 
     by_method: dict[str, dict[str, set]] = {}
-    notes: dict[str, set] = {}
+    own_cap: dict[str, Any] = {}
     for store in stores:
-        method = store.config.methods[0] if len(store.config.methods) == 1 else ", ".join(store.config.methods)
         for ex in store.exchanges():
+            method = store.config.methods[0] if len(store.config.methods) == 1 else ", ".join(store.config.methods)
             params = ex.get("params") or {}
             seen = by_method.setdefault(method, {k: set() for k, _ in SAMPLING_SHOWN})
             for key, _ in SAMPLING_SHOWN:
                 seen[key].add(params.get(key))
-            notes.setdefault(method, set()).update(ex.get("notes") or [])
+        for g in store.generations():
+            own_cap.setdefault(g.method, g.suite.provenance.params.get("max_tokens"))
     if not by_method:
         return ""
     default_cap = LLMSettings().max_tokens
@@ -234,22 +236,25 @@ def sampling_as_run(spec: GridSpec, stores: list) -> str:
             values = sorted(by_method[method][key], key=lambda v: (v is None, str(v)))
             shown = [label.format(v) for v in values if v is not None]
             if key == "max_tokens" and shown:
-                own = (spec.params.get(method) or {}).get("max_tokens")
-                if own is not None:
+                if (spec.params.get(method) or {}).get("max_tokens") is not None:
                     shown[-1] += " (--params)"
+                elif own_cap.get(method) is not None:
+                    shown[-1] += " (the method's default)"
                 elif spec.llm.get("max_tokens") not in (None, default_cap):
                     shown[-1] += " (--max-tokens)"
-            if not shown and key in ("temperature", "max_tokens"):
-                shown = [f"{label.split(' {')[0].replace('at most', 'max tokens')}: the provider's default"]
             if shown:
                 parts.append(" and ".join(shown))
-        extra = sorted(notes.get(method, set()))
-        return ", ".join(parts) + (f" ({'; '.join(extra)})" if extra else "")
+        return ", ".join(parts) or "the provider's defaults"
 
     groups: dict[str, list[str]] = {}
     for method in sorted(by_method):
         groups.setdefault(describe(method), []).append(method)
-    return "as run: " + "; ".join(f"{', '.join(ms)}: {text}" for text, ms in groups.items())
+    text = "as run: " + "; ".join(f"{', '.join(ms)}: {text}" for text, ms in groups.items())
+    caps = [v for m in by_method.values() for v in m["max_tokens"] if isinstance(v, int)]
+    if spec.models and model_label(spec.models[0]).startswith("local/") and caps and max(caps) >= LOCAL_CONTEXT:
+        text += (f" — the embedded model cuts an answer at its context window (TCZOO_LOCAL_CTX, {LOCAL_CONTEXT} "
+                 "tokens by default, prompt included)")
+    return text
 
 
 def param_as_run(key: str, spec: GridSpec, stores: list) -> str | None:
