@@ -35,7 +35,7 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 def test_stab_boundary_json(tmp_path):
     path = tmp_path / "statement.md"
     path.write_text(STATEMENT)
-    done = _cli("boundary", str(path), "--format", "json")
+    done = _cli("boundary", str(path), "--objective", "leximin", "--format", "json")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert {"constraints", "unparsed", "boundary", "options"} <= set(report)
