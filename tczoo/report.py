@@ -11,7 +11,7 @@ for every runner alike:
   ``failed`` in each metric cell, and one whose every problem lacks a valid test keeps
   the number its runner's (its paper's) averaging gives with the marker beside it —
   ``0.00 (no valid tests)`` — or the marker alone where the runner has no number:
-  never a bare number;
+  never a bare rate (counts — problems, tests — stay as they are);
 - a table of the failures by stage and reason (failed units, and scored units that
   recorded the same failure along the way);
 - ``RunSummary``: totals, the one-line cause when everything failed, the warning line
@@ -41,13 +41,16 @@ FAILED = "failed"
 NO_VALID = "no valid tests"
 
 
-def marked(value: Any, decimals: int = 1, marker: str = NO_VALID) -> str:
-    """A metric cell of a model × method without a single valid test: the number its
+def marked(value: Any, decimals: int = 1, marker: str = NO_VALID) -> Any:
+    """A metric cell of a model × method without a single valid test: the rate its
     runner's averaging gives (the paper's, e.g. TC-Bench's HackRate 0 and AC 100) with
-    the marker beside it, or the marker alone when there is no number."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+    the marker beside it, the marker alone when there is no number; a count (an int:
+    problems, k, tests) is a fact, not a score, and stays as it is."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if not isinstance(value, float) or value != value:
         return marker
-    return f"{value:.{decimals}f} ({marker})" if isinstance(value, float) else f"{value} ({marker})"
+    return f"{value:.{decimals}f} ({marker})"
 
 
 def is_marked(value: Any, marker: str = NO_VALID) -> bool:
