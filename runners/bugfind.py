@@ -52,6 +52,11 @@ scales the number of tests (Figure 4, Table 10), in one of three ways (``repeat_
 The limits each program ran under (the problem's own, or the HarnessLLM sets' stand-in
 when their data state none, ``Problem.limits_given``) are in every record and noted
 under the main table.
+
+An empty response (the model answered nothing: the method records ``empty_response``)
+drops its whole triplet from every table, as the authors' ``eval.py`` filters its
+items (``all(tc != "" ...)``); the tables count the triplets dropped.
+``empty_response="format_error"`` (our option) scores it as a format error instead.
 """
 
 from __future__ import annotations
@@ -75,6 +80,7 @@ from tczoo.execution import (
     rerun,
     signature_of,
 )
+from tczoo.parsing import EMPTY_RESPONSE
 from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.schema import OracleKind, Problem, Program, ScoreRecord, Setting, Task, TestCase, TestSuite
 from tczoo.submissions import CandidatePool
@@ -131,6 +137,9 @@ class BugfindParams(RunnerParams):
     generator_time_ms: int = Field(20_000, ge=100, description="CPU time per generator call (repeats)")
     candidates: str | None = Field(None, description="a candidates file (tczoo candidates): its labelled wrong "
                                                      "programs are buggy programs of triplets too")
+    empty_response: Literal["drop_triplet", "format_error"] = Field(
+        "drop_triplet", description="a triplet with an empty response: left out of every table (the authors' eval.py) "
+                                    "or the response scored as a format error")
     seed: int = 0
 
 
@@ -358,8 +367,32 @@ class BugfindRunner(Runner):
         metrics["format_error"] = 100.0 * (main_outcome is Outcome.FORMAT_ERROR)
         detail["outcome"] = main_outcome.value
         detail["reason"] = main_reason
+        if any(f.reason == EMPTY_RESPONSE for f in suite.provenance.failures):
+            detail["empty_response"] = True
         return ScoreRecord(runner=self.name, method=suite.provenance.method, model=suite.provenance.model,
                            problem_id=problem.id, metrics=metrics, detail=detail)
+
+    # ------------------------------------------------------------------ report header
+
+    def settings_used(self, scores: list[ScoreRecord]) -> list[tuple[str, str]]:
+        """Responses per triplet and triplets as scored, and the triplets dropped."""
+        scores = [s for s in scores if s.runner == self.name and not s.detail.get("extra")]
+        if not scores:
+            return []
+        per_triplet: dict[tuple[str, str, Any], set] = defaultdict(set)
+        for s in scores:
+            per_triplet[(s.method, *self._triplet(s))].add(s.detail.get("response"))
+        parts = []
+        for method in sorted({m for m, _, _ in per_triplet}):
+            counts = Counter(len(v) for (m, _, _), v in per_triplet.items() if m == method)
+            n = sum(counts.values())
+            each = "/".join(str(k) for k in sorted(counts))
+            parts.append(f"{method}: {each} response(s) per triplet, {n} triplet(s)")
+        out = [("samples", "; ".join(parts))]
+        dropped = self.dropped_triplets(scores)
+        if dropped:
+            out.append(("empty responses", f"{len(dropped)} triplet(s) dropped, as the authors' eval.py does"))
+        return out
 
     # ------------------------------------------------------------------ browser
 
@@ -385,10 +418,29 @@ class BugfindRunner(Runner):
 
     # ------------------------------------------------------------------ tables
 
+    @staticmethod
+    def _triplet(s: ScoreRecord) -> tuple[str, Any]:
+        return s.problem_id, s.detail.get("target")
+
+    def dropped_triplets(self, scores: list[ScoreRecord]) -> set[tuple[str, Any]]:
+        """The triplets left out for an empty response (``empty_response="drop_triplet"``)."""
+        if self.params.empty_response != "drop_triplet":
+            return set()
+        return {self._triplet(s) for s in scores if s.detail.get("empty_response")}
+
     def summarize(self, scores: list[ScoreRecord]) -> list[Table]:
         scores = [s for s in scores if s.runner == self.name]
         if not scores:
             return []
+        dropped = self.dropped_triplets(scores)
+        kept = [s for s in scores if self._triplet(s) not in dropped]
+        if dropped:
+            note = (f"{len(dropped)} triplet(s) left out of every table: a response of theirs is empty, and the "
+                    "authors' eval.py drops such items (empty_response=format_error scores it as a format error)")
+            if not kept:
+                return [Table(title="HarnessLLM bug finding (Table 1 layout)", columns=["model", "method"], rows=[],
+                              notes=[note])]
+        scores = kept
         groups: dict[tuple[str, str], list[ScoreRecord]] = defaultdict(list)
         for s in scores:
             groups[(s.model, s.method)].append(s)
@@ -396,6 +448,8 @@ class BugfindRunner(Runner):
         base = {key: [r for r in recs if not r.detail.get("extra")] for key, recs in groups.items()}
         datasets = sorted({s.detail.get("dataset", "benchmark") for s in scores})
         tables = [self._main_table(base, datasets, scores), self._breakdown_table(base)]
+        if dropped:
+            tables[0].notes.append(note)
         t = self._first_k_table(base)
         if t is not None:
             tables.append(t)

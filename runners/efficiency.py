@@ -21,13 +21,16 @@ solutions is skipped):
    and keeps the problem.
 4. *Threshold*: τ*(s) = max over the original tests of s's runtime.
 5. *Exposure*: a generated test t exposes s when τ(s, t) > τ*(s) (median of
-   ``repeats`` runs; CPU time), or when s exceeds the problem's time limit on t (TLE,
-   counted as exposed and reported separately). A run that crashes (RE/MLE/OLE —
-   usually an invalid input) does not expose and is counted as ``crash``.
-6. *ASR_r* = exposed / N_gen over all problems (micro average, the paper's formula).
-   ``count_missing`` (on): a method that delivered fewer tests than the budget has
-   the missing ones counted as generated and not exposing, so a failing method is
-   not rewarded with a smaller denominator.
+   ``repeats`` runs; CPU time), or when s exceeds the problem's time limit on t (TLE:
+   its runtime is at least the limit, above τ*, so the paper's 𝕀[τ > τ*] counts it;
+   reported separately). ``tle="invalid"`` is the authors' ``classify_binary_exceeded``
+   instead: a TLE run is an invalid test, in N_gen but never exposing. A run that
+   crashes (RE/MLE/OLE — usually an invalid input) does not expose and is counted as
+   ``crash``.
+6. *ASR_r* = exposed / N_gen over all problems (micro average, the paper's formula),
+   N_gen = Σ|T_gen(p)|: the tests the method generated, repeats included (the authors'
+   generator keeps them). ``count_missing`` (our option, off) counts the tests a method
+   did not deliver (fewer than the budget) as generated and not exposing.
 
 A method given a reference implementation (EvalPerf, spec+correct) gets one accepted
 solution in ``reference_language`` (C++, as the paper's Appendix E) that passes every
@@ -61,6 +64,7 @@ from __future__ import annotations
 
 import random
 import statistics
+from collections import defaultdict
 from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
@@ -82,7 +86,11 @@ class EfficiencyParams(RunnerParams):
     repeats: int = Field(3, ge=1, description="runs per (solution, test); the runtime is their median")
     tests: int = Field(5, ge=1, description="tests per problem a method is asked for (the paper: 5)")
     random_refs: int = Field(3, ge=0, description="randomly sampled references per language")
-    count_missing: bool = Field(True, description="missing tests (fewer than `tests`) count as not exposing")
+    count_missing: bool = Field(False, description="missing tests (fewer than `tests`) counted in N_gen as not "
+                                                   "exposing (ours; the paper's N_gen counts generated tests only)")
+    tle: Literal["exposes", "invalid"] = Field(
+        "exposes", description="a TLE on a generated test: exposes (the paper's τ > τ*) or an invalid test, in N_gen "
+                               "and never exposing (the authors' classify_binary_exceeded)")
     reference_language: str = Field("cpp", description="language of the reference given to spec+correct methods")
     filtering: Literal["problem", "solution"] = Field(
         "problem", description="problem: exclude a problem whose selected solution fails an original test "
@@ -100,13 +108,25 @@ def median_runtime(results: list[Any]) -> tuple[float, str]:
     return statistics.median(r.cpu_ms for r in results), (bad.value if bad else "AC")
 
 
-def exposes(runtime: float, verdict: str, tau_star: float) -> str:
-    """``"tle"``, ``"slow"`` (τ > τ*), ``"crash"`` or ``"no"``."""
+def exposes(runtime: float, verdict: str, tau_star: float, tle: str = "exposes") -> str:
+    """``"tle"`` (exposes), ``"slow"`` (τ > τ*), ``"crash"``, ``"tle_invalid"`` (a TLE
+    with ``tle="invalid"``: never exposes) or ``"no"``."""
     if verdict == "TLE":
-        return "tle"
+        return "tle" if tle == "exposes" else "tle_invalid"
     if verdict != "AC":
         return "crash"
     return "slow" if runtime > tau_star else "no"
+
+
+def scenarios_of(suite: TestSuite) -> dict[str, Any] | None:
+    """Which scenarios the method retrieved for the problem and by which route (STAB's
+    M2 records ``meta["scenarios"]`` = {"via": [...], "ids": [...]} on its tests and
+    generator artifacts); None when the method retrieves none."""
+    for meta in [t.meta for t in suite.tests] + [a.program.meta for a in suite.artifacts]:
+        found = meta.get("scenarios") if isinstance(meta, dict) else None
+        if isinstance(found, dict):
+            return {"via": list(found.get("via") or []), "ids": list(found.get("ids") or [])}
+    return None
 
 
 def select_references(ranked: list[int], rng: random.Random, random_refs: int = 3) -> tuple[dict[str, int], bool]:
@@ -254,6 +274,8 @@ class EfficiencyRunner(Runner):
         if excluded:
             record.metrics = {"excluded": 1.0, "n_generated": float(len(tests))}
             record.detail = {"excluded": excluded}
+            if scenarios_of(suite) is not None:
+                record.detail["scenarios"] = scenarios_of(suite)
             return record
         refs = self.references(problem)
         reference = spec.context.get("reference") if spec.context else None
@@ -266,16 +288,20 @@ class EfficiencyRunner(Runner):
         metrics: dict[str, float] = {"n_generated": float(len(tests)), "n_counted": float(n_gen),
                                      "n_flagged": float(sum(flagged))}
         detail: dict[str, Any] = {"languages": {}, "budget": budget, "count_missing": self.params.count_missing,
-                                  "flagged": flagged}
+                                  "tle": self.params.tle, "flagged": flagged}
+        scenarios = scenarios_of(suite)
+        if scenarios is not None:
+            detail["scenarios"] = scenarios
         for lang, info in refs.items():
             lang_detail = {"overlap": info["overlap"], "excluded": info["excluded"], "slots": {}}
             for slot, ref in info["slots"].items():
-                outcomes = [exposes(rt, v, ref["tau_star"]) for rt, v in by_solution[ref["solution"]]]
+                outcomes = [exposes(rt, v, ref["tau_star"], self.params.tle) for rt, v in by_solution[ref["solution"]]]
                 exposed = [o in ("slow", "tle") for o in outcomes]
                 metrics[f"{lang}:{slot}:n"] = float(n_gen)
                 metrics[f"{lang}:{slot}:exposed"] = float(sum(exposed))
                 metrics[f"{lang}:{slot}:exposed_flagged"] = float(sum(e and f for e, f in zip(exposed, flagged)))
                 metrics[f"{lang}:{slot}:tle"] = float(outcomes.count("tle"))
+                metrics[f"{lang}:{slot}:tle_invalid"] = float(outcomes.count("tle_invalid"))
                 metrics[f"{lang}:{slot}:crash"] = float(outcomes.count("crash"))
                 metrics[f"asr:{lang}:{slot}"] = 100.0 * sum(exposed) / n_gen if n_gen else 0.0
                 lang_detail["slots"][slot] = {
@@ -293,7 +319,7 @@ class EfficiencyRunner(Runner):
         """Table 6: the generated tests on the very reference the method was given."""
         data = self.original_timings(problem)["solutions"][index]
         tau_star = max(data["runtimes"]) if data["runtimes"] else 0.0
-        outcomes = [exposes(rt, v, tau_star) for rt, v in runs]
+        outcomes = [exposes(rt, v, tau_star, self.params.tle) for rt, v in runs]
         exposed = sum(o in ("slow", "tle") for o in outcomes)
         lang = data["language"]
         metrics[f"ref:{lang}:n"] = float(n_gen)
@@ -301,6 +327,34 @@ class EfficiencyRunner(Runner):
         metrics[f"asr:ref:{lang}"] = 100.0 * exposed / n_gen if n_gen else 0.0
         detail["reference"] = {"solution": data["name"], "language": lang, "tau_star_ms": tau_star,
                                "runtimes_ms": [rt for rt, _ in runs], "outcomes": outcomes}
+
+    # ------------------------------------------------------------------ report header
+
+    def settings_used(self, scores: list[ScoreRecord]) -> list[tuple[str, str]]:
+        """Per problem, whether keywords or KNN chose the scenarios of the methods that
+        retrieve them (STAB, −M1), and the tests each method delivered."""
+        out = []
+        routes: dict[str, set[str]] = defaultdict(set)
+        for s in scores:
+            sc = s.detail.get("scenarios")
+            if isinstance(sc, dict):
+                via = " + ".join(sc.get("via") or []) or "none matched"
+                ids = ", ".join(sc.get("ids") or [])
+                routes[s.problem_id].add(f"{via}" + (f" ({ids})" if ids else ""))
+        if routes:
+            out.append(("scenarios (M2)", "; ".join(f"{p}: {' / '.join(sorted(r))}" for p, r in sorted(routes.items()))
+                        + " — keyword hits first, KNN only when no keyword matches"))
+        delivered: dict[str, list[int]] = defaultdict(list)
+        for s in scores:
+            if "n_generated" in s.metrics:
+                delivered[s.method].append(int(s.metrics["n_generated"]))
+        if delivered:
+            budget = self.params.tests
+            out.append(("samples", "; ".join(
+                f"{m}: {sum(v)} of {budget * len(v)} asked" for m, v in sorted(delivered.items()))
+                + " (N_gen counts the generated ones" + (", missing ones too: count_missing)" if
+                                                         any(s.detail.get("count_missing") for s in scores) else ")")))
+        return out
 
     # ------------------------------------------------------------------ browser
 
@@ -317,7 +371,8 @@ class EfficiencyRunner(Runner):
                          for o, rt, v in zip(ref.get("outcomes", []), ref.get("runtimes_ms", []), ref.get("verdicts", []))]
                 width = max(width, len(cells))
                 rows.append((f"{slot}: {ref.get('solution', '')}", cells))
-            notes = ["slow/tle expose the reference (runtime above τ*, or over the time limit); crash does not"]
+            notes = ["slow/tle expose the reference (runtime above τ*, or over the time limit); crash and "
+                     "tle_invalid (a TLE with tle=invalid) do not"]
             if info.get("overlap"):
                 notes.append("fewer than five accepted solutions: random references coincide with fast/slow")
             if info.get("excluded"):
@@ -401,10 +456,15 @@ class EfficiencyRunner(Runner):
                                   "exposures from flagged %": 100.0 * flagged_exposures / exposures if exposures else 0.0})
         notes = [
             "ASR = generated tests with runtime > τ* (max runtime on the original tests; CPU time, median of "
-            "repeated runs) / generated tests, micro-averaged over problems; a TLE counts as exposed.",
+            "repeated runs) / generated tests (N_gen, repeats included), micro-averaged over problems; "
+            + ("a TLE counts as exposed (its runtime is above τ*)." if all(s.detail.get("tle", "exposes") == "exposes"
+                                                                   for s in scores)
+               else "a TLE is an invalid test, counted in N_gen and never exposing (the authors' "
+                    "classify_binary_exceeded; tle=invalid)."),
         ]
         if any(s.detail.get("count_missing") for s in scores):
-            notes.append("missing tests (a method delivered fewer than the budget) are counted as not exposing")
+            notes.append("missing tests (a method delivered fewer than the budget) are counted as not exposing "
+                         "(count_missing)")
         if overlaps:
             notes.append(f"{overlaps} of {total_lang_problems} (problem, language) pairs have fewer than five "
                          "accepted solutions: the random references coincide with Fast/Slow there")

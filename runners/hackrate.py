@@ -13,10 +13,12 @@ Per problem and generated suite:
    every validator runs cleanly and prints it; a test without an output is valid when
    every validator runs cleanly and they agree, and their output becomes its expected
    output. PassRate = valid / generated.
-3. *Budget* (A.4 and ``get_rank_result.py``): the valid tests are shuffled once (seeded)
-   and HackRate at k x rank uses the prefix of k x R' of them, so the prefixes are
-   nested; the main columns use ``scale`` x R' (1x, the paper's Table 1), or every
-   valid test when ``scale`` is None (external test files).
+3. *Budget* (A.4 and ``get_rank_result.py``): a method is asked for 5 x R' tests
+   (``ask_scale``: the pool the reference draws its 1x-5x prefixes from); the valid
+   tests are shuffled once (seeded) and HackRate at k x rank uses the prefix of k x R'
+   of them, so the prefixes are nested and 1x holds R' *valid* tests whenever the
+   method wrote that many; the main columns use ``scale`` x R' (1x, the paper's
+   Table 1), or every valid test when ``scale`` is None (external test files).
 4. *Hacking*: each wrong code runs on the shuffled valid tests in that order and stops
    at its first non-AC verdict; it is excluded at k when that verdict falls within the
    k x R' prefix, and that verdict is its AC/WA/RE/TLE category (MLE/OLE/CE count as
@@ -64,8 +66,10 @@ class HackRateParams(RunnerParams):
 
     scale: int | None = Field(1, ge=1, description="main columns: the first scale x rank valid tests (None: all)")
     scales: list[int] = Field(default_factory=list, description="also score the k x rank prefix for each k")
-    ask_scale: int | None = Field(None, ge=1, description="methods are asked for ask_scale x rank tests "
-                                                          "(None: the largest k x rank scored)")
+    ask_scale: int | None = Field(5, ge=1, description="methods are asked for ask_scale x rank tests, or the "
+                                                       "largest k x rank scored when larger (5: the pool "
+                                                       "get_rank_result.py draws 1x-5x from; None: only the "
+                                                       "largest k x rank scored)")
     default_unit: int = Field(10, ge=1, description="tests per 1x when a problem has no rank")
     validators: int = Field(VALIDATORS, ge=1, description="correct codes that validate tests")
     fastest_fraction: float = Field(FASTEST_FRACTION, gt=0, le=1)
@@ -395,6 +399,7 @@ class HackRateRunner(Runner):
             "tests": [{"test": j.index, "valid": j.valid, "reason": j.reason} for j in judged],
             "order": [j.index for j in order],
             "tests_run": run_n,
+            "asked": getattr(spec.task, "budget", None),  # tests the method was asked for
             "executions": executions,
             "executions_full": len(outcomes) * run_n,
             "scale": self.params.scale,
@@ -406,6 +411,22 @@ class HackRateRunner(Runner):
                            problem_id=problem.id, metrics=metrics, detail=detail, n_valid=len(valid))
 
     # ------------------------------------------------------------------ tables
+
+    def settings_used(self, scores: list[ScoreRecord]) -> list[tuple[str, str]]:
+        """The tests asked for and the validators per problem, as scored."""
+        scores = [s for s in scores if s.runner == self.name and "unit" in s.metrics]
+        if not scores:
+            return []
+        asked = sorted({(s.problem_id, s.detail.get("asked"), int(s.metrics["unit"])) for s in scores},
+                       key=lambda x: (x[0], str(x[1])))
+        validators = sorted({(s.problem_id, s.detail.get("validators_used")) for s in scores}, key=str)
+        asks = "; ".join(f"{p}: {a if a is not None else '?'} tests asked (1x = {u})" for p, a, u in asked)
+        out = [("budget", asks + "; HackRate at k x rank on the first k x rank valid tests of one seeded shuffle")]
+        if any(v is not None for _, v in validators):
+            out.append(("validators", "; ".join(f"{p}: {v}" for p, v in validators)
+                        + " correct code(s) validate the tests (at most 8: the published set, or the fastest 20%"
+                          " of the accepted codes)"))
+        return out
 
     def summarize(self, scores: list[ScoreRecord]) -> list[Table]:
         from tczoo.runners.hackrate_tables import summarize

@@ -15,11 +15,17 @@ What is scored. Any suite that carries a verdict (``TestSuite.verdict``, a
 was reached, so a plugin verifier is scored like TRAILS. A graded verdict (a
 ``score``, TRAILS's share of CORRECT pairs) is decided at each of ``thresholds``
 (score > τ); a binary one is its own decision at every τ. A suite without a verdict, or
-with ``correct=None``, is *undecided*: left out of MCC/P4 and counted in every table.
+with ``correct=None`` (unparsed answers, no scenario, HoarePrompt's call budget ...), is
+*undecided* and counted in every table. The paper gives every code a label, so both
+readings are printed: ``undecided="drop"`` (default) leaves such tasks out of MCC/P4 in
+the Table 1 layout and a second table counts them as wrong predictions (a correct code
+predicted incorrect, an incorrect one predicted correct); ``undecided="wrong"`` swaps
+the two tables.
 
 Metrics, per (dataset, model, method[, τ]): the confusion matrix of each run (correct
-code = positive), MCC (0 when undefined) and P4 = 4·TP·TN / (4·TP·TN + (TP+TN)(FP+FN))
-(0 when undefined) per run, averaged over runs (Table 1); tokens per task in
+code = positive), MCC and P4 = 4·TP·TN / (4·TP·TN + (TP+TN)(FP+FN)) per run — 0 where
+undefined (a row or column of the matrix is empty: scikit-learn's convention for MCC;
+the paper does not say) — averaged over runs (Table 1); tokens per task in
 thousands (prompt + completion, averaged over all (code, run) tasks); relative change
 against ``baseline`` (zero-shot CoT). Stability (Table 2), per label class c: codes of
 label c that every run labels c, over codes that at least one run labels c
@@ -34,7 +40,7 @@ import math
 import random
 from collections import Counter, defaultdict
 from itertools import combinations
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, field_validator
 
@@ -61,6 +67,9 @@ class VerdictParams(RunnerParams):
                                         description="τ at which graded verdicts are decided (Table 1)")
     stability_threshold: Threshold = Field(0.8, description="τ of graded verdicts in Tables 2 and 3")
     baseline: str = Field("cot", description="method the relative change of Table 1 is measured against")
+    undecided: Literal["drop", "wrong"] = Field(
+        "drop", description="tasks without a verdict in Table 1: left out of MCC/P4, or counted as wrong predictions "
+                            "(the other reading is printed beside it)")
     seed: int = Field(0, description="seed of the draw of codes")
     candidates: str | None = Field(None, description="a candidates file (tczoo candidates): its labelled "
                                                      "programs are codes to judge too")
@@ -175,6 +184,21 @@ class VerdictRunner(Runner):
         return ScoreRecord(runner=self.name, method=suite.provenance.method, model=suite.provenance.model,
                            problem_id=problem.id, metrics=metrics, detail=detail, n_valid=int(decided))
 
+    def settings_used(self, scores: list[ScoreRecord]) -> list[tuple[str, str]]:
+        """The reruns per code and the codes as scored (the paper: three reruns)."""
+        scores = [s for s in scores if s.runner == self.name and "label" in s.metrics]
+        if not scores:
+            return []
+        runs: dict[tuple[str, str, Any], set[int]] = defaultdict(set)
+        for s in scores:
+            runs[(s.method, s.problem_id, s.detail.get("code"))].add(int(s.metrics["run"]))
+        counts = sorted({len(v) for v in runs.values()})
+        codes = {(p, c) for _, p, c in runs}
+        labels = Counter(bool(s.metrics["label"]) for s in {(s.problem_id, s.detail.get("code")): s
+                                                             for s in scores}.values())
+        return [("samples", f"{'/'.join(map(str, counts))} run(s) per code, {len(codes)} code(s) "
+                            f"({labels[True]} correct, {labels[False]} incorrect)")]
+
     # ------------------------------------------------------------------ tables
 
     def summarize(self, scores: list[ScoreRecord]) -> list[Table]:
@@ -185,8 +209,12 @@ class VerdictRunner(Runner):
         for s in scores:
             groups[(s.detail.get("dataset", "benchmark"), s.model)][s.method].append(s)
         methods = _method_order({s.method for s in scores}, self.params.baseline)
-        return [self._table1(groups, methods), self._table2(groups, methods), self._table3(groups, methods),
-                self._reasons(groups, methods)]
+        main = self.params.undecided
+        other = "wrong" if main == "drop" else "drop"
+        tables = [self._table1(groups, methods, main)]
+        if any(not s.metrics.get("decided") for s in scores):  # else the other reading is the same table
+            tables.append(self._table1(groups, methods, other))
+        return tables + [self._table2(groups, methods), self._table3(groups, methods), self._reasons(groups, methods)]
 
     def _taus(self, records: list[ScoreRecord]) -> list[float | None]:
         graded = any(r.detail.get("graded") for r in records)
@@ -199,13 +227,18 @@ class VerdictRunner(Runner):
         key = "pred" if tau is None else f"pred@{tau:g}"
         return bool(r.metrics.get(key, r.metrics["pred"]))
 
-    def _run_scores(self, records: list[ScoreRecord], tau: float | None) -> tuple[float, float]:
-        """MCC and P4 averaged over runs."""
+    def _run_scores(self, records: list[ScoreRecord], tau: float | None, undecided: str = "drop"
+                    ) -> tuple[float, float]:
+        """MCC and P4 averaged over runs; an undecided task is left out (``drop``) or
+        counted as the wrong prediction for its label (``wrong``)."""
         by_run: dict[int, list[tuple[bool, bool]]] = defaultdict(list)
         for r in records:
             pred = self._pred(r, tau)
+            label = bool(r.metrics["label"])
+            if pred is None and undecided == "wrong":
+                pred = not label
             if pred is not None:
-                by_run[int(r.metrics["run"])].append((bool(r.metrics["label"]), pred))
+                by_run[int(r.metrics["run"])].append((label, pred))
         if not by_run:
             return float("nan"), float("nan")
         mccs = [mcc(*confusion(pairs)) for pairs in by_run.values()]
@@ -216,7 +249,7 @@ class VerdictRunner(Runner):
     def _label(method: str, tau: float | None) -> str:
         return method if tau is None else f"{method} τ={tau:g}"
 
-    def _table1(self, groups, methods) -> Table:
+    def _table1(self, groups, methods, undecided: str = "drop") -> Table:
         columns = ["dataset", "model"]
         taus = {m: self._taus([r for g in groups.values() for r in g.get(m, [])]) for m in methods}
         base = self.params.baseline
@@ -231,12 +264,12 @@ class VerdictRunner(Runner):
         rows = []
         for (dataset, model), by_method in sorted(groups.items()):
             row: dict[str, Any] = {"dataset": dataset, "model": model}
-            base_scores = self._run_scores(by_method[base], None) if by_method.get(base) else None
+            base_scores = self._run_scores(by_method[base], None, undecided) if by_method.get(base) else None
             for m in methods:
                 recs = by_method.get(m, [])
                 for tau in taus[m]:
                     lab = self._label(m, tau)
-                    got = self._run_scores(recs, tau) if recs else (None, None)
+                    got = self._run_scores(recs, tau, undecided) if recs else (None, None)
                     row[f"{lab} MCC"], row[f"{lab} P4"] = got
                     if m != base and base in methods:
                         for i, name in enumerate(("MCC", "P4")):
@@ -249,16 +282,23 @@ class VerdictRunner(Runner):
             row["undecided"] = sum(1 for r in every if not r.metrics.get("decided"))
             rows.append(row)
         notes = [
-            "MCC and P4 per run (correct code = positive class), averaged over runs; 0 where undefined. "
+            "MCC and P4 per run (correct code = positive class), averaged over runs; 0 where undefined (a row or "
+            "column of the confusion matrix is empty: scikit-learn's convention; the paper does not say). "
             "Graded verdicts (TRAILS's share of CORRECT pairs) are decided at each τ (score > τ). "
             "Tokens: thousands per (code, run) task, prompt + completion.",
             "undecided: (code, run) tasks without a verdict (no readable answer, provider failure, call budget ...), "
-            "all methods together; they are left out of MCC and P4 (see the verdicts table).",
+            "all methods together; "
+            + ("they are left out of MCC and P4 (see the verdicts table)." if undecided == "drop" else
+               "each is counted as a wrong prediction: a correct code predicted incorrect, an incorrect one "
+               "predicted correct (the paper gives every code a label)."),
         ]
         if base in methods:
             notes.append(f"Δ%: relative change against {base} (the paper's Table 1 reports it against zero-shot CoT).")
-        return Table(title="Correctness verdicts (TRAILS Table 1 layout): MCC, P4, tokens per task",
-                     columns=columns, rows=rows, notes=notes, decimals=3)
+        title = "Correctness verdicts (TRAILS Table 1 layout): MCC, P4, tokens per task"
+        if undecided != self.params.undecided:
+            title += (", undecided tasks counted as wrong predictions" if undecided == "wrong"
+                      else ", undecided tasks left out")
+        return Table(title=title, columns=columns, rows=rows, notes=notes, decimals=3)
 
     def _consistent(self, records: list[ScoreRecord], tau: float | None, runs: int) -> dict[str, Any]:
         """Per code: its label, the set of labels its runs gave, and whether every one of

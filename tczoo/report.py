@@ -8,8 +8,10 @@ for every runner alike:
   whose generation was attempted), ``failed`` (generations that failed, see
   ``tczoo.failures``, or could not be scored) and ``no valid tests`` (problems where no scored unit had a
   valid test); a model × method whose every generation failed gets a row with
-  ``failed`` in each metric cell, and one whose every problem lacks a valid test gets
-  ``no valid tests`` there — never a number;
+  ``failed`` in each metric cell, and one whose every problem lacks a valid test keeps
+  the number its runner's (its paper's) averaging gives with the marker beside it —
+  ``0.00 (no valid tests)`` — or the marker alone where the runner has no number:
+  never a bare rate (counts — problems, tests — stay as they are);
 - a table of the failures by stage and reason (failed units, and scored units that
   recorded the same failure along the way);
 - ``RunSummary``: totals, the one-line cause when everything failed, the warning line
@@ -37,6 +39,23 @@ IDENTITY = ("model", "method", "language", "selector", "dataset")
 ADDED = ("units", "failed", "no valid tests")
 FAILED = "failed"
 NO_VALID = "no valid tests"
+
+
+def marked(value: Any, decimals: int = 1, marker: str = NO_VALID) -> Any:
+    """A metric cell of a model × method without a single valid test: the rate its
+    runner's averaging gives (the paper's, e.g. TC-Bench's HackRate 0 and AC 100) with
+    the marker beside it, the marker alone when there is no number; a count (an int:
+    problems, k, tests) is a fact, not a score, and stays as it is."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if not isinstance(value, float) or value != value:
+        return marker
+    return f"{value:.{decimals}f} ({marker})"
+
+
+def is_marked(value: Any, marker: str = NO_VALID) -> bool:
+    """Whether a cell is ``marker`` alone or a number with ``marker`` beside it."""
+    return isinstance(value, str) and (value == marker or value.endswith(f" ({marker})"))
 
 
 @dataclass
@@ -316,7 +335,9 @@ def _add_health(table: Table, cells: list, runner) -> None:
         row.update({"units": cell.attempted, "failed": cell.failed + cell.score_errors,
                     "no valid tests": cell.no_valid})
         if cell.status == NO_VALID:
-            row.update({c: NO_VALID for c in metric_cols})
+            precision = getattr(table, "precision", None) or {}
+            row.update({c: marked(row.get(c), int(precision.get(c, table.decimals))) for c in metric_cols
+                        if c not in ADDED})
     for cell in cells:
         if (cell.model, cell.method.lower()) in matched or cell.status != FAILED:
             continue

@@ -144,3 +144,10 @@ class Runner(ABC):
     def label(self, method: str) -> str:
         """How a method is named in this runner's tables."""
         return method.upper()
+
+    def settings_used(self, scores: list[ScoreRecord]) -> list[tuple[str, str]]:
+        """(setting, what these records used) for a report's header, where the paper
+        fixes a protocol that a run may follow only in part: reruns per code, responses
+        per triplet, validators per problem, a choice made per problem. Read from the
+        records alone (no sandbox); none by default."""
+        return []

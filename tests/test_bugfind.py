@@ -299,11 +299,13 @@ def test_functional_triplets_from_the_harnessllm_schema(tmp_path, sandbox):
     """MBPP-style call-based problems: arguments as JSON objects, values compared."""
     model = script(tmp_path / "fn.jsonl", [
         ("\\*\\*test harness\\*\\*.*second_smallest", fenced(FN_HARNESS)),
-        ("\\*\\*test cases\\*\\*.*countEven", json.dumps([{"input_args": {"nums": [1, 2, 4]}, "expected_output": 2}])),
+        ("\\*\\*test cases\\*\\*.*countEven",
+         "```json\n" + json.dumps([{"input_args": {"nums": [1, 2, 4]}, "expected_output": 2}]) + "\n```"),
         ("\\*\\*test harness\\*\\*.*countEven", fenced("def generate_input_1():\n    return [{'nums': [2]}]\n"
                                            "def check_output(generated_input, captured_output):\n"
                                            "    assert captured_output == 1")),
-        ("\\*\\*test cases\\*\\*.*second_smallest", json.dumps([{"input_args": {"nums": [5, 5, 7]}, "expected_output": None}])),
+        ("\\*\\*test cases\\*\\*.*second_smallest",
+         "```json\n" + json.dumps([{"input_args": {"nums": [5, 5, 7]}, "expected_output": None}]) + "\n```"),
     ])
     store = _run(tmp_path, sandbox, model, "harnessllm:tests/fixtures/loaders/harnessllm_mbpp_hard.jsonl",
                  ["harness", "io"], first_k=5)

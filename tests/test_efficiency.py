@@ -65,6 +65,7 @@ def _times():
         t[(name, "t2")] = [(1000, "TLE"), (5, "AC"), (5, "AC")]  # stops repeating at the TLE
         t[(name, "t3")] = [(tau, "AC")]
         t[(name, "t4")] = [(3, "RE")]
+        t[(name, "t5")] = [(1, "AC")]  # fast: not exposed
     return t
 
 
@@ -106,13 +107,51 @@ def test_hand_checked_asr(tmp_path, monkeypatch):
     assert box.calls == before
 
 
-def test_missing_tests_count_as_not_exposing_unless_switched_off(tmp_path, monkeypatch):
+def test_n_gen_counts_generated_tests_only_unless_missing_ones_are_asked_for(tmp_path, monkeypatch):
     monkeypatch.setenv("TCZOO_CACHE", str(tmp_path))
     box = TimedSandbox(_times())
-    strict = EfficiencyRunner(box, tests=4).score(_problem(), TaskSpec(key="", task=None), _suite(["t1"]))
-    assert strict.metrics["asr:cpp:fast"] == 25.0 and strict.metrics["cpp:fast:n"] == 4
-    lenient = EfficiencyRunner(box, tests=4, count_missing=False).score(_problem(), TaskSpec(key="", task=None), _suite(["t1"]))
-    assert lenient.metrics["asr:cpp:fast"] == 100.0
+    # the paper's N_gen = sum of |T_gen(p)|: one generated test that exposes is 1 / 1
+    paper = EfficiencyRunner(box, tests=4).score(_problem(), TaskSpec(key="", task=None), _suite(["t1"]))
+    assert paper.metrics["asr:cpp:fast"] == 100.0 and paper.metrics["cpp:fast:n"] == 1
+    # our option: the three tests not delivered count as generated and not exposing
+    padded = EfficiencyRunner(box, tests=4, count_missing=True).score(_problem(), TaskSpec(key="", task=None),
+                                                                     _suite(["t1"]))
+    assert padded.metrics["asr:cpp:fast"] == 25.0 and padded.metrics["cpp:fast:n"] == 4
+
+
+def test_two_identical_exposing_inputs_are_two_of_n_gen_by_hand(tmp_path, monkeypatch):
+    """Issue 26 A.3: five generated tests, two of them the same boundary input that
+    exposes every reference; the paper's ASR is 2 / 5. Dropping the repeat and counting
+    it as a missing, non-exposing test (the old defaults) made it 1 / 5."""
+    monkeypatch.setenv("TCZOO_CACHE", str(tmp_path))
+    box = TimedSandbox(_times())
+    five = ["t1", "t1", "t3", "t4", "t5"]  # t1 exposes (τ > τ*); t3 = τ*, t4 crashes, t5 is fast: not
+    m = EfficiencyRunner(box, tests=5).score(_problem(), TaskSpec(key="", task=None), _suite(five)).metrics
+    for lang, slots in (("cpp", ("fast", "slow", "r1", "r2")), ("python", ("fast", "slow", "r1"))):
+        for slot in slots:
+            assert (m[f"{lang}:{slot}:exposed"], m[f"{lang}:{slot}:n"]) == (2, 5), (lang, slot)
+            assert m[f"asr:{lang}:{slot}"] == pytest.approx(100 * 2 / 5)
+    old = EfficiencyRunner(box, tests=5, count_missing=True).score(
+        _problem(), TaskSpec(key="", task=None), _suite(["t1", "t3", "t4", "t5"])).metrics
+    assert old["asr:cpp:fast"] == pytest.approx(100 * 1 / 5)
+
+
+def test_a_tle_exposes_unless_counted_invalid_as_the_authors_code_does(tmp_path, monkeypatch):
+    """The paper's 𝕀[τ(s, t) > τ*(s)]: a TLE runs at least the time limit, above τ*, so it
+    exposes; the authors' classify_binary_exceeded counts a timelimit verdict as invalid:
+    in N_gen, not exposed (option ``tle="invalid"``)."""
+    monkeypatch.setenv("TCZOO_CACHE", str(tmp_path))
+    box = TimedSandbox(_times())
+    paper = EfficiencyRunner(box, tests=4).score(_problem(), TaskSpec(key="", task=None), _suite(GEN)).metrics
+    assert (paper["cpp:fast:exposed"], paper["cpp:fast:tle"], paper["asr:cpp:fast"]) == (2, 1, 50.0)
+    rec = EfficiencyRunner(box, tests=4, tle="invalid").score(_problem(), TaskSpec(key="", task=None), _suite(GEN))
+    m = rec.metrics
+    # t1 exposes; t2 (TLE) is invalid; t3, t4 do not: 1 of 4
+    assert (m["cpp:fast:exposed"], m["cpp:fast:tle"], m["cpp:fast:tle_invalid"], m["cpp:fast:n"]) == (1, 0, 1, 4)
+    assert m["asr:cpp:fast"] == 25.0
+    assert rec.detail["languages"]["cpp"]["slots"]["fast"]["outcomes"] == ["slow", "tle_invalid", "no", "crash"]
+    [main, *_] = EfficiencyRunner(None).summarize([rec])
+    assert any("classify_binary_exceeded" in n for n in main.notes)
 
 
 def test_tables_micro_average_over_problems(tmp_path, monkeypatch):

@@ -85,9 +85,10 @@ def test_k_times_rank_is_nested_prefixes_of_one_shuffle_of_the_valid_tests(sandb
     problem = _problem(rank=2)
     # methods are asked for enough tests for the largest prefix scored (3 x rank), or
     # ask_scale x rank when that is larger
-    assert runner.budget(problem) == 6
-    assert HackRateRunner(sandbox, scales=[1, 2, 3], ask_scale=5).budget(problem) == 10
-    assert HackRateRunner(sandbox).budget(problem) == 2
+    assert HackRateRunner(sandbox, scales=[1, 2, 3], ask_scale=None).budget(problem) == 6
+    assert HackRateRunner(sandbox, scales=[1, 2, 3, 4, 5, 6]).budget(problem) == 12
+    assert runner.budget(problem) == HackRateRunner(sandbox).budget(problem) == 10  # the paper's 5 x rank
+    assert HackRateRunner(sandbox, ask_scale=None).budget(problem) == 2
     suite = _suite([("1\n", None), ("-2\n", None), ("5\n", "26\n"), ("0\n", None), ("3\n", None), ("150\n", None)])
     rec = runner.score(problem, SPEC, suite)
     m = rec.metrics
@@ -108,6 +109,31 @@ def test_k_times_rank_is_nested_prefixes_of_one_shuffle_of_the_valid_tests(sandb
     other = HackRateRunner(sandbox, scales=[1, 2, 3], seed=1).score(problem, SPEC, suite)
     assert other.detail["order"] == [3, 1, 5, 4, 0]
     assert other.metrics["hack_rate@2x"] == 75.0 and other.metrics["hack_rate@3x"] == 75.0
+
+
+def test_hack_rate_at_1x_uses_rank_valid_tests_of_a_5x_pool_by_hand(sandbox):
+    """Issue 26 A.2: the reference (``get_rank_result.py``) draws its 1x-5x prefixes from
+    the *valid* tests of a pool of 5 x R'; asking a method for only 1 x R' leaves 1x
+    short of valid tests whenever PassRate < 100."""
+    problem = _problem(rank=2)
+    runner = HackRateRunner(sandbox)
+    assert runner.budget(problem) == 10  # 5 x R' asked, R' = 2
+    # the method's ten tests: its first six outputs are wrong, the last four are right, and
+    # every right one is negative, so each hacks `abs` (WA) and nothing else: whichever two
+    # the shuffle puts first, 1x = R' = 2 valid tests hack 1 of the 4 wrong codes
+    tests = [("1\n", "2\n"), ("2\n", "5\n"), ("3\n", "10\n"), ("4\n", "17\n"), ("6\n", "37\n"),
+             ("8\n", "65\n"), ("-2\n", "4\n"), ("-3\n", "9\n"), ("-4\n", "16\n"), ("-5\n", "25\n")]
+    record = runner.score(problem, SPEC, _suite(tests[: runner.budget(problem)]))
+    m = record.metrics
+    assert m["pass_rate"] == pytest.approx(100 * 4 / 10)
+    assert (record.n_valid, m["n_used"], m["n_wanted"]) == (4, 2, 2)
+    assert (m["hack_rate"], m["wa"], m["ac"]) == (25.0, 25.0, 75.0)
+    # asked for 1 x R' only, the same method writes its first two tests, both wrong: 1x has
+    # no valid test and HackRate is 0 (what the recorded run showed: 4 usable of 11 wanted)
+    short = HackRateRunner(sandbox, ask_scale=None)
+    record = short.score(problem, SPEC, _suite(tests[: short.budget(problem)]))
+    m = record.metrics
+    assert (record.n_valid, m["n_used"], m["n_wanted"], m["hack_rate"]) == (0, 0, 2, 0.0)
 
 
 def test_category_is_the_first_failure_in_the_shuffled_order(sandbox):
@@ -305,7 +331,7 @@ def test_spec_correct_methods_get_one_correct_code_outside_the_validators(sandbo
     [spec] = runner.tasks(problem, Lcb, samples=1, seed=0)
     validators = {p.name for p in runner.validators(problem)}
     assert len(spec.task.correct_programs) == 1 and spec.task.correct_programs[0].name not in validators
-    assert spec.task.budget == 2  # 1 x rank: no scales requested
+    assert spec.task.budget == 10  # 5 x rank: the pool the 1x-5x prefixes are drawn from
 
 
 # Print any divisor d of n with 1 < d (n >= 2): several right answers, judged by the

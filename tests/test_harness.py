@@ -116,8 +116,23 @@ def test_broken_harness_answers_are_format_errors(answer, reason, tmp_path, sand
 
 
 def test_broken_io_answers(tmp_path, sandbox):
-    answers = ["[{\"input_str\": 3, \"expected_output\": \"1\"}]", "```json\n{\"oops\": \n```", "[]"]
+    """As the authors' check_format reads them (strict_answers, the default): the last
+    ```json block, a non-empty list of objects with the exact keys, string values for
+    stdin; one malformed item rejects the whole answer."""
+    good = {"input_str": SAMPLE, "expected_output": "70"}
+    answers = [json.dumps([good]),  # no json block
+               "```json\n" + json.dumps([good, {"input_str": 3, "expected_output": "1"}]) + "\n```",
+               "```json\n" + json.dumps([good, {"input": SAMPLE, "expected_output": "70"}]) + "\n```",
+               "```json\n" + json.dumps([{"input_str": SAMPLE, "expected_output": 70}]) + "\n```",
+               "```json\n{\"oops\": \n```", "```json\n[]\n```", ""]
     records = score_answers(InputOutput, zm01(), answers, tmp_path, sandbox)
+    assert [r.detail["reason"] for _, r in records] == [
+        "parse:no_json_block", "parse:malformed_item", "parse:malformed_item", "parse:malformed_item",
+        "parse:bad_json", "parse:not_a_list", "parse:empty_response"]
+    assert all(s.tests == [] and r.detail["outcome"] == "format_error" for s, r in records)
+    # our lenient reading keeps what it can
+    lenient = ["[{\"input_str\": 3, \"expected_output\": \"1\"}]", "```json\n{\"oops\": \n```", "[]"]
+    records = score_answers(InputOutput, zm01(), lenient, tmp_path, sandbox, method_params={"strict_answers": False})
     assert [r.detail["reason"] for _, r in records] == ["parse:bad_item", "parse:bad_json", "parse:no_tests"]
 
 
@@ -131,10 +146,49 @@ def test_checker_crash_and_assertion_on_the_ground_truth(tmp_path, sandbox):
 def test_io_method_keeps_usable_items_and_drops_duplicates(tmp_path, sandbox):
     answer = json.dumps([{"input_str": SAMPLE, "expected_output": "70"}, {"input_str": SAMPLE + " ", "expected_output": "1"},
                          {"input": SEPARATING, "output": 5}, {"expected_output": "x"}])
-    [(suite, record)] = score_answers(InputOutput, zm01(), [answer], tmp_path, sandbox, first_k=20)
+    [(suite, record)] = score_answers(InputOutput, zm01(), [answer], tmp_path, sandbox, first_k=20,
+                                      method_params={"strict_answers": False})
     assert [(t.input, t.output) for t in suite.tests] == [(SAMPLE, "70"), (SEPARATING, "5\n")]
     assert [f.reason for f in suite.provenance.failures] == ["missing_field"]
     assert record.detail["outcome"] == "true_bug"
+    # the authors' reading rejects the same answer whole, fenced or not
+    for text in (answer, "```json\n" + answer + "\n```"):
+        [(suite, record)] = score_answers(InputOutput, zm01(), [text], tmp_path, sandbox, first_k=20)
+        assert suite.tests == [] and record.detail["outcome"] == "format_error"
+    # a well-formed answer: repeated inputs still keep their first occurrence
+    well = json.dumps([{"input_str": SAMPLE, "expected_output": "70"}, {"input_str": SAMPLE + " ", "expected_output": "1"},
+                       {"input_str": SEPARATING, "expected_output": "5"}])
+    [(suite, record)] = score_answers(InputOutput, zm01(), ["```json\n" + well + "\n```"], tmp_path, sandbox,
+                                      first_k=20)
+    assert [(t.input, t.output) for t in suite.tests] == [(SAMPLE, "70"), (SEPARATING, "5")]
+    assert record.detail["outcome"] == "true_bug"
+
+
+def test_a_checker_that_only_raises_is_a_format_error_for_the_authors(tmp_path, sandbox):
+    answer = fenced("def generate_input_1():\n    return ['1\\n1 1\\n']\n"
+                    "def check_output(a, b):\n    if not b.strip():\n        raise ValueError('empty')\n")
+    [(suite, record)] = score_answers(Harness, zm01(), [answer], tmp_path, sandbox)
+    assert (record.detail["outcome"], record.detail["reason"]) == ("format_error", "parse:checker_without_assert")
+    [(suite, record)] = score_answers(Harness, zm01(), [answer], tmp_path, sandbox,
+                                      method_params={"strict_answers": False})
+    assert suite.tests and record.detail["outcome"] != "format_error"
+
+
+def test_a_triplet_with_an_empty_response_is_dropped_as_eval_py_does(tmp_path, sandbox):
+    from tczoo.runners.bugfind import BugfindRunner
+
+    # one triplet, two responses: an empty one and one that finds the bug
+    records = [r for _, r in score_answers(Harness, zm01(), ["", harness(SEPARATING)], tmp_path, sandbox)]
+    assert [r.detail.get("empty_response", False) for r in records] == [True, False]
+    assert [r.detail["reason"] for r in records][0] == "parse:empty_response"
+    main, *_ = BugfindRunner(None).summarize(records)
+    assert main.rows == [] and any("1 triplet(s) left out" in n for n in main.notes)
+    assert BugfindRunner(None).settings_used(records)[-1] == (
+        "empty responses", "1 triplet(s) dropped, as the authors' eval.py does")
+    # our option: the empty response is a format error, in the denominator: TBR 1 of 2
+    main, *_ = BugfindRunner(None, empty_response="format_error").summarize(records)
+    [row] = main.rows
+    assert row["responses"] == 2 and row["format err"] == 50.0 and row[f"{records[0].detail['dataset']} TBR"] == 50.0
 
 
 def test_harness_method_caps_and_dedupes_inputs(tmp_path, sandbox):

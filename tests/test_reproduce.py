@@ -123,6 +123,25 @@ def test_target_runs_end_to_end_and_rebuilds_byte_for_byte(workspace, name):
         assert "| --params |" in text  # a reduced budget is a difference of setting, said in the header
     printed = json.loads(done.stdout)
     assert [t["title"] for t in printed] == ["settings: here and in the paper", target.title]
+    # the header states what was run: sampling as every method's calls asked for it, the
+    # reruns / responses / tests the runner used, the settings the paper fixes (issue 26)
+    here = {r["setting"]: r["here"] for r in printed[0]["rows"]}
+    if target.run is not None:
+        assert here["sampling"].startswith("as run: ") and "temperature" in here["sampling"], here
+    if target.paper == "trails":
+        assert here["hoareprompt unroll"] == "0" and here["trails scenarios"] == "3", here
+        assert here["samples"] == "3 run(s) per code, 2 code(s) (1 correct, 1 incorrect)", here
+        assert "temperature 0.5" in here["sampling"]
+    if target.paper == "stab":
+        assert here["stab objective"] == '"weighted"' and here["runner:efficiency tle"] == '"exposes"', here
+        assert here["scenarios (M2)"].startswith("zm01-commission-deadlines: "), here
+        assert "temperature 1.0" in here["sampling"] and "top-p 0.95" in here["sampling"]
+    if name == "harness-table1":
+        assert here["io strict_answers"] == here["harness strict_answers"] == "true", here
+        assert "1 response(s) per triplet, 2 triplet(s)" in here["samples"], here
+    if name in ("tcbench-table1", "tcbench-fig5"):
+        assert here["runner:hackrate ask_scale"] == "5" and " tests asked (1x = " in here["budget"], here
+        assert here["validators"].startswith("zm01-commission-deadlines: "), here
 
     if target.figure is not None:
         import matplotlib.image

@@ -313,9 +313,20 @@ def test_each_variant_end_to_end_on_zm02(sandbox, tmp_path, cls, n):
     model = script(tmp_path / "m.jsonl", VARIANT_RULES)
     suite, exchanges = generate(cls, problem, model, sandbox, retrieval="keyword", generators=2)
     assert cls.setting is Setting.SPEC and cls.runner == "efficiency" and len(exchanges) == 1
-    # Two generators, both with the same construction: the second input is dropped.
-    assert len(suite.tests) == 1 and suite.tests[0].input.split("\n")[1] == f"{n} 7"
-    assert failures(suite) == [("generator", "duplicate_input", "g1")]
+    # Two generators, both with the same construction: two tests, as the authors'
+    # generator keeps them (N_gen counts both); the repeat is recorded
+    assert len(suite.tests) == 2 and suite.tests[0].input == suite.tests[1].input
+    assert suite.tests[0].input.split("\n")[1] == f"{n} 7"
+    assert failures(suite) == [("generator", "duplicate_input_kept", "g1")]
+    assert suite.tests[1].meta["duplicate_of"] == "g0" and "duplicate_of" not in suite.tests[0].meta
+    # which scenarios M2 retrieved, and how, is on every test of the variants that retrieve
+    if cls.use_scenarios:
+        assert suite.tests[0].meta["scenarios"]["via"] == ["keyword"] and suite.tests[0].meta["scenarios"]["ids"]
+    else:
+        assert "scenarios" not in suite.tests[0].meta
+    # our option drops the repeat instead
+    dropped, _ = generate(cls, problem, model, sandbox, retrieval="keyword", generators=2, duplicates="drop")
+    assert len(dropped.tests) == 1 and failures(dropped) == [("generator", "duplicate_input", "g1")]
 
 
 def test_full_spec_holds_boundary_options_and_distinct_targets(sandbox):

@@ -297,7 +297,7 @@ def test_structure_survives_hostile_sources():
 
 HOARE_RULES = [
     (PRECONDITION, "Precondition: n offers, each with a deadline and a fee."),
-    (HOARE_VERDICT, "The annotations show the greedy never replaces a kept offer.\nCorrectness: False"),
+    (HOARE_VERDICT, "The annotations show the greedy never replaces a kept offer.\nVerdict: INCORRECT"),
     (BRANCH, "Output State: **merged**"),
     (LOOP, "Output State: **after the loop**"),
     (STATEMENT, "Output State: **updated**"),
@@ -307,24 +307,28 @@ HOARE_RULES = [
 def test_hoareprompt_walks_statements_unrolls_loops_and_judges(tmp_path, sandbox):
     prog = Program(code="n = int(input())\ntotal = 0\nfor i in range(n):\n    if i % 2:\n        total += i\n"
                         "print(total)\n", language=Language.PYTHON)
+    # the default is TRAILS's setting (§3.3, "no unrolling"): by hand, the two statements,
+    # one summary of the loop from its code alone, the print: 4 walk calls, and with the
+    # precondition and the verdict 6 model calls in all
     suite = run(HoarePrompt, prog, HOARE_RULES, tmp_path, sandbox)
     v = suite.verdict
     assert (v.correct, v.reason) == (False, "judged")
-    # 2 statements, loop: k=3 unrolled bodies (if: then-statement + merge = 2 calls each) + summary, print
-    assert v.detail["calls"] == 2 + 3 * 2 + 1 + 1
-    assert suite.provenance.usage.calls == 1 + v.detail["calls"] + 1  # precondition, walk, verdict
+    assert v.detail["calls"] == 2 + 1 + 1
+    assert suite.provenance.usage.calls == 1 + 4 + 1
     annotated = v.detail["annotated"]
     assert "# state: updated" in annotated and "# state: after the loop" in annotated
     assert annotated.index("for i in range(n):") < annotated.index("# state: after the loop")
-    suite = run(HoarePrompt, prog, HOARE_RULES, tmp_path, sandbox, unroll=0)
-    assert suite.verdict.detail["calls"] == 2 + 1 + 1  # TRAILS's setting: no unrolling
+    # the HoarePrompt paper's k = 3, an option: 2 statements, three unrolled bodies (if:
+    # then-statement + merge = 2 calls each), the summary, the print
+    suite = run(HoarePrompt, prog, HOARE_RULES, tmp_path, sandbox, unroll=3)
+    assert suite.verdict.detail["calls"] == 2 + 3 * 2 + 1 + 1
 
 
 def test_hoareprompt_cpp_and_call_budget(tmp_path, sandbox):
     suite = run(HoarePrompt, code(GREEDY), HOARE_RULES, tmp_path, sandbox, unroll=1)
     v = suite.verdict
     assert v.reason == "judged" and "// state: after the loop" in v.detail["annotated"]
-    suite = run(HoarePrompt, code(GREEDY), HOARE_RULES, tmp_path, sandbox, max_calls=10)
+    suite = run(HoarePrompt, code(GREEDY), HOARE_RULES, tmp_path, sandbox, unroll=3, max_calls=10)
     assert (suite.verdict.correct, suite.verdict.reason) == (None, "call_budget")
     assert any(f.reason == "call_budget" for f in suite.provenance.failures)
 
@@ -348,7 +352,7 @@ def test_methods_refuse_nothing_but_need_the_program():
         assert cls.setting.value == "spec+target" and cls.produces is OracleKind.LLM_JUDGE
         assert cls.runner == "verdict" and cls().params.temperature == 0.5
     assert Trails().params.scenarios == 3 and Trails().params.budget == 3 and Trails().params.max_inputs == 3
-    assert HoarePrompt().params.unroll == 3
+    assert HoarePrompt().params.unroll == 0  # TRAILS §3.3: HoarePrompt with no unrolling
     assert isinstance(Problem, type) and Stmt and Block and Loop  # names used by the structure test
 
 

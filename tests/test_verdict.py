@@ -84,7 +84,8 @@ def records() -> list[ScoreRecord]:
 
 
 def tables():
-    t1, t2, t3, t4 = VerdictRunner(None).summarize(records())
+    t1, t1_wrong, t2, t3, t4 = VerdictRunner(None).summarize(records())
+    assert "undecided tasks counted as wrong predictions" in t1_wrong.title  # the other reading, printed beside
     return t1, t2, t3, t4
 
 
@@ -109,6 +110,25 @@ def test_table1_against_hand_computed_matrices():
     assert "cot MCC Δ%" not in t1.columns  # the baseline has no change against itself
     assert t1.columns.index("trails τ=0.6 MCC") < t1.columns.index("hoareprompt MCC") < t1.columns.index("cot MCC")
     assert t1.decimals == 3
+
+
+def test_undecided_codes_counted_as_wrong_predictions_by_hand():
+    """The paper gives every code a label: with ``undecided="wrong"`` hoareprompt's
+    undecided c2 (a correct code) in run 0 is a false negative."""
+    dropped, wrong, *_ = VerdictRunner(None).summarize(records())
+    [row] = wrong.rows
+    # run 0: c1 TP, c2 FN (undecided), w1 TN, w2 TN; run 1 the same matrix: TP1 FN1 TN2 in both
+    r = 2 / math.sqrt(12)
+    assert row["hoareprompt MCC"] == pytest.approx(r) and row["hoareprompt P4"] == pytest.approx(8 / 11)
+    assert row["cot MCC"] == dropped.rows[0]["cot MCC"]  # nothing undecided there: the same numbers
+    assert row["undecided"] == 1 and "counted as a wrong prediction" in " ".join(wrong.notes)
+    # the option swaps which reading is the main (first) table
+    main, other, *_ = VerdictRunner(None, undecided="wrong").summarize(records())
+    assert main.rows[0]["hoareprompt MCC"] == pytest.approx(r) and "left out" in other.title
+    assert main.title == dropped.title
+    # nothing undecided: one Table 1, the two readings being the same
+    decided = [r for r in records() if r.metrics.get("decided")]
+    assert len(VerdictRunner(None).summarize(decided)) == 4
 
 
 def test_table2_stability_against_hand_counts():

@@ -17,6 +17,12 @@ nothing and is recorded. An answer without a usable harness (no code block, synt
 error, no generator, no ``check_output``, a checker that never asserts) or whose
 generators give no input at all is a *format error*: a suite without tests.
 
+With ``strict_answers`` (default, the authors' ``check_format``) a ``check_output``
+must hold an ``assert`` (a ``raise`` alone does not count, as their text search for
+"assert" has it); without it (our lenient reading) a ``raise`` counts too. An empty
+answer is recorded as ``empty_response`` (the bug-finding runner drops its triplet, as
+the authors' ``eval.py`` does).
+
 ``first_k`` is the number of tests the bug-finding runner evaluates by default (the
 paper's Appendix B.1: 5 for harnesses).
 """
@@ -33,7 +39,7 @@ from pydantic import Field
 
 from tczoo.execution import Generator, run_generators, signature_of
 from tczoo.method import Context, Method, MethodParams
-from tczoo.parsing import ParseError, extract_code
+from tczoo.parsing import EMPTY_RESPONSE, ParseError, extract_code
 from tczoo.schema import (
     Artifact,
     GeneratorSpec,
@@ -63,20 +69,23 @@ class ParsedHarness:
                        meta={"generators": self.generators})
 
 
-def _has_assert(tree: ast.AST, name: str) -> bool:
+def _has_assert(tree: ast.AST, name: str, *, strict: bool = False) -> bool:
+    kinds = (ast.Assert,) if strict else (ast.Assert, ast.Raise)
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name == name:
-            return any(isinstance(n, (ast.Assert, ast.Raise)) for n in ast.walk(node))
+            return any(isinstance(n, kinds) for n in ast.walk(node))
     return False
 
 
-def parse_harness(text: str, *, max_generators: int = 5) -> ParsedHarness:
+def parse_harness(text: str, *, max_generators: int = 5, strict: bool = False) -> ParsedHarness:
     """The harness in a model's answer, or ``ParseError`` with one of the reasons
-    ``no_code_block``, ``truncated``, ``syntax_error``, ``no_generators``,
-    ``no_check_output``, ``checker_without_assert``.
+    ``empty_response``, ``no_code_block``, ``truncated``, ``syntax_error``,
+    ``no_generators``, ``no_check_output``, ``checker_without_assert``.
 
-    A ``check_output`` without any ``assert`` (or ``raise``) can never report a bug;
-    the HarnessLLM authors count it as a format error, and so do we."""
+    A ``check_output`` without any ``assert`` (or, unless ``strict``, ``raise``) can
+    never report a bug; the HarnessLLM authors count it as a format error, and so do we."""
+    if not text.strip():
+        raise ParseError(EMPTY_RESPONSE, "the model's answer is empty")
     try:
         code = extract_code(text, "python", require=("def generate_input_",))
     except ParseError as exc:
@@ -94,8 +103,9 @@ def parse_harness(text: str, *, max_generators: int = 5) -> ParsedHarness:
         raise ParseError("no_generators", "no top-level generate_input_N function")
     if "check_output" not in names:
         raise ParseError("no_check_output", "no top-level check_output function")
-    if not _has_assert(tree, "check_output"):
-        raise ParseError("checker_without_assert", "check_output never asserts anything")
+    if not _has_assert(tree, "check_output", strict=strict):
+        raise ParseError("checker_without_assert", "check_output never asserts anything"
+                         + (" (a raise alone does not count: strict_answers)" if strict else ""))
     return ParsedHarness(code=code, generators=generators[:max_generators])
 
 
@@ -126,6 +136,8 @@ class HarnessParams(HarnessLLMSampling):
     max_tests: int = Field(20, ge=1, description="cap on deduplicated inputs per answer")
     generator_time_ms: int = Field(20_000, ge=100, description="CPU time per generator call (the authors' 20 s)")
     checker_time_ms: int = Field(5000, ge=100, description="CPU time per check_output call told to the model")
+    strict_answers: bool = Field(True, description="read answers as the authors' evaluation does: check_output "
+                                                   "must assert (a raise alone is a format error)")
 
 
 def build_harness_suite(text: str, task: Task, sandbox: "Sandbox", suite: TestSuite,
@@ -133,7 +145,7 @@ def build_harness_suite(text: str, task: Task, sandbox: "Sandbox", suite: TestSu
     """Parse one answer and run its generators (seeded by ``task.seed``) into ``suite``.
     Synchronous: the method calls it in a thread, the RL reward calls it directly."""
     try:
-        harness = parse_harness(text, max_generators=params.max_generators)
+        harness = parse_harness(text, max_generators=params.max_generators, strict=params.strict_answers)
     except ParseError as exc:
         suite.fail("parse", exc.reason, exc.detail or text[-300:], "harness")
         return suite

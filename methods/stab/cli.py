@@ -1,6 +1,6 @@
 """``tczoo stab ...``: STAB's inspection commands.
 
-* ``tczoo stab boundary FILE [--objective leximin|weighted] [-f json]`` - parsed
+* ``tczoo stab boundary FILE [--objective weighted|leximin] [-f json]`` - parsed
   constraints, unparsed sentences, resolved boundary and options
   (:func:`tczoo.methods.stab.boundary.boundary_report`);
 * ``tczoo stab scenarios FILE [--mode keyword_first|union|keyword|knn] [--top-k 2] [-f json]``
@@ -49,7 +49,8 @@ def register(app: typer.Typer) -> None:
 
     @stab.command("boundary")
     def boundary(file: Path = typer.Argument(..., help="a problem statement (text/markdown/LaTeX)"),
-                 objective: str = typer.Option("leximin", "--objective", help="leximin | weighted (the authors')"),
+                 objective: str = typer.Option("weighted", "--objective",
+                                               help="weighted (the authors', STAB's default) | leximin"),
                  fmt: str = format_option("table", "json")) -> None:
         """Parsed constraints, unparsed sentences, the resolved boundary and its options
         (exit 1 when the boundary violates a parsed constraint: a saturator bug)."""

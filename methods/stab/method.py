@@ -29,6 +29,16 @@ Pipeline for one problem (see docs/stab.md):
 Variants are subclasses that switch the modules off (Table 3): ``stab-base`` (spec
 only), ``stab-no-m1`` (no boundary), ``stab-no-m2`` (no scenarios).
 
+Two generators that return the same input give two tests (``duplicates="keep"``): the
+authors' generator keeps every generated test and the paper's N_gen = Σ|T_gen(p)|
+counts them all; the repeat is recorded (``generator/duplicate_input_kept``, and
+``meta["duplicate_of"]`` on the test). ``duplicates="drop"`` (our option) keeps the
+first and records the rest as ``generator/duplicate_input``.
+
+Every test and generator artifact says which scenarios M2 retrieved for the problem
+and by which route (``meta["scenarios"]``: ``via`` keyword / knn, ``ids``), so a report
+can say whether keywords or KNN chose them.
+
 STAB produces inputs only (``TestCase.output`` is None): the efficiency runner
 measures runtime and needs no expected outputs.
 """
@@ -83,7 +93,11 @@ class StabParams(MethodParams):
     top_k: int = Field(2, ge=1, description="scenarios KNN keeps")
     embedding_model: str | None = Field(None, description="KNN embedding model (default all-MiniLM-L6-v2, offline)")
     objective: Literal["leximin", "weighted"] = Field(
-        "leximin", description="CP-SAT objective: leximin (ours, the paper's 'large') or the authors' weighted sum")
+        "weighted", description="CP-SAT objective: the authors' weighted sum (cpsat_solver.py; the paper says only "
+                                "'large') or leximin (ours: every variable as large as the others allow)")
+    duplicates: Literal["keep", "drop"] = Field(
+        "keep", description="an input an earlier generator already returned: kept as a test of its own and recorded "
+                            "(the authors' generator; N_gen counts it), or dropped")
     saturator_time_s: float = Field(2.0, gt=0, description="CP-SAT time per dependent group")
     gen_time_ms: int = Field(10_000, ge=100, description="CPU time a generator may take")
     gen_memory_mb: int = Field(1024, ge=64)
@@ -111,6 +125,16 @@ class Spec:
     constraints: list[str] = field(default_factory=list)
     scenarios: list[dict[str, Any]] = field(default_factory=list)
     targets: list[dict[str, Any]] = field(default_factory=list)
+
+    retrieved: bool = False  # M2 ran (the variant retrieves scenarios), whatever it found
+
+    def retrieval(self) -> dict[str, Any] | None:
+        """Which scenarios M2 retrieved and by which route (keyword, knn); None when the
+        variant retrieves none (Base, −M2)."""
+        if not self.retrieved:
+            return None
+        via = sorted({v for s in self.scenarios for v in s.get("via", [])})
+        return {"via": via, "ids": [s["id"] for s in self.scenarios]}
 
     def target(self, k: int) -> dict[str, Any] | None:
         return self.targets[k % len(self.targets)] if self.targets else None
@@ -201,7 +225,7 @@ class Stab(Method):
             await self._batch(slots, spec, gate, ctx, suite)
         else:
             await asyncio.gather(*(self._per_test(slot, spec, gate, ctx, suite) for slot in slots))
-        seen: set[str] = set()
+        seen: dict[str, int] = {}
         for slot in slots:
             self._artifact(suite, slot, spec)
             test = slot.test
@@ -209,9 +233,14 @@ class Stab(Method):
                 continue
             key = " ".join(test.input.split())
             if key in seen:
-                suite.fail("generator", "duplicate_input", "same input as an earlier generator", f"g{slot.k}")
-                continue
-            seen.add(key)
+                if self.params.duplicates == "drop":
+                    suite.fail("generator", "duplicate_input", f"same input as g{seen[key]}; dropped", f"g{slot.k}")
+                    continue
+                test.meta["duplicate_of"] = f"g{seen[key]}"
+                suite.fail("generator", "duplicate_input_kept",
+                           f"same input as g{seen[key]}; kept, as the authors' generator keeps it", f"g{slot.k}")
+            else:
+                seen[key] = slot.k
             if test.meta["violations"]:
                 suite.fail("validator", "invalid_input_kept", "; ".join(test.meta["violations"][:5]), f"g{slot.k}")
             suite.tests.append(test)
@@ -233,6 +262,7 @@ class Stab(Method):
             suite.fail("saturator", "unbounded", "no upper bound for " + ", ".join(result.unbounded))
 
     def _add_scenarios(self, spec: Spec, task: Task, suite: "_Notes") -> None:
+        spec.retrieved = True
         hits = self._retrieve(task.statement, suite)
         if not hits:
             suite.fail("scenarios", "no_scenario", "no catalog scenario matched; no principles in the spec")
@@ -344,14 +374,18 @@ class Stab(Method):
         if slot.code is None:
             return
         target = spec.target(slot.k)
+        retrieved = spec.retrieval()
         if slot.test is not None:
             slot.test.meta["target"] = target["id"] if target else None
+            if retrieved is not None:
+                slot.test.meta["scenarios"] = retrieved
         note = f"target: {target['name']} ({target['scenario']})" if target else "no target"
         note += f"; calls: {slot.calls}" + ("" if slot.test else f"; failed: {slot.error[:200]}")
         suite.artifacts.append(Artifact(
             role="generator", ok=slot.test is not None, note=note,
             program=Program(code=slot.code, language=Language.PYTHON, name=f"g{slot.k}",
-                            meta={"function": "generate", "target": target["id"] if target else None}),
+                            meta={"function": "generate", "target": target["id"] if target else None,
+                                  **({"scenarios": retrieved} if retrieved is not None else {})}),
         ))
 
 

@@ -1,8 +1,8 @@
 """Zero-shot chain-of-thought correctness verdict: TRAILS's first baseline (§3.3).
 
 The model is shown the specification and the program under test, asked to reason step
-by step (Kojima et al.'s zero-shot CoT) and to end with ``Correctness: True`` or
-``Correctness: False``. One answer per task; an answer whose verdict cannot be read is
+by step (Kojima et al.'s zero-shot CoT) and to end with the paper's labels,
+``Verdict: CORRECT`` or ``Verdict: INCORRECT`` (§3.3). One answer per task; an answer whose verdict cannot be read is
 asked again once (``parse_retries``), after which the suite carries an undecided
 verdict (``correct=None``, reason ``unparsed``) that the verdict runner counts apart.
 """
@@ -21,7 +21,7 @@ class CoTParams(VerifierParams):
 class ZeroShotCoT(Method):
     name = "cot"
     paper = "TRAILS (Tambon & Papadakis, 2026) §3.3 zero-shot CoT baseline"
-    summary = "one step-by-step verdict over specification + code (Correctness: True/False)"
+    summary = "one step-by-step verdict over specification + code (CORRECT / INCORRECT)"
     setting = Setting.SPEC_TARGET
     produces = OracleKind.LLM_JUDGE
     runner = "verdict"

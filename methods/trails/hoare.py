@@ -13,14 +13,16 @@
    (k = 0: from the loop's code alone). Function bodies are walked from "called with
    the caller's arguments". States are capped in length so prompts stay bounded.
 3. *Verdict*: the program annotated with the states (comments after the code they
-   follow) goes to the model with the specification, which ends with
-   ``Correctness: True/False`` (asked again once when unreadable).
+   follow) goes to the model with the specification, which ends with the labels TRAILS
+   §3.3 says HoarePrompt returns, ``Verdict: CORRECT`` / ``INCORRECT`` (asked again
+   once when unreadable).
 
 A walk that would take more than ``max_calls`` model calls (ours: the paper's pipeline
 has no cap; deep loop nests multiply with k) stops with an undecided verdict, reason
 ``call_budget``, which the verdict runner counts apart. TRAILS ran HoarePrompt's default
-configuration, which does not unroll loops: ``unroll: 0`` reproduces that setting; the
-default here follows the HoarePrompt paper's k = 3.
+configuration, which does not unroll loops (§3.3: "no unrolling"; the authors'
+default config: 0), so the default here is ``unroll: 0``; ``unroll: 3`` is the
+HoarePrompt paper's k = 3, an option.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ ECHOES = {"the state after the code", "the state after the loop", "the state aft
 
 
 class HoareParams(VerifierParams):
-    unroll: int = Field(3, ge=0, le=10, description="loop iterations unrolled before a loop is summarised (k)")
+    unroll: int = Field(0, ge=0, le=10, description="loop iterations unrolled before a loop is summarised (k; TRAILS §3.3: 0, no unrolling)")
     max_calls: int = Field(300, ge=10, description="model calls one program may take (ours)")
 
 

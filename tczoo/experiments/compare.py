@@ -23,14 +23,14 @@ from typing import Any
 
 from tczoo.experiments.grid import GridSpec, cells, is_provider, not_started, read_spec, wall_times
 from tczoo.experiments.metrics import decimals, lookup, show
-from tczoo.report import FAILED, NO_VALID, RunSummary, runner_tables, stores_report
+from tczoo.report import FAILED, RunSummary, is_marked, runner_tables, stores_report
 from tczoo.runner import Table
 
 
 def _status_text(value: Any, table: Table | None, column: str, cell) -> str:
     if cell is None:
         return "not run"
-    if value in (FAILED, NO_VALID):
+    if value == FAILED or is_marked(value):
         return str(value)
     text = show(value, decimals(table, column) if table is not None else 1)
     bad = cell.failed + cell.score_errors

@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from tczoo.report import ADDED, FAILED, IDENTITY, NO_VALID
+from tczoo.report import ADDED, FAILED, IDENTITY, is_marked
 from tczoo.runner import Table
 
 # columns that say which cell a row is, or how its generations went, never a metric
@@ -78,8 +78,8 @@ def lookup(tables: list[Table], runner: str, model: str, method: str, *, which: 
            ) -> list[tuple[str, Any, Table]]:
     """(column, value, table) of a cell's ``which`` ("headline" or "metrics") columns,
     from the first of ``tables`` that has the cell's row and such a column. A value may
-    be ``failed`` or ``no valid tests`` (the report puts those in a failed cell's
-    metric columns)."""
+    be ``failed``, or ``no valid tests`` alone or beside a number (the report puts
+    those in the metric columns of a cell that failed or has no valid test)."""
     reading = runner_reading().get(runner)
     for table in tables:
         row = _row_for(table, model, method, reading or {})
@@ -91,7 +91,7 @@ def lookup(tables: list[Table], runner: str, model: str, method: str, *, which: 
                 cols = cols[:1]
         else:
             cols = [c for c in table.columns if c not in NOT_METRICS
-                    and (isinstance(row.get(c), (int, float)) or row.get(c) in (FAILED, NO_VALID))]
+                    and (isinstance(row.get(c), (int, float)) or row.get(c) == FAILED or is_marked(row.get(c)))]
             cols = cols[:1] if which == "headline" else cols
         if cols:
             return [(c, row.get(c), table) for c in cols]

@@ -174,9 +174,23 @@ def settings_table(target: Target, spec: GridSpec, stores: list, construction: s
         "budget": "as the paper (the runner's defaults)" if not any(k.startswith("runner:") for k in overrides)
                   else "changed by --params (below)",
         "timing": "tczoo's sandbox on this machine: CPU time, median of repeated runs, no core pinning",
+        "prompts": "ours: tczoo's templates (prompts/<method>/), written from the papers' descriptions — "
+                   "paraphrases, not the printed or published prompt text",
     }
-    rows = [{"setting": key, "here": here.get(key, "tczoo's implementation (see docs/)"), "paper": value}
+    as_run = sampling_as_run(spec, stores)
+    if as_run:
+        here["sampling"] = as_run
+    rows = [{"setting": key, "here": here.get(key) or param_as_run(key, spec, stores)
+             or "tczoo's implementation (see docs/)", "paper": value}
             for key, value in target.paper_setting.items()]
+    if as_run and "sampling" not in target.paper_setting:
+        rows.append({"setting": "sampling", "here": as_run, "paper": "not set by the paper's table"})
+    for key, value in settings_used(stores):  # what the runners say the records used: fills or adds a row
+        row = next((r for r in rows if r["setting"] == key), None)
+        if row is None:
+            rows.append({"setting": key, "here": value, "paper": "—"})
+        else:
+            row["here"] = value
     missing = [m for m in target.run.optional_methods if m not in spec.methods] if target.run else []
     if missing:
         rows.append({"setting": "methods", "here": f"{', '.join(missing)} not installed: no row",
@@ -189,6 +203,104 @@ def settings_table(target: Target, spec: GridSpec, stores: list, construction: s
                      "paper": json.dumps({k: run_params.get(k, "paper default") for k in overrides},
                                          sort_keys=True)})
     return Table(title="settings: here and in the paper", columns=["setting", "here", "paper"], rows=rows)
+
+
+LOCAL_CONTEXT = 8192  # the embedded model's context window by default (tczoo.llm.local.engine)
+SAMPLING_SHOWN = (("temperature", "temperature {}"), ("top_p", "top-p {}"), ("presence_penalty", "presence penalty {}"),
+                  ("max_tokens", "at most {} tokens"))
+
+
+def sampling_as_run(spec: GridSpec, stores: list) -> str:
+    """Each method's sampling as its calls asked for it (the recorded exchanges' params,
+    which a replay asks for alike): the temperature, top-p, presence penalty and the
+    token cap, with where a cap came from (``--params``, the method's own default — its
+    paper's —, or ``--max-tokens``). Methods that sampled alike share a line."""
+    from tczoo.llm import LLMSettings
+
+    by_method: dict[str, dict[str, set]] = {}
+    own_cap: dict[str, Any] = {}
+    for store in stores:
+        for ex in store.exchanges():
+            method = store.config.methods[0] if len(store.config.methods) == 1 else ", ".join(store.config.methods)
+            params = ex.get("params") or {}
+            seen = by_method.setdefault(method, {k: set() for k, _ in SAMPLING_SHOWN})
+            for key, _ in SAMPLING_SHOWN:
+                seen[key].add(params.get(key))
+        for g in store.generations():
+            own_cap.setdefault(g.method, g.suite.provenance.params.get("max_tokens"))
+    if not by_method:
+        return ""
+    default_cap = LLMSettings().max_tokens
+
+    def describe(method: str) -> str:
+        parts = []
+        for key, label in SAMPLING_SHOWN:
+            values = sorted(by_method[method][key], key=lambda v: (v is None, str(v)))
+            shown = [label.format(v) for v in values if v is not None]
+            if key == "max_tokens" and shown:
+                if (spec.params.get(method) or {}).get("max_tokens") is not None:
+                    shown[-1] += " (--params)"
+                elif own_cap.get(method) is not None:
+                    shown[-1] += " (the method's default)"
+                elif spec.llm.get("max_tokens") not in (None, default_cap):
+                    shown[-1] += " (--max-tokens)"
+            if shown:
+                parts.append(" and ".join(shown))
+        return ", ".join(parts) or "the provider's defaults"
+
+    groups: dict[str, list[str]] = {}
+    for method in sorted(by_method):
+        groups.setdefault(describe(method), []).append(method)
+    text = "as run: " + "; ".join(f"{', '.join(ms)}: {text}" for text, ms in groups.items())
+    caps = [v for m in by_method.values() for v in m["max_tokens"] if isinstance(v, int)]
+    if spec.models and model_label(spec.models[0]).startswith("local/") and caps and max(caps) >= LOCAL_CONTEXT:
+        text += (f" — the embedded model cuts an answer at its context window (TCZOO_LOCAL_CTX, {LOCAL_CONTEXT} "
+                 "tokens by default, prompt included)")
+    return text
+
+
+def param_as_run(key: str, spec: GridSpec, stores: list) -> str | None:
+    """The value a ``paper_setting`` row named ``<method> <param>`` (or ``runner:<name>
+    <param>``) had in this run: the method's resolved parameters as its generations
+    recorded them, or the runner's parameters as ``--params`` and its defaults make them."""
+    owner, _, param = key.partition(" ")
+    if not param or " " in param:
+        return None
+    if owner.startswith("runner:"):
+        from tczoo.registry import UnknownNameError, get_runner
+
+        try:
+            runner = get_runner(owner.split(":", 1)[1])
+        except UnknownNameError:
+            return None
+        values = runner.Params(**(spec.params.get(owner) or {})).model_dump()
+        return json.dumps(values[param]) if param in values else None
+    if owner not in spec.methods:
+        return None
+    seen = sorted({json.dumps(g.suite.provenance.params[param], sort_keys=True) for store in stores
+                   for g in store.generations() if g.method == owner and param in g.suite.provenance.params})
+    return " / ".join(seen) if seen else None
+
+
+def settings_used(stores: list) -> list[tuple[str, str]]:
+    """What each runner says its records used where the paper fixes a protocol
+    (``Runner.settings_used``: reruns per code, responses per triplet, scenarios chosen
+    per problem ...)."""
+    from tczoo.registry import UnknownNameError, get_runner
+
+    by_runner: dict[str, list] = {}
+    for store in stores:
+        for s in store.scores():
+            if "error" not in s.detail:
+                by_runner.setdefault(s.runner, []).append(s)
+    rows: list[tuple[str, str]] = []
+    for name in sorted(by_runner):
+        try:
+            runner = get_runner(name)(None)
+        except UnknownNameError:
+            continue
+        rows += runner.settings_used(by_runner[name])
+    return rows
 
 
 def run_analysis(target: Target, spec: GridSpec, out: Path, sandbox: Sandbox) -> list[Table]:
@@ -325,7 +437,12 @@ def _relabelled(table: Table, spec: GridSpec) -> Table:
 
 
 def _has_number(row: dict[str, Any], columns: list[str]) -> bool:
-    return any(isinstance(row.get(c), (int, float)) and not isinstance(row.get(c), bool) for c in columns)
+    """Whether a row holds a number in ``columns`` (one shown with the no-valid-tests
+    marker beside it counts: it was scored)."""
+    from tczoo.report import NO_VALID, is_marked
+
+    return any((isinstance(row.get(c), (int, float)) and not isinstance(row.get(c), bool))
+               or (is_marked(row.get(c)) and row.get(c) != NO_VALID) for c in columns)
 
 
 def _unscored_rows(target: Target, spec: GridSpec, ours: list[dict[str, Any]], summary, columns: list[str]

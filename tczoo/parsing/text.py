@@ -22,6 +22,11 @@ class ParseError(ValueError):
         self.detail = detail
 
 
+# The failure reason of an answer that is empty: a method records it, a runner may treat
+# it apart (HarnessLLM's evaluation drops the triplet of an empty response).
+EMPTY_RESPONSE = "empty_response"
+
+
 @dataclass
 class CodeBlock:
     lang: str
