@@ -33,7 +33,6 @@ averaged over problems.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import random
 import statistics
@@ -122,21 +121,26 @@ class BestOfNRunner(Runner):
         if self.params.candidates == "problem":
             return None
         if self._file is None:
+            from tczoo.userfiles import read_jsonl
+
             path = Path(self.params.candidates)
-            if not path.is_file():
+            if not path.exists():
                 raise UserError(f"bestofn candidates file not found: {path}")
             by_problem: dict[str, list[Program]] = defaultdict(list)
-            for n, line in enumerate(path.read_text().splitlines(), 1):
-                if not line.strip():
-                    continue
+            for n, rec in read_jsonl(path, "bestofn candidates file"):
                 try:
-                    rec = json.loads(line)
-                    prog = Program(code=rec["code"], language=Language.parse(rec.get("language", "python")),
-                                   name=rec.get("name") or f"candidate-{len(by_problem[str(rec['problem_id'])])}",
+                    if not isinstance(rec, dict):
+                        raise TypeError(f"a JSON object, not {type(rec).__name__}")
+                    pid, code, lang = rec["problem_id"], rec["code"], rec.get("language", "python")
+                    if not isinstance(pid, (str, int)) or isinstance(pid, bool) or not isinstance(code, str) \
+                            or not isinstance(lang, str) or not isinstance(rec.get("name") or "", str):
+                        raise TypeError("problem_id, code, language and name must be strings")
+                    prog = Program(code=code, language=Language.parse(lang),
+                                   name=rec.get("name") or f"candidate-{len(by_problem[str(pid)])}",
                                    meta={"generator": rec.get("generator")} if rec.get("generator") else {})
-                except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                    raise UserError(f"{path}:{n}: need {{problem_id, code, language?}} ({exc})") from exc
-                by_problem[str(rec["problem_id"])].append(prog)
+                except (KeyError, TypeError, ValueError) as exc:
+                    raise UserError(f"{path}:{n}: need {{problem_id, code, language?}} ({str(exc)[:120]})") from None
+                by_problem[str(pid)].append(prog)
             self._file = dict(by_problem)
         return self._file
 

@@ -88,7 +88,8 @@ def loads(text: str | bytes, origin: str | os.PathLike[str] | None = None, *, li
         value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite)
     except json.JSONDecodeError as exc:
         at = (line or 1) + exc.lineno - 1
-        raise UserFileError(f"{where(origin, at)}: not JSON ({exc.msg}, column {exc.colno})") from None
+        what = "not a JSON record" if line else "not JSON"
+        raise UserFileError(f"{where(origin, at)}: {what} ({exc.msg}, column {exc.colno})") from None
     except RecursionError:
         raise UserFileError(f"{where(origin, line or 1)}: nested deeper than {max_depth} levels") from None
     except ValueError as exc:  # NaN, Infinity, 1e999, an integer of 5000 digits

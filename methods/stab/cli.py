@@ -20,7 +20,7 @@ from typing import List, Optional
 
 import typer
 
-from tczoo.cli.kit import CLIError, echo, emit_json, format_option, require_file
+from tczoo.cli.kit import CLIError, echo, emit_json, format_option, read_user_file
 
 # The retrieval modes (tczoo.methods.stab.scenarios.RETRIEVAL_MODES, not imported here:
 # the CLI starts without loading the method's dependencies).
@@ -29,9 +29,9 @@ OBJECTIVES = ("leximin", "weighted")
 
 
 def _read(file: Path) -> str:
-    require_file(file, "statement file")
+    data = read_user_file(file, "statement file")
     try:
-        return file.read_text(encoding="utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CLIError(f"cannot read {file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
 

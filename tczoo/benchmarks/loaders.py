@@ -18,7 +18,6 @@ which hands every other spec to :func:`load_benchmark_spec`.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -186,11 +185,21 @@ def load_local(schema: str, path: str | os.PathLike[str], *, limit: int | None =
 
 
 def read_records(path: Path) -> list[Any]:
-    """Upstream records from a JSONL / JSON / parquet file or a directory of them."""
+    """Upstream records from a JSONL / JSON / parquet file or a directory of them.
+
+    Read as ``tczoo.userfiles`` reads every user file (regular files, bounded, strict
+    UTF-8, no NaN/inf, bounded nesting, ``FILE:LINE`` errors); a directory is walked
+    through ``tczoo.untrusted.Tree`` (links only inside it, no loops, capped)."""
     if path.is_dir():
         if (path / "dataset_dict.json").exists() or (path / "state.json").exists():
             return _read_saved_dataset(path)
-        files = sorted(f for f in path.rglob("*") if f.is_file() and f.name.endswith(RECORD_SUFFIXES))
+        from tczoo.untrusted import Refused, Tree
+
+        try:
+            found, _ = Tree(path).walk_files(path)
+        except Refused as exc:
+            raise BenchmarkLoadError(str(exc)) from None
+        files = [f for f in found if f.name.endswith(RECORD_SUFFIXES)]
         if not files:
             raise BenchmarkLoadError(f"{path}: no .jsonl, .json or .parquet files in this directory")
         records: list[Any] = []
@@ -201,31 +210,35 @@ def read_records(path: Path) -> list[Any]:
     if name.endswith(".jsonl"):
         return _read_jsonl(path)
     if name.endswith(".json"):
+        from tczoo.userfiles import UserFileError, read_json
+
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise BenchmarkLoadError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+            data = read_json(path)
+        except UserFileError as exc:
+            raise BenchmarkLoadError(str(exc)) from None
         if isinstance(data, dict):
             data = [data]  # a single record
         if not isinstance(data, list):
             raise BenchmarkLoadError(f"{path}: expected a JSON list of records")
         return data
     if name.endswith(".parquet"):
+        from tczoo.untrusted import Refused, open_regular
+
+        try:
+            os.close(open_regular(path))  # a FIFO or a device is refused, not handed to pyarrow
+        except Refused as exc:
+            raise BenchmarkLoadError(str(exc)) from None
         return _read_parquet(path)
     raise BenchmarkLoadError(f"{path}: unsupported file type (use .jsonl, .json or .parquet)")
 
 
 def _read_jsonl(path: Path) -> list[Any]:
-    records = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise BenchmarkLoadError(f"{path}:{lineno}: not a JSON record ({exc.msg})") from None
-    return records
+    from tczoo.userfiles import UserFileError, read_jsonl
+
+    try:
+        return [record for _, record in read_jsonl(path)]
+    except UserFileError as exc:
+        raise BenchmarkLoadError(str(exc)) from None
 
 
 def _read_parquet(path: Path) -> list[Any]:

@@ -132,6 +132,9 @@ def cross_score(spec, out: Path, problems: list[Problem], sandbox,
     for cell in grid:
         method_cls = get_method(cell.method)
         own_runner = get_runner(cell.runner)
+        from tczoo.experiments.grid import cell_folder
+
+        cell_folder(out, cell)
         store = RunStore.open(cell.dir, write=True)
         try:
             units = {u.key: u for u in build_units(cell.config, problems, sandbox)}
@@ -179,7 +182,7 @@ def _write_refusals(folder: Path, cell, session: CrossSession) -> None:
     for (model, method, runner, why), n in session.refused.items():
         if (model, method) == (cell.model, cell.method):
             reasons.setdefault(runner, f"{why} ({n} suite(s))")
-    write_atomic(folder / "cross_refused.json", json.dumps(reasons, indent=1, ensure_ascii=False))
+    write_atomic(folder / "cross_refused.json", json.dumps(reasons, indent=1, ensure_ascii=False), mode=0o600)
 
 
 def _score(runner, problem: Problem, task: TaskSpec, suite: TestSuite, g, key: str, oracle: str) -> ScoreRecord:
