@@ -22,7 +22,8 @@ A run directory may come from anyone (docs/security.md): it is created owner-onl
 (``0o700``, files ``0o600``); the lock, the appends, the torn-tail repair and the
 atomic rewrites never write through a link or into a FIFO or device someone placed
 there (``tczoo.safewrite``), and reading streams each file with a bound on every
-record (``MAX_RECORD_BYTES``) and refuses a file that is not a regular one.
+record (``TCZOO_READ_RECORD_MB``, ``tczoo.untrusted``) and refuses a file that is
+not a regular one.
 """
 
 from __future__ import annotations
@@ -43,14 +44,13 @@ from tczoo.errors import RunFailed, UserError
 from tczoo.safewrite import UnsafeFile, open_append, open_rw, private_dir, write_atomic
 from tczoo.schema import GenerationRecord, RunConfig, ScoreRecord
 from tczoo.textio import dumps, model_line
-from tczoo.untrusted import Refused, iter_lines, read_file
+from tczoo.untrusted import Refused, iter_lines, read_file, record_bytes
 
 FILES = ("exchanges.jsonl", "generations.jsonl", "scores.jsonl", "provenance.jsonl", "cross_scores.jsonl")
 LOCK = ".lock"
 
 # Fields of RunConfig that do not define the experiment: a resume may change them.
 OPERATIONAL = {"tczoo_version"}
-MAX_RECORD_BYTES = 1 << 30  # one line of a run file (a generation with many large tests)
 MAX_CONFIG_BYTES = 16 << 20
 
 
@@ -111,10 +111,7 @@ def _cut_torn_tail(path: Path) -> str | None:
     line that is not JSON (a torn record a later newline completed). Returns what was
     cut, for the warning, or None. Works on one descriptor of the regular file itself
     (never through a link), reading at most the last record."""
-    try:
-        if os.lstat(path).st_size == 0:
-            return None
-    except FileNotFoundError:
+    if not _is_run_file(path) or os.lstat(path).st_size == 0:  # a link, FIFO or device: refused
         return None
     try:
         fd = open_rw(path, create=False)
@@ -136,7 +133,7 @@ def _cut_torn_tail(path: Path) -> str | None:
                 start = pos - step + idx + 1
                 break
             pos -= step
-        if body_end - start > MAX_RECORD_BYTES:
+        if body_end - start > record_bytes():
             return None  # not a record tczoo can read either way: reading names it, nothing is cut
         last = os.pread(fd, body_end - start, start)
         if newline_ended and not last.strip():
@@ -322,7 +319,7 @@ class RunStore:
         # that fails to parse there is skipped with a warning, anywhere else refused.
         pending: tuple[int, bytes] | None = None
         try:
-            for lineno, raw in iter_lines(path, max_line=MAX_RECORD_BYTES, follow=False):
+            for lineno, raw in iter_lines(path, max_line=record_bytes(), follow=False):
                 if not raw.strip():
                     continue
                 if pending is not None:

@@ -18,7 +18,8 @@ Two ways in, both bounded and both refusing with one line (``Refused``):
 
 The defaults are stated here and can be changed per user in the environment:
 ``TCZOO_READ_FILE_MB`` (256), ``TCZOO_READ_TREE_MB`` (1024), ``TCZOO_READ_ENTRIES``
-(100000) and ``TCZOO_READ_DEPTH`` (40).
+(100000), ``TCZOO_READ_DEPTH`` (40) and, for a run directory's records,
+``TCZOO_READ_RECORD_MB`` (1024).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ DEFAULT_FILE_MB = 256  # one file of a package (a test input can be large)
 DEFAULT_TREE_MB = 1024  # everything read from one package
 DEFAULT_ENTRIES = 100_000  # directory entries looked at in one package
 DEFAULT_DEPTH = 40  # folders below the root
+DEFAULT_RECORD_MB = 1024  # one line of a run directory's record files
 CHUNK = 1 << 20
 
 _FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY  # O_NONBLOCK: a FIFO never blocks the open
@@ -105,6 +107,12 @@ class ReadLimits:
                    tree_bytes=_env_int("TCZOO_READ_TREE_MB", DEFAULT_TREE_MB, 1 << 20),
                    entries=_env_int("TCZOO_READ_ENTRIES", DEFAULT_ENTRIES),
                    depth=_env_int("TCZOO_READ_DEPTH", DEFAULT_DEPTH))
+
+
+def record_bytes() -> int:
+    """The longest line of a run directory's record file tczoo reads
+    (``TCZOO_READ_RECORD_MB``, 1024 by default: a generation with many large tests)."""
+    return _env_int("TCZOO_READ_RECORD_MB", DEFAULT_RECORD_MB, 1 << 20)
 
 
 def mib(n: int) -> str:
@@ -398,6 +406,22 @@ class Tree:
     def real(self, path: str | os.PathLike[str]) -> str:
         return os.path.realpath(path)
 
+    def chain(self, folder: str | os.PathLike[str]) -> tuple[str, ...]:
+        """The resolved folders from the root down to ``folder`` (its ancestors in the
+        tree, itself included): a walk that starts at ``folder`` treats a link to any
+        of them as a loop."""
+        folder = Path(os.path.abspath(folder))
+        out = [str(self.root)]
+        try:
+            parts = folder.relative_to(self.root).parts
+        except ValueError:
+            return (*out, self.real(folder))
+        path = self.root
+        for part in parts:
+            path = path / part
+            out.append(self.real(path))
+        return tuple(dict.fromkeys(out))
+
     def loops(self, entry: Entry, ancestors: tuple[str, ...]) -> bool:
         """True when entering ``entry`` (a folder) would go round in a circle."""
         return entry.real in ancestors
@@ -429,5 +453,5 @@ class Tree:
                 else:
                     notes.append(self.why_not(entry.path, entry.kind))
 
-        visit(start, (real,))
+        visit(start, self.chain(start))
         return sorted(files), notes

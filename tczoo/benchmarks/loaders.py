@@ -145,17 +145,19 @@ def load_benchmark_spec(spec: str, *, limit: int | None = None, **options: Any) 
 
 
 def convert(
-    schema: str, records: Iterable[Any], *, origin: str, limit: int | None = None, **options: Any
+    schema: str, records: Iterable[Any], *, origin: str, limit: int | None = None,
+    lines: list[int] | None = None, **options: Any
 ) -> list[Problem]:
-    """Convert upstream records; a bad record raises with its position and the reason."""
+    """Convert upstream records; a bad record raises with its position and the reason
+    (``FILE:LINE`` when ``lines`` gives each record's line in a JSONL file)."""
     schema = _schema_name(schema)
     if schema in GROUPED:
         try:
             grouped = GROUPED[schema](list(records), **options)
         except RecordError as exc:
             raise BenchmarkLoadError(f"{origin}: {exc}") from None
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            raise BenchmarkLoadError(f"{origin}: not in the {schema} schema ({type(exc).__name__}: {exc})") from None
+        except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:
+            raise BenchmarkLoadError(f"{origin}: not in the {schema} schema ({_one_line(exc)})") from None
         return grouped[:limit] if limit is not None else grouped
     to_problem = SCHEMAS[schema]
     problems: list[Problem] = []
@@ -165,12 +167,26 @@ def convert(
         try:
             problems.append(to_problem(record, index, **options))
         except RecordError as exc:
-            raise BenchmarkLoadError(f"{origin}: record {index}: {exc}") from None
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            at = f"{origin}:{lines[index]}" if lines and index < len(lines) else origin
+            raise BenchmarkLoadError(f"{at}: record {index}: {exc}") from None
+        except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:
+            at = f"{origin}:{lines[index]}" if lines and index < len(lines) else origin
             raise BenchmarkLoadError(
-                f"{origin}: record {index} is not in the {schema} schema ({type(exc).__name__}: {exc})"
+                f"{at}: record {index} is not in the {schema} schema ({_one_line(exc)})"
             ) from None
     return problems
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception as one bounded line (pydantic's messages span several)."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            parts = [f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', '')}" for e in errors()[:3]]
+            return f"{type(exc).__name__}: {'; '.join(parts)}"[:300]
+        except Exception:  # noqa: BLE001 - fall back to the text
+            pass
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:300]
 
 
 # --------------------------------------------------------------------------- local files
@@ -181,6 +197,10 @@ def load_local(schema: str, path: str | os.PathLike[str], *, limit: int | None =
     p = Path(path).expanduser()
     if not p.exists():
         raise FileNotFoundError(f"benchmark file not found: {p} (from spec {schema}:{path})")
+    if p.is_file() and p.name.lower().endswith(".jsonl"):
+        numbered = _read_jsonl_lines(p)
+        return convert(schema, [r for _, r in numbered], origin=str(p), limit=limit,
+                       lines=[n for n, _ in numbered], **options)
     return convert(schema, read_records(p), origin=str(p), limit=limit, **options)
 
 
@@ -233,10 +253,14 @@ def read_records(path: Path) -> list[Any]:
 
 
 def _read_jsonl(path: Path) -> list[Any]:
+    return [record for _, record in _read_jsonl_lines(path)]
+
+
+def _read_jsonl_lines(path: Path) -> list[tuple[int, Any]]:
     from tczoo.userfiles import UserFileError, read_jsonl
 
     try:
-        return [record for _, record in read_jsonl(path)]
+        return list(read_jsonl(path))
     except UserFileError as exc:
         raise BenchmarkLoadError(str(exc)) from None
 

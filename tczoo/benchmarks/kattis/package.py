@@ -109,8 +109,10 @@ class Scan:
 
 
 def is_package(path: Path, tree: Tree | None = None) -> bool:
+    """A folder with something named ``problem.yaml`` (a link out of the tree or a FIFO
+    there makes a package that is skipped with the reason, not a folder passed over)."""
     tree = tree or Tree(path)
-    return tree.is_dir(path) and tree.is_file(path / "problem.yaml")
+    return tree.is_dir(path) and tree.kind(path / "problem.yaml") != "missing"
 
 
 def find_packages(root: Path, tree: Tree | None = None) -> list[Path]:
@@ -343,7 +345,8 @@ def read_group(group: Path, label: str, data: TestData | None = None, tree: Tree
     tree = tree or Tree(group)
     if not tree.is_dir(group):
         return data
-    ancestors = (*ancestors, tree.real(group))
+    # a link to the group itself or to any folder above it (up to the tree's root) is a loop
+    ancestors = (*ancestors, tree.real(group)) if ancestors else tree.chain(group)
     if len(ancestors) > tree.limits.depth:
         data.skipped.append(f"{label}: deeper than {tree.limits.depth} folders: not read")
         return data
@@ -356,6 +359,8 @@ def read_group(group: Path, label: str, data: TestData | None = None, tree: Tree
             subgroups[entry.name] = entry
         elif entry.path.suffix in (".in", ".ans"):
             cases.add(entry.path.stem)
+        elif entry.kind in ("outside", "loop"):  # a group linked out of the package, or in circles
+            data.skipped.append(f"{label}/{entry.name}: {tree.why_not(entry.path, entry.kind)}")
     for key in sorted(cases | set(subgroups)):
         if key in cases:
             _read_case(group, key, f"{label}/{key}", data, tree)
