@@ -426,3 +426,42 @@ def test_bad_user_files_on_the_command_line_are_exit_2_before_any_work(tmp_path)
     os.mkfifo(fifo)
     line = one_line_error(tczoo("wrongselect", fifo), 2)
     assert "not a regular file" in line
+
+
+def test_out_of_range_limits_in_a_benchmark_file_name_their_line(tmp_path):
+    from tczoo.benchmarks.loaders import BenchmarkLoadError, load_benchmark_spec
+
+    good = (Path(__file__).parent / "fixtures" / "loaders" / "tcbench.jsonl").read_text().splitlines()
+    for field, value, needle in (("time_limit", 0, "time_limit_ms: Input should be greater than 0"),
+                                 ("time_limit", 10 ** 12, "time_limit_ms: Input should be less than or equal"),
+                                 ("memory_limit", -256, "memory_limit_mb: Input should be greater than 0")):
+        bad = json.loads(good[1])
+        bad[field] = value
+        path = tmp_path / f"{field}.jsonl"
+        path.write_text("\n".join([good[0], "", json.dumps(bad)]) + "\n")
+        with pytest.raises(BenchmarkLoadError) as info:
+            load_benchmark_spec(f"tcbench:{path}")
+        message = str(info.value)
+        assert message.startswith(f"{path}:3: record 1 ") and needle in message and "\n" not in message
+
+
+def test_a_scenario_catalog_of_ones_own_is_read_bounded(tmp_path):
+    from tczoo.methods.stab.scenarios import load_catalog
+    from tczoo.userfiles import UserFileError
+
+    path = tmp_path / "catalog.yaml"
+    for data, needle in ((ALIAS_BOMB.encode(), "catalog.yaml:3: aliases (*l0) are not allowed"),
+                         (b"scenarios:\n  - name: \xff\n", "catalog.yaml:2: not UTF-8"),
+                         (b"x: " + b"[" * 500 + b"]" * 500, "catalog.yaml:1: nested deeper than")):
+        path.write_bytes(data)
+        with pytest.raises(UserFileError) as info:
+            load_catalog(path)
+        assert needle in str(info.value)
+
+
+def test_a_model_answer_nested_thousands_deep_is_a_parse_failure_not_a_crash():
+    from tczoo.parsing.text import ParseError, parse_json
+
+    for answer in (_deep(), "```json\n" + "[" * 100_000 + "\n```", "{" + '"a": {' * 50_000):
+        with pytest.raises(ParseError, match="nested too deeply|bad_json"):
+            parse_json(answer)

@@ -186,7 +186,8 @@ def test_serve_answers_only_with_files_of_the_site(run_dir, tmp_path):
 # --------------------------------------------------------------------------- reading
 
 
-READERS = [["report"], ["show"], ["view"], ["score"], ["trails", "show"], ["harness", "sft", "--out", "SFT"]]
+READERS = [["report", "RUN"], ["show", "RUN"], ["view", "RUN"], ["score", "RUN"], ["trails", "show", "RUN"],
+           ["harness", "sft", "RUN", "--out", "SFT"], ["tcbench", "analyze", "a5", "RUN"]]
 
 
 @pytest.mark.parametrize("command", READERS, ids=[" ".join(c[:2]) for c in READERS])
@@ -196,9 +197,8 @@ def test_every_reader_refuses_a_record_file_that_is_not_a_regular_file(command, 
     name = "generations.jsonl"
     (run_dir / name).unlink()
     os.mkfifo(run_dir / name)
-    args = [str(tmp_path / "sft.jsonl") if a == "SFT" else a for a in command]
-    head = args[:2] if args[0] in ("trails", "harness") else args[:1]
-    line = one_line_error(tczoo(*head, run_dir, *args[len(head):], timeout=120))
+    args = [str(tmp_path / "sft.jsonl") if a == "SFT" else str(run_dir) if a == "RUN" else a for a in command]
+    line = one_line_error(tczoo(*args, timeout=120))
     assert f"{name} is a FIFO" in line
 
 
