@@ -152,6 +152,8 @@ def private_dir(path: Path | str) -> Path:
             pass
         else:
             os.chmod(path, PRIVATE_DIR)  # whatever the umask
+        if not path.is_dir():
+            raise FileExistsError(errno.EEXIST, "exists and is not a folder", str(path))
     return path
 
 
