@@ -13,7 +13,8 @@ them, reading ends in plain data or in one ``UserFileError`` line ``FILE:LINE: r
 - ``expect(...)`` checks a value's type and ``number(...)`` a number's range, with the
   same ``FILE:LINE`` prefix.
 
-The defaults: ``TCZOO_READ_FILE_MB`` (256) bounds a document and a line alike.
+The defaults: ``TCZOO_READ_FILE_MB`` (256) bounds a JSON document and a JSONL line
+alike; a YAML document is at most ``MAX_YAML_BYTES`` (16 MiB).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from tczoo.errors import UserError
 from tczoo.untrusted import ReadLimits, Refused, brief, iter_lines, read_file
 
 MAX_DEPTH = 100
+MAX_YAML_BYTES = 16 << 20  # YAML is parsed in Python: a larger document takes minutes
 
 
 class UserFileError(UserError, ValueError):
@@ -112,27 +114,13 @@ def read_json(path: str | os.PathLike[str], what: str = "") -> Any:
     return loads(_bytes(path, what), path)
 
 
-def read_jsonl(path: str | os.PathLike[str], what: str = "", *, torn_tail: bool = False) -> Iterator[tuple[int, Any]]:
-    """(line number, value) of each non-blank line. With ``torn_tail`` a last line
-    that is not JSON (a killed writer's) is skipped instead of refused."""
+def read_jsonl(path: str | os.PathLike[str], what: str = "") -> Iterator[tuple[int, Any]]:
+    """(line number, value) of each non-blank line, streamed."""
     path = Path(path)
     try:
-        lines = iter_lines(path, max_line=_limit(), name=str(path))
-        pending: tuple[int, bytes] | None = None
-        for lineno, raw in lines:
-            if pending is not None:
-                yield pending[0], loads(pending[1], path, line=pending[0])
-                pending = None
+        for lineno, raw in iter_lines(path, max_line=_limit(), name=str(path)):
             if raw.strip():
-                pending = (lineno, raw)
-        if pending is not None:
-            try:
-                value = loads(pending[1], path, line=pending[0])
-            except UserFileError:
-                if torn_tail:
-                    return
-                raise
-            yield pending[0], value
+                yield lineno, loads(raw, path, line=lineno)
     except Refused as exc:
         raise UserFileError(f"{what} {exc}" if what else str(exc)) from None
 
@@ -147,7 +135,7 @@ def read_yaml(path: str | os.PathLike[str], what: str = "") -> Any:
     if path.suffix == ".json":
         return loads(data, path)
     try:
-        value = load_yaml(data, max_bytes=len(data) + 1)
+        value = load_yaml(data, max_bytes=MAX_YAML_BYTES)
     except YAMLRefused as exc:
         raise UserFileError(f"{where(path, exc.line)}: {exc.reason}") from None
     if not _depth_ok(value, MAX_DEPTH):

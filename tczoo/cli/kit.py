@@ -169,11 +169,11 @@ def parse_json_option(text: str | None, option: str) -> Any:
 
     try:
         return loads(text, option)
-    except UserFileError as exc:
-        message = str(exc)
-        if "not JSON" in message:
-            message = message.replace(f"{option}:", f"{option} is not valid JSON:", 1)
-        raise CLIError(message) from None
+    except UserFileError as exc:  # "--params:1: not JSON (Expecting ...)", "--params:1: NaN is not ..."
+        why = str(exc).split(": ", 1)[-1]
+        if why.startswith("not JSON ("):
+            raise CLIError(f"{option} is not valid JSON: {why[len('not JSON ('):-1]}") from None
+        raise CLIError(f"{option}: {why}") from None
 
 
 # --------------------------------------------------------------------------- models
