@@ -490,20 +490,20 @@ class HackRateRunner(Runner):
         from tczoo.sandbox import Sandbox
         from tczoo.schema import Oracle, OracleKind, Provenance, TestCase
 
+        from tczoo.userfiles import UserFileError, read_jsonl
+
         by_problem: dict[str, list[TestCase]] = {}
-        with tests_path.open() as fh:
-            for n, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                    pid, inp = rec["problem_id"], rec["input"]
-                    out = rec.get("output")
-                    if not isinstance(inp, str) or not (out is None or isinstance(out, str)):
-                        raise TypeError("input and output must be strings")
-                except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
-                    raise UnscorableInput(f"{tests_path}:{n}: need a JSON object with problem_id and input ({exc})") from exc
+        try:
+            for n, rec in read_jsonl(tests_path, "tests file"):
+                pid = rec.get("problem_id") if isinstance(rec, dict) else None
+                inp, out = (rec.get("input"), rec.get("output")) if isinstance(rec, dict) else (None, None)
+                if not isinstance(pid, (str, int)) or isinstance(pid, bool) or not isinstance(inp, str) \
+                        or not (out is None or isinstance(out, str)):
+                    raise UnscorableInput(f"{tests_path}:{n}: need a JSON object with problem_id and input "
+                                          "(input and output strings)")
                 by_problem.setdefault(str(pid), []).append(TestCase(input=inp, output=out, origin="external"))
+        except UserFileError as exc:
+            raise UnscorableInput(str(exc)) from None
         own = sandbox is None
         sandbox = sandbox or Sandbox()
         try:
@@ -526,6 +526,8 @@ class HackRateRunner(Runner):
         per_problem = {r.problem_id: {"metrics": r.metrics, "n_valid": r.n_valid, "detail": r.detail} for r in records}
         if detail_path is None:
             detail_path = tests_path.with_suffix(".detail.json")
-        detail_path.write_text(json.dumps(per_problem, indent=1))
+        from tczoo.paths import write_atomic
+
+        write_atomic(detail_path, json.dumps(per_problem, indent=1))
         result["detail_file"] = str(detail_path)
         return result

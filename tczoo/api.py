@@ -151,6 +151,8 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "tczoo.registry",  # finding methods and runners by name
     "tczoo.paths",  # cache_dir, cached_json, data_root
     "tczoo.safetext",  # storing and printing untrusted text
+    "tczoo.untrusted",  # reading files and trees nobody vouches for (inside a root, regular files, capped)
+    "tczoo.userfiles",  # reading a user's JSON/JSONL/YAML file with FILE:LINE errors
     "tczoo.submissions",  # labelled submissions of a problem, candidates files
     "tczoo.candidates",  # sampling model-written candidates (how: Sampling), labelled by the golden tests
     "tczoo.cli.kit",  # commands: the helpers, under their historical name

@@ -12,11 +12,13 @@ from typing import Any, Callable
 
 
 def cache_dir() -> Path:
-    """Root of tczoo's caches (LLM exchanges, compiled programs, models, embeddings)."""
+    """Root of tczoo's caches (LLM exchanges, compiled programs, models, embeddings),
+    created readable by its owner only (prompts and answers can be proprietary)."""
+    from tczoo.safewrite import private_dir
+
     root = os.environ.get("TCZOO_CACHE")
     path = Path(root).expanduser() if root else Path.home() / ".cache" / "tczoo"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
+    return private_dir(path)
 
 
 def data_root(package: str) -> Path:
@@ -62,10 +64,12 @@ def cached_json(namespace: str, key_parts, compute: Callable[[], Any],
         return value
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """``text`` into ``path`` whole or not at all (a crash leaves the old file or none)."""
+def write_atomic(path: Path, text: str, mode: int = 0o644) -> None:
+    """``text`` into ``path`` whole or not at all (a crash leaves the old file or none);
+    the temporary file has a fresh random name and a link at ``path`` is replaced, never
+    written through (``tczoo.safewrite.write_atomic``)."""
+    from tczoo.safewrite import write_atomic as atomic
+
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    atomic(path, text, mode=mode)

@@ -15,6 +15,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+MAX_TIME_MS = 24 * 3600 * 1000  # a day: the sandbox's bound (tczoo.sandbox.types.DAY_MS)
+MAX_MEMORY_MB = 1 << 20  # a TiB: the sandbox's bound (tczoo.sandbox.types.TB_MB)
+
 
 class Model(BaseModel):
     """Base for every tczoo model: unknown fields are an error, not silently dropped."""
@@ -104,8 +107,8 @@ class Validator(Model):
 
     program: Program
     args: list[str] = Field(default_factory=list)  # e.g. the package's validator_flags
-    time_limit_ms: int = 60_000  # the format's validation_time default (60 s)
-    memory_limit_mb: int = 1024  # problemtools' validation_memory default
+    time_limit_ms: int = Field(60_000, gt=0, le=MAX_TIME_MS)  # the format's validation_time default (60 s)
+    memory_limit_mb: int = Field(1024, gt=0, le=MAX_MEMORY_MB)  # problemtools' validation_memory default
 
 
 def _check_validator_checker(model) -> None:
@@ -130,8 +133,10 @@ class Problem(Model):
     id: str
     title: str = ""
     statement: str
-    time_limit_ms: int = 2000
-    memory_limit_mb: int = 256
+    # A benchmark file states these: refused out of range when it is loaded (the
+    # sandbox's own bounds), never a verdict on every program later
+    time_limit_ms: int = Field(2000, gt=0, le=MAX_TIME_MS)
+    memory_limit_mb: int = Field(256, gt=0, le=MAX_MEMORY_MB)
     # False: the data state no limits, and the two above are the loader's stand-ins
     # (never shown to a model as the problem's limits; runners report them)
     limits_given: bool = True

@@ -17,6 +17,13 @@ and readers see the latest attempt and the scores of that attempt only.
 
 Every string is stored losslessly (``tczoo.safetext``): lone surrogates and control
 characters a model or a program produced survive the round trip.
+
+A run directory may come from anyone (docs/security.md): it is created owner-only
+(``0o700``, files ``0o600``); the lock, the appends, the torn-tail repair and the
+atomic rewrites never write through a link or into a FIFO or device someone placed
+there (``tczoo.safewrite``), and reading streams each file with a bound on every
+record (``TCZOO_READ_RECORD_MB``, ``tczoo.untrusted``) and refuses a file that is
+not a regular one.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import fcntl
 import json
 import os
 import socket
+import stat
 import threading
 from pathlib import Path
 from typing import Any, Iterator
@@ -33,14 +41,17 @@ from typing import Any, Iterator
 from pydantic import ValidationError
 
 from tczoo.errors import RunFailed, UserError
+from tczoo.safewrite import UnsafeFile, open_append, open_rw, private_dir, write_atomic
 from tczoo.schema import GenerationRecord, RunConfig, ScoreRecord
 from tczoo.safetext import dumps, model_line
+from tczoo.untrusted import Refused, iter_lines, read_file, record_bytes
 
 FILES = ("exchanges.jsonl", "generations.jsonl", "scores.jsonl", "provenance.jsonl", "cross_scores.jsonl")
 LOCK = ".lock"
 
 # Fields of RunConfig that do not define the experiment: a resume may change them.
 OPERATIONAL = {"tczoo_version"}
+MAX_CONFIG_BYTES = 16 << 20
 
 
 class RunStoreError(UserError, ValueError):
@@ -67,7 +78,10 @@ def _acquire(root: Path) -> str:
             _HELD[key][1] += 1
             return key
         path = root / LOCK
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = open_rw(path)
+        except UnsafeFile as exc:
+            raise RunStoreError(str(exc)) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -95,38 +109,70 @@ def _release(key: str) -> None:
 def _cut_torn_tail(path: Path) -> str | None:
     """Cut a torn last line (no trailing newline) left by a killed writer, or a last
     line that is not JSON (a torn record a later newline completed). Returns what was
-    cut, for the warning, or None."""
-    if not path.is_file() or path.stat().st_size == 0:
+    cut, for the warning, or None. Works on one descriptor of the regular file itself
+    (never through a link), reading at most the last record."""
+    if not _is_run_file(path) or os.lstat(path).st_size == 0:  # a link, FIFO or device: refused
         return None
-    with path.open("rb+") as fh:
-        fh.seek(0, os.SEEK_END)
-        size = fh.tell()
-        fh.seek(max(0, size - 1))
-        newline_ended = fh.read(1) == b"\n"
+    try:
+        fd = open_rw(path, create=False)
+    except UnsafeFile as exc:
+        raise RunStoreError(str(exc)) from None
+    try:
+        size = os.fstat(fd).st_size
+        if size == 0:
+            return None
+        newline_ended = os.pread(fd, 1, size - 1) == b"\n"
         body_end = size - 1 if newline_ended else size
         # Walk back to the newline before the last line.
         pos, start = body_end, 0
         while pos > 0:
             step = min(65536, pos)
-            fh.seek(pos - step)
-            chunk = fh.read(step)
+            chunk = os.pread(fd, step, pos - step)
             idx = chunk.rfind(b"\n")
             if idx >= 0:
                 start = pos - step + idx + 1
                 break
             pos -= step
-        fh.seek(start)
-        last = fh.read(body_end - start)
+        if body_end - start > record_bytes():
+            return None  # not a record tczoo can read either way: reading names it, nothing is cut
+        last = os.pread(fd, body_end - start, start)
+        if newline_ended and not last.strip():
+            return None  # blank lines are no record, torn or not
         if newline_ended:
             try:
                 json.loads(last)
                 return None
             except ValueError:
                 pass
-        fh.truncate(start)
-        fh.seek(0)
-        lineno = sum(1 for _ in fh) + 1
+        os.ftruncate(fd, start)
+        lineno, offset = 1, 0
+        while offset < start:
+            chunk = os.pread(fd, min(1 << 20, start - offset), offset)
+            lineno += chunk.count(b"\n")
+            offset += len(chunk)
+    finally:
+        os.close(fd)
     return f"{path}:{lineno}: cut a torn record ({len(last)} bytes) left by an interrupted writer"
+
+
+def _is_run_file(path: Path) -> bool:
+    """True when ``path`` is a regular file, False when it is missing; a link, FIFO or
+    device in its place is refused (one line)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise RunStoreError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(mode):
+        raise RunStoreError(str(_refused(path, mode)))
+    return True
+
+
+def _refused(path: Path, mode: int) -> Exception:
+    from tczoo.safewrite import refusal
+
+    return refusal(path, mode)
 
 
 class RunStore:
@@ -150,20 +196,21 @@ class RunStore:
         cfg_path = store.root / "config.json"
         if store.root.exists() and not store.root.is_dir():
             raise RunStoreError(f"{store.root} exists and is not a directory")
+        has_config = _is_run_file(cfg_path)
         if not write:
-            if not cfg_path.is_file():
+            if not has_config:
                 raise RunStoreError(f"{store.root} is not a tczoo run directory (no config.json)")
             return store
-        if config is None and not cfg_path.is_file():
+        if config is None and not has_config:
             raise RunStoreError(f"{store.root} is not a tczoo run directory (no config.json)")
         try:
-            store.root.mkdir(parents=True, exist_ok=True)
+            private_dir(store.root)
         except OSError as exc:
             raise RunStoreError(f"cannot create run directory {store.root}: {exc.strerror or exc}") from exc
         store._held = _acquire(store.root)
         try:
             if config is not None:
-                if cfg_path.is_file():
+                if has_config:
                     old = store._read_config()
                     diff = config_diff(old, config)
                     if diff:
@@ -193,9 +240,15 @@ class RunStore:
         self.close()
 
     def _read_config(self) -> RunConfig:
+        from tczoo.userfiles import UserFileError, loads
+
         path = self.root / "config.json"
         try:
-            return RunConfig.model_validate(json.loads(path.read_bytes()))
+            data = loads(read_file(path, cap=MAX_CONFIG_BYTES, follow=False), path)
+        except (Refused, UserFileError) as exc:
+            raise RunStoreError(f"{exc}") from None
+        try:
+            return RunConfig.model_validate(data)
         except (ValueError, ValidationError) as exc:
             first = str(exc).splitlines()[0]
             raise RunStoreError(f"{path}: not a tczoo run configuration ({first})") from None
@@ -211,7 +264,7 @@ class RunStore:
         path = self.root / name
         with self._lock:
             try:
-                fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+                fd = open_append(path)
                 try:
                     view = memoryview(data)
                     while view:
@@ -219,19 +272,17 @@ class RunStore:
                     os.fsync(fd)
                 finally:
                     os.close(fd)
+            except UnsafeFile as exc:
+                raise RunStoreError(str(exc)) from None
             except OSError as exc:
                 raise _write_error(exc, path) from exc
 
     def _write_atomic(self, path: Path, text: str) -> None:
-        tmp = path.with_suffix(path.suffix + ".tmp")
         try:
-            with tmp.open("w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
+            write_atomic(path, text)
+        except UnsafeFile as exc:
+            raise RunStoreError(str(exc)) from None
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
             raise _write_error(exc, path) from exc
 
     def log_exchange(self, exchange: dict) -> None:
@@ -262,23 +313,36 @@ class RunStore:
         naming the file and line, except a torn last line, which is skipped with a
         warning (the next ``tczoo run`` on the directory cuts it)."""
         path = self.root / name
-        if not path.exists():
+        if not _is_run_file(path):
             return
-        with path.open("rb") as fh:
-            lines = fh.read().split(b"\n")
-        last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
-        for i, raw in enumerate(lines):
-            if not raw.strip():
-                continue
-            try:
-                yield i + 1, json.loads(raw)
-            except ValueError as exc:
-                where = f"{path}:{i + 1}"
-                if i == last:
-                    self.warnings.append(f"{where}: skipped a torn last record (run the same `tczoo run` "
-                                         "again to repair it)")
+        # The last non-blank line is the one a killed writer may have torn: a record
+        # that fails to parse there is skipped with a warning, anywhere else refused.
+        pending: tuple[int, bytes] | None = None
+        try:
+            for lineno, raw in iter_lines(path, max_line=record_bytes(), follow=False):
+                if not raw.strip():
                     continue
-                raise RunStoreError(f"{where}: corrupt record ({exc}); the file was edited or damaged") from None
+                if pending is not None:
+                    yield pending[0], self._record(path, *pending, last=False)
+                pending = (lineno, raw)
+        except Refused as exc:
+            raise RunStoreError(str(exc)) from None
+        if pending is not None:
+            record = self._record(path, *pending, last=True)
+            if record is not None:
+                yield pending[0], record
+
+    def _record(self, path: Path, lineno: int, raw: bytes, *, last: bool) -> Any:
+        try:
+            return json.loads(raw)
+        except (ValueError, RecursionError) as exc:
+            where = f"{path}:{lineno}"
+            if last:
+                self.warnings.append(f"{where}: skipped a torn last record (run the same `tczoo run` "
+                                     "again to repair it)")
+                return None
+            why = exc if isinstance(exc, ValueError) else "nested too deep"
+            raise RunStoreError(f"{where}: corrupt record ({why}); the file was edited or damaged") from None
 
     def _models(self, name: str, cls):
         out = []

@@ -234,32 +234,25 @@ class CandidateFile:
 
 
 def read_candidates(path: str | Path) -> CandidateFile:
-    """Read a candidates file; a line that is not a candidate record is a ``UserError``
-    naming ``FILE:LINE`` and what is wrong."""
+    """Read a candidates file (``tczoo.userfiles``: a regular file, bounded, strict
+    UTF-8, no NaN); a line that is not a candidate record is a ``UserError`` naming
+    ``FILE:LINE`` and what is wrong."""
+    from tczoo.userfiles import read_jsonl
+
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise UserError(f"candidates file not found: {path}")
     result = CandidateFile(path=path)
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"{path}: cannot read the candidates file ({exc})") from None
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        rec = _record(path, n, line)
+    for n, raw in read_jsonl(path, "candidates file"):
+        rec = _record(path, n, raw)
         if not rec.name:
             rec.name = f"candidate-{len(result.by_problem.get(rec.problem_id, []))}"
         result.by_problem.setdefault(rec.problem_id, []).append(rec)
     return result
 
 
-def _record(path: Path, n: int, line: str) -> CandidateRecord:
+def _record(path: Path, n: int, raw: Any) -> CandidateRecord:
     where = f"{path}:{n}"
-    try:
-        raw: Any = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{where}: not JSON ({exc.msg})") from None
     if not isinstance(raw, dict):
         raise UserError(f"{where}: a candidate is a JSON object {{problem_id, code, language?, name?, ...}}, "
                         f"not {type(raw).__name__}")

@@ -291,13 +291,23 @@ def test_a_torn_record_is_named_and_repaired_on_resume(tmp_path):
 
 
 def test_a_full_disk_is_one_line_and_the_run_resumes_afterwards(tmp_path):
+    """The file system refuses the records (the file-size limit, EFBIG, at the size the
+    exchanges file already has: a full quota as the writer sees it)."""
+    import resource
+
     out = tmp_path / "run"
-    out.mkdir()
-    os.symlink("/dev/full", out / "exchanges.jsonl")  # ENOSPC on every write
+    out.mkdir(mode=0o700)
+    filler = 32 << 20
+    (out / "exchanges.jsonl").write_bytes(b"\n" * filler)  # blank lines: no record, read as none
+
+    def full() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (filler, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))
+
     model = crux_rules(tmp_path / "m.jsonl")
-    full = tczoo("run", "-m", "crux", "--model", model, "-p", "zm04", "--out", out)
-    line = one_line_error(full, 1)
-    assert "No space left on device" in line and "run the same command again" in line
+    cmd = [sys.executable, "-m", "tczoo.cli", "run", "-m", "crux", "--model", model, "-p", "zm04", "--out", str(out)]
+    stopped = subprocess.run(cmd, capture_output=True, text=True, timeout=300, preexec_fn=full)
+    line = one_line_error(stopped, 1)
+    assert "File too large" in line and "run the same command again" in line
     (out / "exchanges.jsonl").unlink()
     again = tczoo("run", "-m", "crux", "--model", model, "-p", "zm04", "--out", out)
     assert again.returncode == 0, again.stderr

@@ -144,13 +144,25 @@ def test_a_retried_unit_supersedes_its_failed_record(tmp_path):
 
 
 def test_a_full_disk_is_one_error_and_nothing_half_written_stays(tmp_path):
+    """The file system refuses the write (here the file-size limit: EFBIG, what a full
+    quota looks like to a writer; a link to /dev/full is refused as a link now)."""
+    import resource
+
     from tczoo.errors import RunFailed
 
     store = RunStore.open(tmp_path, CONFIG)
-    os.symlink("/dev/full", tmp_path / "exchanges.jsonl")  # every write: ENOSPC
-    with pytest.raises(RunFailed, match="No space left on device; free some space and run the same command"):
-        store.log_exchange({"text": "x"})
+    store.log_exchange({"text": "kept"})
+    size = (tmp_path / "exchanges.jsonl").stat().st_size
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, hard))  # no byte more (Python ignores SIGXFSZ)
+    try:
+        with pytest.raises(RunFailed, match="File too large; free some space and run the same command"):
+            store.log_exchange({"text": "x" * 100})
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
     store.close()
+    assert (tmp_path / "exchanges.jsonl").stat().st_size == size
+    assert [e["text"] for e in RunStore.open(tmp_path).exchanges()] == ["kept"]
 
 
 def test_lone_surrogates_nul_and_escapes_round_trip(tmp_path):

@@ -20,7 +20,7 @@ from typing import List, Optional
 
 import typer
 
-from tczoo.cli.options import CLIError, format_option, require_file
+from tczoo.cli.options import CLIError, format_option, read_user_file
 from tczoo.cli.output import echo, emit_json
 
 # The retrieval modes (tczoo.methods.stab.scenarios.RETRIEVAL_MODES, not imported here:
@@ -30,9 +30,9 @@ OBJECTIVES = ("leximin", "weighted")
 
 
 def _read(file: Path) -> str:
-    require_file(file, "statement file")
+    data = read_user_file(file, "statement file")
     try:
-        return file.read_text(encoding="utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CLIError(f"cannot read {file}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
 

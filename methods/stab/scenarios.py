@@ -130,8 +130,13 @@ def load_catalog(path: Path | None = None, *, paper_counts: bool | None = None) 
     """
     bundled = path is None
     source = data_root("catalog") / CATALOG_FILE if bundled else Path(path)
-    text = source.read_text(encoding="utf-8")
-    raw = json.loads(text) if source.suffix == ".json" else yaml.safe_load(text)
+    if bundled:
+        text = source.read_text(encoding="utf-8")
+        raw = json.loads(text) if source.suffix == ".json" else yaml.safe_load(text)
+    else:  # a catalog of one's own: read as every user file is (bounded, FILE:LINE errors)
+        from tczoo.userfiles import read_yaml
+
+        raw = read_yaml(source, "scenario catalog")
     catalog = Catalog.model_validate(raw)
     check_counts = bundled if paper_counts is None else paper_counts
     if check_counts:

@@ -148,10 +148,7 @@ def build_benchmark(problems: list[Problem], sandbox: "Sandbox", out: Path, *, r
             kept.append(built)
         if progress is not None:
             progress(problem.id)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(out.suffix + ".tmp")
-    with tmp.open("w") as fh:
-        for p in kept:
-            fh.write(json.dumps(tcbench_record(p)) + "\n")
-    tmp.replace(out)
+    from tczoo.paths import write_atomic
+
+    write_atomic(out, "".join(json.dumps(tcbench_record(p)) + "\n" for p in kept))
     return report

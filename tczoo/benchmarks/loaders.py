@@ -18,7 +18,6 @@ which hands every other spec to :func:`load_benchmark_spec`.
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -146,17 +145,19 @@ def load_benchmark_spec(spec: str, *, limit: int | None = None, **options: Any) 
 
 
 def convert(
-    schema: str, records: Iterable[Any], *, origin: str, limit: int | None = None, **options: Any
+    schema: str, records: Iterable[Any], *, origin: str, limit: int | None = None,
+    lines: list[int] | None = None, **options: Any
 ) -> list[Problem]:
-    """Convert upstream records; a bad record raises with its position and the reason."""
+    """Convert upstream records; a bad record raises with its position and the reason
+    (``FILE:LINE`` when ``lines`` gives each record's line in a JSONL file)."""
     schema = _schema_name(schema)
     if schema in GROUPED:
         try:
             grouped = GROUPED[schema](list(records), **options)
         except RecordError as exc:
             raise BenchmarkLoadError(f"{origin}: {exc}") from None
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            raise BenchmarkLoadError(f"{origin}: not in the {schema} schema ({type(exc).__name__}: {exc})") from None
+        except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:
+            raise BenchmarkLoadError(f"{origin}: not in the {schema} schema ({_one_line(exc)})") from None
         return grouped[:limit] if limit is not None else grouped
     to_problem = SCHEMAS[schema]
     problems: list[Problem] = []
@@ -166,12 +167,26 @@ def convert(
         try:
             problems.append(to_problem(record, index, **options))
         except RecordError as exc:
-            raise BenchmarkLoadError(f"{origin}: record {index}: {exc}") from None
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
+            at = f"{origin}:{lines[index]}" if lines and index < len(lines) else origin
+            raise BenchmarkLoadError(f"{at}: record {index}: {exc}") from None
+        except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as exc:
+            at = f"{origin}:{lines[index]}" if lines and index < len(lines) else origin
             raise BenchmarkLoadError(
-                f"{origin}: record {index} is not in the {schema} schema ({type(exc).__name__}: {exc})"
+                f"{at}: record {index} is not in the {schema} schema ({_one_line(exc)})"
             ) from None
     return problems
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception as one bounded line (pydantic's messages span several)."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            parts = [f"{'.'.join(map(str, e.get('loc', ())))}: {e.get('msg', '')}" for e in errors()[:3]]
+            return f"{type(exc).__name__}: {'; '.join(parts)}"[:300]
+        except Exception:  # noqa: BLE001 - fall back to the text
+            pass
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:300]
 
 
 # --------------------------------------------------------------------------- local files
@@ -182,15 +197,29 @@ def load_local(schema: str, path: str | os.PathLike[str], *, limit: int | None =
     p = Path(path).expanduser()
     if not p.exists():
         raise FileNotFoundError(f"benchmark file not found: {p} (from spec {schema}:{path})")
+    if p.is_file() and p.name.lower().endswith(".jsonl"):
+        numbered = _read_jsonl_lines(p)
+        return convert(schema, [r for _, r in numbered], origin=str(p), limit=limit,
+                       lines=[n for n, _ in numbered], **options)
     return convert(schema, read_records(p), origin=str(p), limit=limit, **options)
 
 
 def read_records(path: Path) -> list[Any]:
-    """Upstream records from a JSONL / JSON / parquet file or a directory of them."""
+    """Upstream records from a JSONL / JSON / parquet file or a directory of them.
+
+    Read as ``tczoo.userfiles`` reads every user file (regular files, bounded, strict
+    UTF-8, no NaN/inf, bounded nesting, ``FILE:LINE`` errors); a directory is walked
+    through ``tczoo.untrusted.Tree`` (links only inside it, no loops, capped)."""
     if path.is_dir():
         if (path / "dataset_dict.json").exists() or (path / "state.json").exists():
             return _read_saved_dataset(path)
-        files = sorted(f for f in path.rglob("*") if f.is_file() and f.name.endswith(RECORD_SUFFIXES))
+        from tczoo.untrusted import Refused, Tree
+
+        try:
+            found, _ = Tree(path).walk_files(path)
+        except Refused as exc:
+            raise BenchmarkLoadError(str(exc)) from None
+        files = [f for f in found if f.name.endswith(RECORD_SUFFIXES)]
         if not files:
             raise BenchmarkLoadError(f"{path}: no .jsonl, .json or .parquet files in this directory")
         records: list[Any] = []
@@ -201,31 +230,39 @@ def read_records(path: Path) -> list[Any]:
     if name.endswith(".jsonl"):
         return _read_jsonl(path)
     if name.endswith(".json"):
+        from tczoo.userfiles import UserFileError, read_json
+
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise BenchmarkLoadError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+            data = read_json(path)
+        except UserFileError as exc:
+            raise BenchmarkLoadError(str(exc)) from None
         if isinstance(data, dict):
             data = [data]  # a single record
         if not isinstance(data, list):
             raise BenchmarkLoadError(f"{path}: expected a JSON list of records")
         return data
     if name.endswith(".parquet"):
+        from tczoo.untrusted import Refused, open_regular
+
+        try:
+            os.close(open_regular(path))  # a FIFO or a device is refused, not handed to pyarrow
+        except Refused as exc:
+            raise BenchmarkLoadError(str(exc)) from None
         return _read_parquet(path)
     raise BenchmarkLoadError(f"{path}: unsupported file type (use .jsonl, .json or .parquet)")
 
 
 def _read_jsonl(path: Path) -> list[Any]:
-    records = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise BenchmarkLoadError(f"{path}:{lineno}: not a JSON record ({exc.msg})") from None
-    return records
+    return [record for _, record in _read_jsonl_lines(path)]
+
+
+def _read_jsonl_lines(path: Path) -> list[tuple[int, Any]]:
+    from tczoo.userfiles import UserFileError, read_jsonl
+
+    try:
+        return list(read_jsonl(path))
+    except UserFileError as exc:
+        raise BenchmarkLoadError(str(exc)) from None
 
 
 def _read_parquet(path: Path) -> list[Any]:

@@ -35,7 +35,6 @@ Choices where the paper is silent are listed in ``docs/wrongselect.md``.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from dataclasses import field as dc_field
 from pathlib import Path
@@ -74,7 +73,9 @@ def _row_bits(row: Any, where: str) -> list[int]:
             elif isinstance(value, (bool, int, float, np.integer, np.floating)) and value in (0, 1):
                 bits.append(int(value))
             else:
-                raise ValueError(f"{where}: entries must be 0/1 or verdicts, got {value!r}")
+                from tczoo.untrusted import brief
+
+                raise ValueError(f"{where}: entries must be 0/1 or verdicts, got {brief(value, 40)}")
         return bits
     raise ValueError(f"{where}: a row must be a verdict string like 'AWWA' or a 0/1 list")
 
@@ -689,14 +690,15 @@ class MatrixError(UserError, ValueError):
 
 def load_matrix_file(path: Path) -> np.ndarray:
     """A JSON list of rows: verdict strings ("AWWA") or 0/1 lists."""
+    from tczoo.userfiles import UserFileError, read_json
+
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise MatrixError(f"matrix file not found: {path}")
     try:
-        rows = json.loads(path.read_bytes())
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        where = f" ({exc.msg} at line {exc.lineno})" if isinstance(exc, json.JSONDecodeError) else ""
-        raise MatrixError(f"{path}: not JSON{where}") from None
+        rows = read_json(path, "matrix file")
+    except UserFileError as exc:
+        raise MatrixError(str(exc)) from None
     if not isinstance(rows, list):
         raise MatrixError(f"{path}: expected a JSON list of rows, got {type(rows).__name__}")
     try:

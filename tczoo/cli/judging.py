@@ -8,7 +8,7 @@ from typing import Optional
 
 import typer
 
-from tczoo.cli.options import CLIError, format_option, require_file, split
+from tczoo.cli.options import CLIError, format_option, read_user_file, require_file, split
 from tczoo.cli.output import echo, emit_json
 from tczoo.cli.progress import progress
 
@@ -22,8 +22,7 @@ def _clip(text: str) -> str:
 def _read(path: Path, what: str) -> str:
     """A user's file as text; bytes that are not UTF-8 are kept (surrogateescape), so a
     binary test input reaches the program unchanged."""
-    require_file(path, what)
-    return path.read_bytes().decode("utf-8", "surrogateescape")
+    return read_user_file(path, what).decode("utf-8", "surrogateescape")
 
 
 def judge(

@@ -23,6 +23,7 @@ from tczoo.cli.options import (
     format_option,
     parse_json_option,
     probe_api_base,
+    read_user_file,
     require_file,
     require_run_dir,
     run_options,
@@ -36,6 +37,6 @@ from tczoo.safetext import dumps, printable
 __all__ = [
     "CLIError", "KEYLESS", "PROVIDER_KEYS", "ProgressBar", "RunReporter", "address_option", "check_benchmark",
     "check_model", "console", "dumps", "echo", "emit_json", "err_console", "execution_options", "executor_option",
-    "format_option", "parse_json_option", "printable", "probe_api_base", "progress", "require_file",
+    "format_option", "parse_json_option", "printable", "probe_api_base", "progress", "read_user_file", "require_file",
     "require_run_dir", "rich_table", "run_options", "split", "warn", "write_candidates",
 ]

@@ -18,7 +18,6 @@ Nothing here imports more than typer at import time: ``tczoo --help`` must stay 
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any, Callable
@@ -90,6 +89,18 @@ def require_file(path: Path | None, what: str = "file") -> Path | None:
     return path
 
 
+def read_user_file(path: Path, what: str = "file") -> bytes:
+    """The bytes of a user's file: a readable regular file (``require_file``), at most
+    ``TCZOO_READ_FILE_MB`` (256 MiB by default; ``tczoo.untrusted``), read once."""
+    from tczoo.untrusted import ReadLimits, Refused, read_file
+
+    require_file(path, what)
+    try:
+        return read_file(path, cap=ReadLimits.from_env().file_bytes)
+    except Refused as exc:
+        raise CLIError(f"cannot read {what} {exc}") from None
+
+
 def require_run_dir(path: Path) -> Path:
     if not (path / "config.json").is_file():
         raise CLIError(f"{path} is not a tczoo run directory (no config.json)")
@@ -106,12 +117,19 @@ def check_benchmark(benchmark: str) -> str:
 
 
 def parse_json_option(text: str | None, option: str) -> Any:
+    """The JSON value of an option such as ``--params``: invalid JSON, NaN or infinity,
+    or nesting deeper than ``tczoo.userfiles.MAX_DEPTH`` is one line, exit 2."""
     if not text:
         return None
+    from tczoo.userfiles import UserFileError, loads
+
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CLIError(f"{option} is not valid JSON: {exc}") from exc
+        return loads(text, option)
+    except UserFileError as exc:  # "--params:1: not JSON (Expecting ...)", "--params:1: NaN is not ..."
+        why = str(exc).split(": ", 1)[-1]
+        if why.startswith("not JSON ("):
+            raise CLIError(f"{option} is not valid JSON: {why[len('not JSON ('):-1]}") from None
+        raise CLIError(f"{option}: {why}") from None
 
 
 # --------------------------------------------------------------------------- models

@@ -138,20 +138,16 @@ def score(
 def _check_tests_file(path: Path) -> None:
     """Every line of an external tests file is a JSON object with problem_id and input
     (refused here, naming the line, before any scoring starts)."""
-    import json
+    from tczoo.userfiles import read_jsonl
 
     count = 0
-    with path.open("rb") as fh:
-        for n, raw in enumerate(fh, 1):
-            if not raw.strip():
-                continue
-            try:
-                rec = json.loads(raw)
-            except ValueError as exc:
-                raise CLIError(f"{path}:{n}: not JSON ({exc})") from None
-            if not isinstance(rec, dict) or "problem_id" not in rec or not isinstance(rec.get("input"), str):
-                raise CLIError(f'{path}:{n}: need an object with "problem_id" and "input" (a string)')
-            count += 1
+    for n, rec in read_jsonl(path, "tests file"):
+        if not isinstance(rec, dict) or not isinstance(rec.get("problem_id"), (str, int)) \
+                or isinstance(rec.get("problem_id"), bool) or not isinstance(rec.get("input"), str) \
+                or not isinstance(rec.get("output"), (str, type(None))):
+            raise CLIError(f'{path}:{n}: need an object with "problem_id", "input" (a string) and '
+                           'optionally "output" (a string)')
+        count += 1
     if not count:
         raise CLIError(f"no test in {path}: give JSONL lines {{\"problem_id\", \"input\", \"output\"?}}")
 

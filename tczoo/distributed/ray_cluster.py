@@ -21,6 +21,7 @@ again (a replacement joins the pool).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import threading
@@ -101,6 +102,39 @@ def _token_auth() -> bool:
         return False
     finally:
         log.setLevel(level)
+
+
+LOOPBACK = "127.0.0.1"
+LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+
+
+@contextlib.contextmanager
+def _loopback_only():
+    """While a private Ray instance starts, make Ray take 127.0.0.1 as this node's
+    address, so that its GCS, raylet, object manager and workers listen on loopback
+    only (docs/security.md). Ray turns a loopback ``_node_ip_address`` into the
+    machine's external address unless clusters are disabled, which on Linux only
+    ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` does (read by Ray at import, so this process's
+    copy of the setting is switched too). The processes Ray starts keep it; this process
+    gets its old settings back, so that a later connection to a real cluster works."""
+    try:
+        from ray._private import ray_constants
+    except ImportError:  # another Ray's layout: the environment variable alone
+        ray_constants = None
+    old_env = os.environ.get(LOOPBACK_ENV)
+    old_flag = getattr(ray_constants, "ENABLE_RAY_CLUSTER", None)
+    os.environ[LOOPBACK_ENV] = "0"
+    if old_flag is not None:
+        ray_constants.ENABLE_RAY_CLUSTER = False
+    try:
+        yield
+    finally:
+        if old_flag is not None:
+            ray_constants.ENABLE_RAY_CLUSTER = old_flag
+        if old_env is None:
+            os.environ.pop(LOOPBACK_ENV, None)
+        else:
+            os.environ[LOOPBACK_ENV] = old_env
 
 
 def _reachable(ray, address: str) -> str:
@@ -450,6 +484,8 @@ class RayCluster(Cluster):
                 _token_auth()  # what ray.init(address="auto") does; we hand it HOST:PORT
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
                                   "logging_level": logging.WARNING}
+        if not address:
+            kwargs["_node_ip_address"] = LOOPBACK  # a private instance: nothing listens beyond this machine
         # A private instance gets a second chance: Ray gives its raylet 30 s to start,
         # which a heavily loaded machine can miss once. A HOST:PORT that refused us gets
         # one in token mode, when this machine holds a token (see _token_auth).
@@ -458,7 +494,8 @@ class RayCluster(Cluster):
                 if address:
                     self.ray.init(address=address, **kwargs)
                 else:
-                    self.ray.init(**kwargs)
+                    with _loopback_only():
+                        self.ray.init(**kwargs)
                 break
             except Exception as exc:  # noqa: BLE001 - ConnectionError, ValueError, RuntimeError ...
                 if self.ray.is_initialized():

@@ -196,10 +196,13 @@ def store_reasons(store) -> dict[str, str]:
     """Why a runner did not apply to a cell, as the last cross-scoring session recorded."""
     import json
 
+    from tczoo.untrusted import Refused, read_file
+
     path = Path(store.root) / "cross_refused.json"
-    if not path.is_file():
+    if not path.exists():
         return {}
     try:
-        return json.loads(path.read_text())
-    except ValueError:
+        data = json.loads(read_file(path, cap=1 << 20, follow=False))
+    except (Refused, ValueError, RecursionError):
         return {}
+    return {str(k): str(v)[:500] for k, v in data.items()} if isinstance(data, dict) else {}

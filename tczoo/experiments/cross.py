@@ -36,7 +36,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, Callable
 
-from tczoo.errors import InfrastructureFailure
+from tczoo.errors import InfrastructureFailure, UserError
 from tczoo.execution import can_check, ground_truth_index
 from tczoo.failures import generation_failure
 from tczoo.paths import write_atomic
@@ -117,10 +117,13 @@ def for_unit(specs: list[TaskSpec], own_context: dict[str, Any]) -> list[TaskSpe
     return specs
 
 
-def cross_score(spec, cells: list, problems: list[Problem], sandbox: Sandbox,
+def cross_score(spec, out: Path, cells: list, problems: list[Problem], sandbox: Sandbox,
                 progress: Callable[[RunProgress], None] | None = None) -> CrossSession:
-    """Score every cell of the grid ``spec`` (``cells``: its cells, ``tczoo.experiments.grid.cells``)
-    that holds a run with each runner of ``spec.cross`` other than the cell's own."""
+    """Score every cell of the grid ``spec`` in ``out`` (``cells``: its cells,
+    ``tczoo.experiments.grid.cells``) that holds a run with each runner of ``spec.cross``
+    other than the cell's own. A cell folder someone replaced by a link is refused, as
+    the grid refuses it (``tczoo.safewrite.subdir``)."""
+    from tczoo.safewrite import UnsafeFile, subdir
     from tczoo.registry import get_method, get_runner
     from tczoo.store import RunStore
 
@@ -133,6 +136,10 @@ def cross_score(spec, cells: list, problems: list[Problem], sandbox: Sandbox,
     for cell in grid:
         method_cls = get_method(cell.method)
         own_runner = get_runner(cell.runner)
+        try:
+            subdir(out, *cell.dir.relative_to(out).parts, create=False)
+        except UnsafeFile as exc:
+            raise UserError(str(exc)) from None
         store = RunStore.open(cell.dir, write=True)
         try:
             units = {u.key: u for u in build_units(cell.config, problems, sandbox)}
@@ -180,7 +187,7 @@ def _write_refusals(folder: Path, cell, session: CrossSession) -> None:
     for (model, method, runner, why), n in session.refused.items():
         if (model, method) == (cell.model, cell.method):
             reasons.setdefault(runner, f"{why} ({n} suite(s))")
-    write_atomic(folder / "cross_refused.json", json.dumps(reasons, indent=1, ensure_ascii=False))
+    write_atomic(folder / "cross_refused.json", json.dumps(reasons, indent=1, ensure_ascii=False), mode=0o600)
 
 
 def _score(runner, problem: Problem, task: TaskSpec, suite: TestSuite, g, key: str, oracle: str) -> ScoreRecord:

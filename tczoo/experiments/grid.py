@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import time
 from dataclasses import dataclass, field, replace
@@ -138,12 +139,16 @@ def check_grid(spec: GridSpec) -> None:
 
 
 def read_spec(out: Path) -> GridSpec | None:
+    from tczoo.untrusted import Refused, read_file
+
     path = Path(out) / GRID_FILE
-    if not path.is_file():
+    if not path.exists():
         return None
     try:
-        return GridSpec.model_validate_json(path.read_bytes())
-    except ValueError as exc:
+        return GridSpec.model_validate_json(read_file(path, cap=16 << 20, follow=False))
+    except Refused as exc:
+        raise GridError(str(exc)) from None
+    except (ValueError, RecursionError) as exc:
         raise GridError(f"{path}: not a tczoo grid ({str(exc).splitlines()[0]})") from None
 
 
@@ -178,7 +183,10 @@ def _open_grid(spec: GridSpec, out: Path) -> None:
             raise GridError(f"{out} holds a comparison with different settings ({'; '.join(diff)}); "
                             "use another --out, or delete it")
         spec = spec.model_copy(update={k: list(dict.fromkeys([*getattr(old, k), *getattr(spec, k)])) for k in GROWS})
-    write_atomic(out / GRID_FILE, spec.model_dump_json(indent=2))
+    from tczoo.safewrite import private_dir
+
+    private_dir(out)
+    write_atomic(out / GRID_FILE, spec.model_dump_json(indent=2), mode=0o600)
 
 
 @dataclass
@@ -276,6 +284,7 @@ async def run_grid(spec: GridSpec, out: Path, options: RunOptions | None = None,
 
             started = time.time()
             clock = time.monotonic()
+            cell_folder(out, cell)
             store = await run(cell.config, cell.dir, cell_options(options, cell.model), cluster=cluster,
                               problems=problems, progress=tick)
             state.seconds = round(time.monotonic() - clock, 3)
@@ -295,7 +304,7 @@ async def run_grid(spec: GridSpec, out: Path, options: RunOptions | None = None,
         if spec.cross:
             from tczoo.experiments.cross import cross_score
 
-            session.cross = cross_score(spec, grid, problems, sandbox, progress=report)
+            session.cross = cross_score(spec, out, grid, problems, sandbox, progress=report)
         return session
     finally:
         if own:
@@ -322,21 +331,47 @@ def _log(out: Path, state: CellSession, started: float) -> None:
     line = {"model": state.cell.model, "method": state.cell.method, "dir": str(state.cell.dir.relative_to(out)),
             "started": started, "seconds": state.seconds, "generated": state.generated, "skipped": state.skipped,
             "halted": state.halted, "not_started": state.not_started}
-    with (Path(out) / LOG_FILE).open("a") as fh:
-        fh.write(json.dumps(line) + "\n")
+    from tczoo.safewrite import UnsafeFile, open_append
+
+    try:
+        fd = open_append(Path(out) / LOG_FILE)
+    except UnsafeFile as exc:
+        raise GridError(str(exc)) from None
+    try:
+        os.write(fd, (json.dumps(line) + "\n").encode())
+    finally:
+        os.close(fd)
 
 
 def _log_lines(out: Path) -> list[dict]:
+    from tczoo.untrusted import Refused, iter_lines
+
     path = Path(out) / LOG_FILE
     found = []
-    for line in (path.read_text().splitlines() if path.is_file() else []):
-        try:
-            rec = json.loads(line)
-            if isinstance(rec, dict) and "model" in rec and "method" in rec:
-                found.append(rec)
-        except ValueError:
-            continue  # a torn last line of an interrupted session
+    if not path.exists():
+        return found
+    try:
+        for _, line in iter_lines(path, max_line=1 << 20, follow=False):
+            try:
+                rec = json.loads(line)
+                if isinstance(rec, dict) and "model" in rec and "method" in rec:
+                    found.append(rec)
+            except (ValueError, RecursionError):
+                continue  # a torn last line of an interrupted session
+    except Refused as exc:
+        raise GridError(str(exc)) from None
     return found
+
+
+def cell_folder(out: Path, cell: Cell) -> Path:
+    """The cell's run directory, created owner-only; a link in its place (or in its
+    model's) is refused: tczoo writes only into folders it made."""
+    from tczoo.safewrite import UnsafeFile, subdir
+
+    try:
+        return subdir(out, *cell.dir.relative_to(out).parts)
+    except UnsafeFile as exc:
+        raise GridError(str(exc)) from None
 
 
 def wall_times(out: Path) -> dict[tuple[str, str], tuple[float, int]]:

@@ -107,7 +107,9 @@ def model_label(model: str) -> str:
         seen.add(model)
         folder = Path(model.split(":", 1)[1])
         if (folder / "config.json").is_file():
-            model = json.loads((folder / "config.json").read_text()).get("model", model)
+            from tczoo.store import RunStore
+
+            model = RunStore(folder).config.model
         elif read_spec(folder) is not None and len(read_spec(folder).models) == 1:
             model = read_spec(folder).models[0]
         else:
@@ -365,7 +367,14 @@ def construction_note(target: Target, spec: GridSpec, out: Path) -> str | None:
     report = _construction_report(_built_path(target, spec, out)[1])
     if not report.is_file():
         return None
-    rows = json.loads(report.read_text())
+    from tczoo.untrusted import Refused, read_file
+
+    try:
+        rows = json.loads(read_file(report, cap=64 << 20, follow=False))
+    except (Refused, ValueError, RecursionError):
+        return None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        return None
     kept = [r["problem"] for r in rows if r.get("kept")]
     dropped = Counter(r.get("reason", "?") for r in rows if not r.get("kept"))
     why = "; ".join(f"{n}: {reason}" for reason, n in sorted(dropped.items()))

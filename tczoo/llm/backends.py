@@ -47,23 +47,35 @@ class ScriptedBackend(Backend):
     def identity(self) -> dict[str, Any]:
         return {"backend": "scripted", "path": str(self.path)}
 
+    MAX_DELAY_S = 3600.0
+
     def __init__(self, path: str):
+        from tczoo.userfiles import UserFileError, expect, number, read_jsonl, where
+
         self.path = Path(path).expanduser()
-        if not self.path.is_file():
+        if not self.path.exists():
             raise ModelSpecError(f"scripted model file not found: {self.path}")
         self.rules: list[tuple[re.Pattern, list[str], float]] = []
-        for lineno, line in enumerate(self.path.read_text().splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                rule = json.loads(line)
-                pattern = re.compile(rule.get("match", ""), re.S)
+        try:
+            for lineno, rule in read_jsonl(self.path, "scripted model file"):
+                at = where(self.path, lineno)
+                expect(rule, dict, "a scripted rule", self.path, lineno)
+                if "responses" not in rule and "response" not in rule:
+                    raise ModelSpecError(f"{at}: bad scripted rule: it needs \"response\" or \"responses\"")
                 answers = rule["responses"] if "responses" in rule else [rule["response"]]
-            except (json.JSONDecodeError, KeyError, re.error, TypeError) as exc:
-                raise ModelSpecError(f"{self.path}:{lineno}: bad scripted rule: {exc}") from exc
-            if not answers or not all(isinstance(a, str) for a in answers):
-                raise ModelSpecError(f"{self.path}:{lineno}: responses must be strings")
-            self.rules.append((pattern, answers, float(rule.get("delay", 0))))
+                expect(answers, list, "responses", self.path, lineno)
+                if not answers or not all(isinstance(a, str) for a in answers):
+                    raise ModelSpecError(f"{at}: responses must be strings")
+                match = expect(rule.get("match", ""), str, "match", self.path, lineno)
+                try:
+                    pattern = re.compile(match, re.S)
+                except (re.error, RecursionError, OverflowError) as exc:
+                    raise ModelSpecError(f"{at}: bad scripted rule: match is not a regular expression "
+                                         f"({str(exc)[:120]})") from None
+                delay = number(rule.get("delay", 0), "delay", self.path, lineno, low=0, high=self.MAX_DELAY_S)
+                self.rules.append((pattern, answers, float(delay)))
+        except UserFileError as exc:
+            raise ModelSpecError(str(exc)) from None
 
     async def answer(self, messages, params, sample):
         prompt = render_prompt(messages)
@@ -102,23 +114,35 @@ class ReplayBackend(Backend):
         return {"backend": "replay", "run": str(self.run_dir)}
 
     def __init__(self, run_dir: str):
+        from tczoo.store import RunStore
+
         self.run_dir = Path(run_dir).expanduser()
         path = self.run_dir / "exchanges.jsonl"
-        # a comparison directory (tczoo compare / reproduce) replays all its cells' runs
-        paths = [path] if path.is_file() else sorted(self.run_dir.glob("*/*/exchanges.jsonl"))
-        if not paths or not (path.is_file() or (self.run_dir / "grid.json").is_file()):
+        # a comparison directory (tczoo compare / reproduce) replays all its cells' runs;
+        # a cell that is a link (someone else's folder) is not one of them
+        folders = [self.run_dir] if path.exists() else sorted(
+            p.parent for p in self.run_dir.glob("*/*/exchanges.jsonl")
+            if not p.parent.is_symlink() and not p.parent.parent.is_symlink())
+        if not folders or not (path.exists() or (self.run_dir / "grid.json").is_file()):
             raise ModelSpecError(f"replay: {path} not found (is {run_dir} a tczoo run or comparison directory?)")
         self.answers: dict[str, dict] = {}
-        for one in paths:
-            with one.open() as fh:
-                for line in fh:
-                    try:
-                        rec = json.loads(line)
-                    except json.JSONDecodeError:
-                        continue  # a torn last line from a killed run
-                    if rec.get("ok"):
-                        key = replay_key(rec["messages"], rec["params"], rec["sample"])
-                        self.answers[key] = rec
+        for folder in folders:
+            # the run directory's reader: regular files only, bounded records, a torn
+            # last line skipped, a damaged one named FILE:LINE
+            store = RunStore(folder)
+            for lineno, rec in store.records("exchanges.jsonl"):
+                if not isinstance(rec, dict) or not rec.get("ok"):
+                    continue
+                messages, params, sample, text = (rec.get("messages"), rec.get("params"), rec.get("sample"),
+                                                  rec.get("text"))
+                if not (isinstance(messages, list) and isinstance(params, dict) and isinstance(sample, int)
+                        and not isinstance(sample, bool) and isinstance(text, str)):
+                    raise ModelSpecError(f"{folder / 'exchanges.jsonl'}:{lineno}: not a recorded exchange "
+                                         "(needs messages, params, sample and text)")
+                usage = rec.get("usage")
+                rec["usage"] = {k: v for k, v in usage.items() if isinstance(v, int) and not isinstance(v, bool)} \
+                    if isinstance(usage, dict) else {}
+                self.answers[replay_key(messages, params, sample)] = rec
 
     async def answer(self, messages, params, sample):
         rec = self.answers.get(replay_key(messages, params, sample))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -47,6 +48,10 @@ def exchange_key(identity: dict[str, Any], messages: list[dict], params: dict[st
 
 
 def _connect(path: Path) -> sqlite3.Connection:
+    if not path.exists():
+        # owner-only from the start: the WAL and shared-memory files SQLite adds take
+        # the database file's mode
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
     db = sqlite3.connect(path, check_same_thread=False, timeout=30)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute(SCHEMA)
@@ -58,8 +63,10 @@ class ExchangeCache:
     """Thread-safe SQLite store; WAL mode so concurrent runs can share one file."""
 
     def __init__(self, path: Path):
+        from tczoo.safewrite import private_dir
+
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         self._lock = threading.Lock()
         self._db = _connect(self.path)
 

@@ -220,14 +220,18 @@ def parse_json(text: str) -> Any:
             return value
         except json.JSONDecodeError as exc:
             last_error = str(exc)
+        except RecursionError:  # a hostile answer nested thousands deep: no test in it
+            raise ParseError("bad_json", "nested too deeply") from None
         try:
             return ast.literal_eval(span.strip())
-        except (ValueError, SyntaxError):
+        except (ValueError, SyntaxError, RecursionError, MemoryError):
             pass
         try:
             return _close_truncated(cleaned)
         except (ParseError, json.JSONDecodeError) as exc:
             last_error = str(exc)
+        except RecursionError:
+            raise ParseError("bad_json", "nested too deeply") from None
     raise ParseError("bad_json", last_error[:200])
 
 

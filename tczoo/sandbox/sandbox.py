@@ -53,8 +53,9 @@ def wire_limits(limits: Limits, cgroups: bool) -> dict:
 
 
 def default_cache_dir() -> Path:
-    base = os.environ.get("TCZOO_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "tczoo")
-    return Path(base) / "compile"
+    from tczoo.paths import cache_dir  # created owner-only if missing
+
+    return cache_dir() / "compile"
 
 
 class IsolationUnavailable(RuntimeError):

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tczoo.errors import UserError
 from tczoo.safetext import printable
 
 MAX_CHARS = 100_000  # per text field in the site's data; the page shows less until expanded
@@ -95,6 +96,15 @@ def _runner(name: str) -> Any:
         return None
 
 
+def _run_json(path: Path, cap: int) -> Any:
+    """A JSON file of a run directory: a regular file (not a link, FIFO or device), at
+    most ``cap`` bytes, valid JSON; else a one-line ``UserError``."""
+    from tczoo.untrusted import read_file
+    from tczoo.userfiles import loads
+
+    return loads(read_file(path, cap=cap, follow=False), path)
+
+
 class RunData:
     """Everything one run directory holds, read once."""
 
@@ -111,7 +121,11 @@ class RunData:
         except Exception as exc:  # e.g. scores of a runner not installed here: show the rest
             self.tables = []
             self.table_error = f"the report's tables could not be made: {type(exc).__name__}: {exc}"
-        self.config = json.loads((self.root / "config.json").read_text())
+        self.config = _run_json(self.root / "config.json", 16 << 20)
+        if not isinstance(self.config, dict):
+            from tczoo.store import RunStoreError
+
+            raise RunStoreError(f"{self.root / 'config.json'}: not a tczoo run configuration (not an object)")
         self.generations = store.generations()
         self.scores = store.scores()
         self.exchanges = store.exchanges()
@@ -237,11 +251,11 @@ class RunData:
         out: dict[str, Any] = {"tczoo_version": self.config.get("tczoo_version", ""),
                                "model": self.config.get("model", ""), "llm": self.config.get("llm", {})}
         for extra in sorted(self.root.glob("*.json")):
-            if extra.name == "config.json" or extra.stat().st_size > 1_000_000:
+            if extra.name == "config.json":
                 continue
             try:
-                out[extra.stem] = json.loads(extra.read_text())
-            except (json.JSONDecodeError, UnicodeDecodeError, OSError):
+                out[extra.stem] = _run_json(extra, 1_000_000)
+            except UserError:
                 out[extra.stem] = f"(unreadable: {extra.name})"
         if isinstance(self.config.get("provenance"), dict):
             out.update(self.config["provenance"])

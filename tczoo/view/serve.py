@@ -5,14 +5,37 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
+import stat
 import sys
 from pathlib import Path
 from typing import Callable
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
+    """Serves regular files that resolve inside the site, and nothing else: no folder
+    listings, no link that leads out of it, no FIFO or device (404 for all of them)."""
+
     def log_message(self, format: str, *args) -> None:  # one line per request is noise here
         pass
+
+    def translate_path(self, path: str) -> str:
+        site = os.path.realpath(self.directory)
+        candidate = super().translate_path(path)
+        if os.path.isdir(candidate):
+            candidate = os.path.join(candidate, "index.html")
+        real = os.path.realpath(candidate)
+        try:
+            inside = os.path.commonpath([site, real]) == site
+            regular = stat.S_ISREG(os.stat(real).st_mode)
+        except (OSError, ValueError):
+            inside = regular = False
+        # a path that cannot exist (below the marker file): http.server answers 404
+        return real if inside and regular else os.path.join(site, ".tczoo-view", "not-served")
+
+    def list_directory(self, path):  # noqa: ANN001 - http.server's signature
+        self.send_error(404, "File not found")
+        return None
 
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "no-cache")

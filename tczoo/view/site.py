@@ -16,13 +16,13 @@ control characters escaped), so no text in it can end the call early.
 from __future__ import annotations
 
 import json
-import shutil
 import time
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable
 
 from tczoo.errors import UserError
+from tczoo.safewrite import UnsafeFile, replace_dir
 from tczoo.view.data import MAX_CHARS, RunData
 
 MARKER = ".tczoo-view"  # a folder holding this file is a site tczoo may rebuild in place
@@ -31,20 +31,6 @@ ASSETS = ("index.html", "app.js", "style.css")
 
 class SiteError(UserError, ValueError):
     pass
-
-
-def _prepare(out: Path) -> None:
-    """Make ``out`` an empty site folder; refuse to clear a folder tczoo did not make."""
-    if out.exists() and not out.is_dir():
-        raise SiteError(f"--out {out} is a file, not a folder")
-    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
-        raise SiteError(f"--out {out} is a non-empty folder that is not a tczoo view site; "
-                        "give a new or empty folder")
-    for sub in ("data", "plots", "assets"):
-        if (out / sub).exists():
-            shutil.rmtree(out / sub)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / MARKER).write_text("made by tczoo view; rebuilt in place by the next tczoo view --out here\n")
 
 
 def _script(call: str, *args: Any) -> str:
@@ -57,13 +43,25 @@ def build(run_dirs: list[Path], out: Path, *, max_chars: int = MAX_CHARS,
     """Write the site for ``run_dirs`` into ``out``; returns what was written (counts, seconds)."""
     started = time.perf_counter()
     runs = [RunData(d, max_chars=max_chars) for d in run_dirs]
-    _prepare(out)
-    (out / "assets").mkdir()
-    (out / "data").mkdir()
-    (out / "plots").mkdir()
+    try:
+        # Built in a fresh folder beside `out` and renamed into place: nothing is ever
+        # written through a link or into a folder tczoo did not make (RUN/view may come
+        # with the run directory).
+        return replace_dir(out, lambda site: _fill(site, out, runs, max_chars, progress, started), marker=MARKER,
+                           what="a tczoo view site")
+    except UnsafeFile as exc:
+        raise SiteError(f"--out {exc}") from None
+
+
+def _fill(site: Path, out: Path, runs: list[RunData], max_chars: int,
+          progress: Callable[[int, int], None] | None, started: float) -> dict[str, Any]:
+    out_root = site
+    (out_root / "assets").mkdir()
+    (out_root / "data").mkdir()
+    (out_root / "plots").mkdir()
     package = resources.files("tczoo.view") / "assets"
     for name in ASSETS:
-        target = out / name if name == "index.html" else out / "assets" / name
+        target = out_root / name if name == "index.html" else out_root / "assets" / name
         target.write_bytes((package / name).read_bytes())
 
     problems: list[str] = []
@@ -82,9 +80,9 @@ def build(run_dirs: list[Path], out: Path, *, max_chars: int = MAX_CHARS,
     done = 0
     for ri, run in enumerate(runs):
         summary = run.summary()
-        summary["plots"] = draw_plots(run.tables, out / "plots", f"r{ri}")
+        summary["plots"] = draw_plots(run.tables, out_root / "plots", f"r{ri}")
         summaries.append(summary)
-        (out / "data" / f"r{ri}").mkdir()
+        (out_root / "data" / f"r{ri}").mkdir()
         position: dict[str, int] = {}
         for unit in run.all_units():
             line = run.unit_line(unit)
@@ -99,14 +97,14 @@ def build(run_dirs: list[Path], out: Path, *, max_chars: int = MAX_CHARS,
         for pid, units in by_problem.items():
             name = f"r{ri}/p{where[pid]}"
             chunk = safe({"problem": pid, "run": ri, "units": [run.unit_detail(u) for u in units]}, max_chars)
-            (out / "data" / f"{name}.js").write_text(_script("chunk", name, chunk))
+            (out_root / "data" / f"{name}.js").write_text(_script("chunk", name, chunk))
             done += 1
             if progress:
                 progress(done, total)
     # several runs: one figure over all of them, so they can be compared on one axis
-    combined = draw_plots([t for r in runs for t in r.tables], out / "plots", "all") if len(runs) > 1 else []
+    combined = draw_plots([t for r in runs for t in r.tables], out_root / "plots", "all") if len(runs) > 1 else []
     index = {"generated": time.strftime("%Y-%m-%d %H:%M:%S"), "runs": summaries,
              "problems": [safe(p, 500) for p in problems], "units": lines, "plots": combined}
-    (out / "data" / "index.js").write_text(_script("index", index))
+    (out_root / "data" / "index.js").write_text(_script("index", index))
     return {"site": str(out), "index": str(out / "index.html"), "runs": len(runs), "problems": len(problems),
             "units": len(lines), "seconds": round(time.perf_counter() - started, 2)}

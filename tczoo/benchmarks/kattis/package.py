@@ -20,23 +20,31 @@ What is read, and from where (legacy format; the 2023-07/2025-09 names in bracke
 Nothing here runs a program: :func:`read_package` only reads files. A package the
 zoo cannot judge (interactive, scoring, no secret test ...) is a :class:`Skipped`
 with a one-line reason.
+
+A package is untrusted data (docs/security.md): every file is read through a
+``tczoo.untrusted.Tree`` rooted at the folder the user named (a package or a contest),
+so a link that leaves it, a FIFO, a device or a file over its cap is never read (a test
+is skipped, a package whose ``problem.yaml``/statement/``.timelimit`` is refused is
+skipped with the reason); ``problem.yaml`` goes through ``tczoo.yamlsafe`` (no
+aliases) and every limit it states is range-checked (``TIME_LIMIT_RANGE_S`` ...).
 """
 
 from __future__ import annotations
 
 import configparser
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from tczoo.benchmarks.kattis import programs
 from tczoo.benchmarks.kattis.latex import latex_to_text
 from tczoo.errors import UserError
 from tczoo.sandbox.compare import kattis_comparator
 from tczoo.schema import GoldenTest, Language, Problem, Program, Sample, Validator, WrongProgram
+from tczoo.untrusted import OverBudget, Refused, Tree, brief
+from tczoo.yamlsafe import YAMLRefused, load_yaml
 
 SCHEMA = "kattis"
 DEFAULT_MEMORY_MB = 2048  # the format's "typical system default"
@@ -44,7 +52,15 @@ DEFAULT_TIME_MULTIPLIER = 5.0  # legacy limits.time_multiplier
 DEFAULT_SAFETY_MARGIN = 2.0  # legacy limits.time_safety_margin
 DEFAULT_VALIDATION_TIME_S = 60
 DEFAULT_VALIDATION_MEMORY_MB = 1024
-MAX_TEST_BYTES = 256 << 20  # a test file larger than this is skipped, not read
+# What a package may state, checked when it is read (one bad value skips the package).
+TIME_LIMIT_RANGE_S = (0.0, 3600.0)  # above 0, at most an hour
+MEMORY_RANGE_MB = (1, 65536)  # 1 MiB to 64 GiB
+MULTIPLIER_RANGE = (0.0, 20.0)  # time multipliers and safety margins: above 0, at most 20
+MAX_YAML_BYTES = 1 << 20  # problem.yaml
+MAX_SMALL_BYTES = 64 << 10  # .timelimit, domjudge-problem.ini
+MAX_STATEMENT_BYTES = 8 << 20
+# A test file over the per-file cap (tczoo.untrusted: TCZOO_READ_FILE_MB, 256 MiB by
+# default) is skipped, not read; so is a package over TCZOO_READ_TREE_MB in all.
 STATEMENT_LANGUAGES = ("en",)  # preferred statement languages, in order
 IMAGE_ENDINGS = ("", ".png", ".jpg", ".jpeg", ".pdf", ".svg", ".tex", ".eps")
 
@@ -92,40 +108,52 @@ class Scan:
 # --------------------------------------------------------------------------- discovery
 
 
-def is_package(path: Path) -> bool:
-    return path.is_dir() and (path / "problem.yaml").is_file()
+def is_package(path: Path, tree: Tree | None = None) -> bool:
+    """A folder with something named ``problem.yaml`` (a link out of the tree or a FIFO
+    there makes a package that is skipped with the reason, not a folder passed over)."""
+    tree = tree or Tree(path)
+    return tree.is_dir(path) and tree.kind(path / "problem.yaml") != "missing"
 
 
-def find_packages(root: Path) -> list[Path]:
-    """Every package at or below ``root`` (a package's own folders are not searched)."""
-    if is_package(root):
-        return [root]
+def find_packages(root: Path, tree: Tree | None = None) -> list[Path]:
+    """Every package at or below ``root`` (a package's own folders are not searched).
+    Links are followed only inside ``root``, a folder is never entered twice on one
+    path (link loops), and the search stops at the tree's depth and entry caps."""
+    tree = tree or Tree(root)
     found: list[Path] = []
-    try:
-        children = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
-    except OSError:
-        return found
-    for child in children:
-        found.extend(find_packages(child))
+
+    def visit(folder: Path, ancestors: tuple[str, ...]) -> None:
+        if is_package(folder, tree):
+            found.append(folder)
+            return
+        if len(ancestors) > tree.limits.depth:
+            return
+        for entry in tree.entries(folder):
+            if entry.kind == "dir" and not entry.name.startswith(".") and not tree.loops(entry, ancestors):
+                visit(entry.path, (*ancestors, entry.real))
+
+    visit(Path(root), (tree.real(root),))
     return found
 
 
 # --------------------------------------------------------------------------- problem.yaml
 
 
-def read_yaml(pdir: Path) -> dict[str, Any]:
+def read_yaml(pdir: Path, tree: Tree) -> dict[str, Any]:
     path = pdir / "problem.yaml"
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PackageError(f"problem.yaml: cannot read it ({exc})") from None
+        raw = tree.read_bytes(path, MAX_YAML_BYTES)
+    except OverBudget:
+        raise
+    except Refused as exc:
+        raise PackageError(f"problem.yaml: {exc}") from None
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise PackageError(f"problem.yaml is not valid YAML{where}: {what}") from None
+        data = load_yaml(raw, max_bytes=MAX_YAML_BYTES)
+    except YAMLRefused as exc:
+        where = f" at line {exc.line}" if exc.line else ""
+        if exc.reason.startswith("not valid YAML: "):
+            raise PackageError(f"problem.yaml is not valid YAML{where}: {exc.reason[16:]}") from None
+        raise PackageError(f"problem.yaml{where}: {exc.reason}") from None
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -133,16 +161,28 @@ def read_yaml(pdir: Path) -> dict[str, Any]:
     return data
 
 
-def _number(value: Any, key: str, *, positive: bool = True) -> float:
+def _number(value: Any, key: str, *, positive: bool = True, bounds: tuple[float, float] | None = None) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise PackageError(f"problem.yaml: {key} must be a number, not {value!r}")
+        raise PackageError(f"problem.yaml: {key} must be a number, not {brief(value, 40)}")
     try:
         number = float(value)
-    except ValueError:
-        raise PackageError(f"problem.yaml: {key} must be a number, not {value!r}") from None
+    except (ValueError, OverflowError):
+        raise PackageError(f"problem.yaml: {key} must be a number, not {brief(value, 40)}") from None
+    if not math.isfinite(number):
+        raise PackageError(f"problem.yaml: {key} must be a finite number, not {brief(value, 40)}")
     if positive and not number > 0:
-        raise PackageError(f"problem.yaml: {key} must be positive, not {value!r}")
+        raise PackageError(f"problem.yaml: {key} must be positive, not {brief(value, 40)}")
+    if bounds is not None and not bounds[0] <= number <= bounds[1]:
+        raise PackageError(f"problem.yaml: {key} must be at most {bounds[1]:g}, not {brief(value, 40)}")
     return number
+
+
+def _seconds(seconds: float, where: str, raw: Any) -> float:
+    low, high = TIME_LIMIT_RANGE_S
+    if not (math.isfinite(seconds) and low < seconds <= high):
+        raise PackageError(f"{where}: the time limit must be above {low:g} and at most {high:g} seconds, "
+                           f"not {brief(raw, 40)}")
+    return seconds
 
 
 def _name(data: dict, statement_title: str, pdir: Path) -> str:
@@ -160,35 +200,55 @@ def _name(data: dict, statement_title: str, pdir: Path) -> str:
 # --------------------------------------------------------------------------- limits
 
 
-def stated_time_limit(pdir: Path, limits: dict) -> tuple[float, str] | None:
+def _small_file(pdir: Path, name: str, tree: Tree) -> str | None:
+    """The text of a small optional file of the package, None when it is absent; a
+    link out, a FIFO or an oversized file in its place makes the package malformed."""
+    path = pdir / name
+    kind = tree.kind(path)
+    if kind == "missing":
+        return None
+    if kind != "file":
+        raise PackageError(tree.why_not(path, kind))
+    try:
+        return tree.read_text(path, MAX_SMALL_BYTES)
+    except OverBudget:
+        raise
+    except Refused as exc:
+        raise PackageError(str(exc)) from None
+
+
+def stated_time_limit(pdir: Path, limits: dict, tree: Tree | None = None) -> tuple[float, str] | None:
     """(seconds, where it was stated), or None when the package states no time limit."""
-    dotfile = pdir / ".timelimit"
-    if dotfile.is_file():
-        text = dotfile.read_text(errors="replace").strip()
+    tree = tree or Tree(pdir)
+    text = _small_file(pdir, ".timelimit", tree)
+    if text is not None:
+        text = text.strip()
         try:
             seconds = float(text.split()[0]) if text else float("nan")
-        except ValueError:
+        except (ValueError, OverflowError):
             seconds = float("nan")
         if not seconds > 0:
             raise PackageError(f".timelimit must hold a positive number of seconds, not {text[:40]!r}")
-        return seconds, ".timelimit"
-    ini = pdir / "domjudge-problem.ini"
-    if ini.is_file():
+        return _seconds(seconds, ".timelimit", text[:40]), ".timelimit"
+    ini = _small_file(pdir, "domjudge-problem.ini", tree)
+    if ini is not None:
         parser = configparser.ConfigParser()
         try:
-            parser.read_string("[problem]\n" + ini.read_text(errors="replace"))
+            parser.read_string("[problem]\n" + ini)
             raw = parser.get("problem", "timelimit", fallback=None)
         except configparser.Error:
             raw = None
         if raw is not None:
             try:
                 seconds = float(raw.strip().strip("'\""))
-            except ValueError:
-                raise PackageError(f"domjudge-problem.ini: timelimit {raw!r} is not a number") from None
+            except (ValueError, OverflowError):
+                raise PackageError(f"domjudge-problem.ini: timelimit {brief(raw, 40)} is not a number") from None
             if seconds > 0:
-                return seconds, "domjudge-problem.ini"
+                return _seconds(seconds, "domjudge-problem.ini", raw), "domjudge-problem.ini"
     if limits.get("time_limit") is not None:
-        return _number(limits["time_limit"], "limits.time_limit"), "problem.yaml limits.time_limit"
+        seconds = _number(limits["time_limit"], "limits.time_limit")
+        return _seconds(seconds, "problem.yaml: limits.time_limit", limits["time_limit"]), \
+            "problem.yaml limits.time_limit"
     return None
 
 
@@ -196,51 +256,65 @@ def time_multipliers(limits: dict) -> tuple[float, float]:
     """(multiplier from the slowest accepted run to the limit, safety margin) — legacy
     ``time_multiplier``/``time_safety_margin`` or 2023-07 ``time_multipliers``."""
     multipliers = limits.get("time_multipliers")
+    bounds = MULTIPLIER_RANGE
     if isinstance(multipliers, dict):
-        ac = _number(multipliers.get("ac_to_time_limit", 2.0), "limits.time_multipliers.ac_to_time_limit")
-        tle = _number(multipliers.get("time_limit_to_tle", 1.5), "limits.time_multipliers.time_limit_to_tle")
+        ac = _number(multipliers.get("ac_to_time_limit", 2.0), "limits.time_multipliers.ac_to_time_limit",
+                     bounds=bounds)
+        tle = _number(multipliers.get("time_limit_to_tle", 1.5), "limits.time_multipliers.time_limit_to_tle",
+                      bounds=bounds)
         return ac, tle
-    ac = _number(limits.get("time_multiplier", DEFAULT_TIME_MULTIPLIER), "limits.time_multiplier")
-    margin = _number(limits.get("time_safety_margin", DEFAULT_SAFETY_MARGIN), "limits.time_safety_margin")
+    ac = _number(limits.get("time_multiplier", DEFAULT_TIME_MULTIPLIER), "limits.time_multiplier", bounds=bounds)
+    margin = _number(limits.get("time_safety_margin", DEFAULT_SAFETY_MARGIN), "limits.time_safety_margin",
+                     bounds=bounds)
     return ac, margin
 
 
 # --------------------------------------------------------------------------- statement
 
 
-def _statement_file(pdir: Path) -> Path | None:
+def _statement_file(pdir: Path, tree: Tree) -> Path | None:
     for folder in ("problem_statement", "statement"):
         d = pdir / folder
-        if not d.is_dir():
+        if not tree.is_dir(d):
             continue
+        names = {e.name: e for e in tree.entries(d)}
         for lang in STATEMENT_LANGUAGES:
             for ext in (".tex", ".md"):
-                if (d / f"problem.{lang}{ext}").is_file():
+                if f"problem.{lang}{ext}" in names:
                     return d / f"problem.{lang}{ext}"
         for ext in (".tex", ".md"):
-            if (d / f"problem{ext}").is_file():
+            if f"problem{ext}" in names:
                 return d / f"problem{ext}"
-        others = sorted(d.glob("problem.*.tex")) + sorted(d.glob("problem.*.md"))
+        others = sorted(n for n in names if re.fullmatch(r"problem\.[^/]+\.tex", n)) + \
+            sorted(n for n in names if re.fullmatch(r"problem\.[^/]+\.md", n))
         if others:
-            return others[0]
+            return d / others[0]
     return None
 
 
-def read_statement(pdir: Path) -> tuple[str, str, dict]:
+def read_statement(pdir: Path, tree: Tree | None = None) -> tuple[str, str, dict]:
     """(title from the statement, text, meta) of the package's statement."""
-    path = _statement_file(pdir)
+    tree = tree or Tree(pdir)
+    path = _statement_file(pdir, tree)
     if path is None:
         raise PackageError("no problem statement (problem_statement/problem.<lang>.tex or .md)")
-    source = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        source = tree.read_text(path, MAX_STATEMENT_BYTES)
+    except OverBudget:
+        raise
+    except Refused as exc:
+        raise PackageError(f"statement: {exc}") from None
     meta: dict[str, Any] = {"file": str(path.relative_to(pdir))}
     if path.suffix == ".md":
         m = re.match(r"\s*#\s+(.+)\n", source)
         return (m.group(1).strip() if m else ""), source.strip() + "\n", meta
 
+    folder = tree.real(path.parent)
+
     def find_image(name: str) -> str | None:
         for ext in IMAGE_ENDINGS:
             candidate = path.parent / f"{name}{ext}"
-            if candidate.is_file() and path.parent.resolve() in candidate.resolve().parents:
+            if tree.is_file(candidate) and tree.real(candidate).startswith(folder.rstrip("/") + "/"):
                 return candidate.name
         return None
 
@@ -262,51 +336,64 @@ class TestData:
     skipped: list[str] = field(default_factory=list)
 
 
-def _read_text(path: Path) -> str | None:
-    try:
-        if path.stat().st_size > MAX_TEST_BYTES:
-            return None
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
-        return None
-
-
-def read_group(group: Path, label: str, data: TestData | None = None) -> TestData:
+def read_group(group: Path, label: str, data: TestData | None = None, tree: Tree | None = None,
+               ancestors: tuple[str, ...] = ()) -> TestData:
     """Test cases of a group and its subgroups: entries (a case's base name, a
-    subgroup's name) in lexicographic order, as the format orders them."""
+    subgroup's name) in lexicographic order, as the format orders them. A subgroup
+    that is a link back to a folder above it (a loop) is not entered."""
     data = data or TestData()
-    if not group.is_dir():
+    tree = tree or Tree(group)
+    if not tree.is_dir(group):
+        return data
+    # a link to the group itself or to any folder above it (up to the tree's root) is a loop
+    ancestors = (*ancestors, tree.real(group)) if ancestors else tree.chain(group)
+    if len(ancestors) > tree.limits.depth:
+        data.skipped.append(f"{label}: deeper than {tree.limits.depth} folders: not read")
         return data
     data.groups.append(label)
-    cases, subgroups = set(), set()
-    for p in group.iterdir():
-        if p.name.startswith("."):
+    cases, subgroups = set(), {}
+    for entry in tree.entries(group):
+        if entry.name.startswith("."):
             continue
-        if p.is_dir():
-            subgroups.add(p.name)
-        elif p.suffix in (".in", ".ans"):
-            cases.add(p.stem)
-    for key in sorted(cases | subgroups):
+        if entry.kind == "dir":
+            subgroups[entry.name] = entry
+        elif entry.path.suffix in (".in", ".ans"):
+            cases.add(entry.path.stem)
+        elif entry.kind in ("outside", "loop"):  # a group linked out of the package, or in circles
+            data.skipped.append(f"{label}/{entry.name}: {tree.why_not(entry.path, entry.kind)}")
+    for key in sorted(cases | set(subgroups)):
         if key in cases:
-            _read_case(group, key, f"{label}/{key}", data)
+            _read_case(group, key, f"{label}/{key}", data, tree)
         if key in subgroups:
-            read_group(group / key, f"{label}/{key}", data)
+            if tree.loops(subgroups[key], ancestors):
+                data.skipped.append(f"{label}/{key}: a link back to a folder above it (a loop): not read")
+            else:
+                read_group(group / key, f"{label}/{key}", data, tree, ancestors)
     return data
 
 
-def _read_case(group: Path, key: str, name: str, data: TestData) -> None:
+def _read_case(group: Path, key: str, name: str, data: TestData, tree: Tree) -> None:
     inp, ans = group / f"{key}.in", group / f"{key}.ans"
-    if not inp.is_file():
+    kinds = tree.kind(inp), tree.kind(ans)
+    if kinds[0] == "missing" and kinds[1] != "missing":
         data.skipped.append(f"{name}: an .ans without its .in")
         return
-    if not ans.is_file():
+    if kinds[1] == "missing":
         data.skipped.append(f"{name}: no .ans file")
         return
-    text_in, text_ans = _read_text(inp), _read_text(ans)
-    if text_in is None or text_ans is None:
-        data.skipped.append(f"{name}: unreadable or over {MAX_TEST_BYTES >> 20} MiB")
-        return
-    data.cases.append((name, text_in, text_ans))
+    texts = []
+    for path, kind in zip((inp, ans), kinds):
+        if kind != "file":
+            data.skipped.append(f"{name}: {tree.why_not(path, kind)}")
+            return
+        try:
+            texts.append(tree.read_bytes(path).decode("utf-8", errors="replace"))
+        except OverBudget:
+            raise
+        except Refused as exc:
+            data.skipped.append(f"{name}: {exc}")
+            return
+    data.cases.append((name, texts[0], texts[1]))
 
 
 # --------------------------------------------------------------------------- submissions
@@ -333,19 +420,20 @@ def expected_from_marker(code: str) -> tuple[str, ...] | None:
     return tuple(verdicts) or None
 
 
-def read_submissions(pdir: Path) -> Submissions:
+def read_submissions(pdir: Path, tree: Tree | None = None) -> Submissions:
     subs = Submissions()
+    tree = tree or Tree(pdir)
     root = pdir / "submissions"
-    if not root.is_dir():
-        return subs
-    for folder in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        entries = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
+    folders = [e.path for e in tree.entries(root) if e.kind == "dir" and not e.name.startswith(".")]
+    for folder in folders:
+        entries = [e for e in tree.entries(folder) if not e.name.startswith(".")]
         subs.folders[folder.name] = len(entries)
-        for entry in entries:
+        for item in entries:
+            entry = item.path
             rel = f"{folder.name}/{entry.name}"
-            if entry.is_file() and programs._ending(entry) in programs.HEADER_ENDINGS:
+            if item.kind == "file" and programs._ending(entry) in programs.HEADER_ENDINGS:
                 continue  # a header beside single-file submissions, included by them
-            program = programs.read_program(entry, rel)
+            program = programs.read_program(entry, rel, tree)
             if isinstance(program, programs.Unreadable):
                 subs.skipped.append({"path": rel, "reason": program.reason})
                 if program.language:
@@ -375,20 +463,22 @@ def read_submissions(pdir: Path) -> Submissions:
 # --------------------------------------------------------------------------- validators
 
 
-def _validator_programs(folder: Path) -> tuple[list[tuple[str, Program]], list[dict]]:
+def _validator_programs(folder: Path, tree: Tree) -> tuple[list[tuple[str, Program]], list[dict]]:
     found, skipped = [], []
-    if not folder.is_dir():
-        return found, skipped
-    entries = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
-    for entry in entries:
-        if entry.is_file() and programs._ending(entry) in programs.HEADER_ENDINGS:
+    for item in tree.entries(folder):
+        entry = item.path
+        if item.name.startswith("."):
             continue
-        if entry.suffix == ".ctd":
-            program = _checktestdata(entry)
+        if item.kind == "file" and programs._ending(entry) in programs.HEADER_ENDINGS:
+            continue
+        if item.kind not in ("file", "dir"):
+            program = programs.Unreadable(tree.why_not(entry, item.kind))
+        elif entry.suffix == ".ctd":
+            program = _checktestdata(entry, tree)
         elif entry.suffix == ".viva":
             program = programs.Unreadable("VIVA validators are not supported")
         else:
-            program = programs.read_program(entry, f"{folder.name}/{entry.name}")
+            program = programs.read_program(entry, f"{folder.name}/{entry.name}", tree)
         if isinstance(program, programs.Unreadable):
             skipped.append({"path": f"{folder.name}/{entry.name}", "reason": program.reason})
         else:
@@ -396,7 +486,7 @@ def _validator_programs(folder: Path) -> tuple[list[tuple[str, Program]], list[d
     return found, skipped
 
 
-def _checktestdata(path: Path) -> Program | programs.Unreadable:
+def _checktestdata(path: Path, tree: Tree) -> Program | programs.Unreadable:
     """A checktestdata script as a standalone Python program (checktestdata's own
     converter), so that it runs jailed in the sandbox like any validator."""
     try:
@@ -407,7 +497,12 @@ def _checktestdata(path: Path) -> Program | programs.Unreadable:
     import sys
 
     try:
-        source = path.read_bytes()
+        source = tree.read_bytes(path, programs.MAX_SOURCE_BYTES)
+    except OverBudget:
+        raise
+    except Refused as exc:
+        return programs.Unreadable(str(exc))
+    try:
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old, 20_000))
         try:
@@ -425,12 +520,11 @@ def _checktestdata(path: Path) -> Program | programs.Unreadable:
 
 
 def _validator_limits(limits: dict) -> dict:
-    return {
-        "time_limit_ms": int(_number(limits.get("validation_time", DEFAULT_VALIDATION_TIME_S),
-                                     "limits.validation_time") * 1000),
-        "memory_limit_mb": int(_number(limits.get("validation_memory", DEFAULT_VALIDATION_MEMORY_MB),
-                                       "limits.validation_memory")),
-    }
+    seconds = _number(limits.get("validation_time", DEFAULT_VALIDATION_TIME_S), "limits.validation_time",
+                      bounds=(0.0, TIME_LIMIT_RANGE_S[1]))
+    memory = _number(limits.get("validation_memory", DEFAULT_VALIDATION_MEMORY_MB), "limits.validation_memory",
+                     bounds=(MEMORY_RANGE_MB[0], MEMORY_RANGE_MB[1]))
+    return {"time_limit_ms": max(1, int(seconds * 1000)), "memory_limit_mb": max(1, int(memory))}
 
 
 # --------------------------------------------------------------------------- the package
@@ -447,30 +541,36 @@ def _validation(data: dict) -> tuple[str, list[str]]:
     if validation is None:
         return "default", []
     if not isinstance(validation, str) or not validation.split():
-        raise PackageError(f"problem.yaml: validation must be 'default' or 'custom ...', not {validation!r}")
+        raise PackageError(f"problem.yaml: validation must be 'default' or 'custom ...', not {brief(validation, 40)}")
     words = validation.split()
     if words[0] not in ("default", "custom"):
-        raise PackageError(f"problem.yaml: validation must begin with default or custom, not {words[0]!r}")
+        raise PackageError(f"problem.yaml: validation must begin with default or custom, not {brief(words[0], 40)}")
     return words[0], words[1:]
 
 
-def read_package(pdir: Path, root: Path) -> Problem | Skipped:
-    """The package as a Problem, or Skipped with the reason it is not loaded."""
+def read_package(pdir: Path, root: Path, tree: Tree | None = None) -> Problem | Skipped:
+    """The package as a Problem, or Skipped with the reason it is not loaded (one bad
+    package never stops the others)."""
     label = str(pdir.relative_to(root)) if pdir != root else pdir.name
+    tree = tree.fresh(label) if tree is not None else Tree(root, label=label)
     try:
-        return _read(pdir, root)
+        return _read(pdir, root, tree)
     except _Skip as skip:
         return Skipped(label, str(skip))
-    except PackageError as exc:
+    except OverBudget as exc:
+        return Skipped(label, f"too large: {exc}")
+    except (PackageError, Refused) as exc:
         return Skipped(label, f"malformed package: {exc}")
+    except RecursionError:
+        return Skipped(label, "malformed package: nested too deeply to read")
 
 
 class _Skip(Exception):
     pass
 
 
-def _read(pdir: Path, root: Path) -> Problem:
-    data = read_yaml(pdir)
+def _read(pdir: Path, root: Path, tree: Tree) -> Problem:
+    data = read_yaml(pdir, tree)
     mode, extra = _validation(data)
     if "interactive" in extra:
         raise _Skip("interactive problem (validation: custom interactive): the zoo judges "
@@ -482,18 +582,26 @@ def _read(pdir: Path, root: Path) -> Problem:
             raise _Skip(f"{unsupported} problem: not a stdin/stdout problem the zoo can judge")
     limits = data.get("limits") or {}
     if not isinstance(limits, dict):
-        raise PackageError(f"problem.yaml: limits must be a mapping, not {limits!r}")
+        raise PackageError(f"problem.yaml: limits must be a mapping, not {brief(limits, 40)}")
     flags = data.get("validator_flags") or ""
     if not isinstance(flags, str):
-        raise PackageError(f"problem.yaml: validator_flags must be a string, not {flags!r}")
+        raise PackageError(f"problem.yaml: validator_flags must be a string, not {brief(flags, 40)}")
 
-    statement_title, statement, statement_meta = read_statement(pdir)
-    sample = read_group(pdir / "data" / "sample", "sample")
-    secret = read_group(pdir / "data" / "secret", "secret")
+    # The limits are checked before anything large is read: a bad value skips the package.
+    stated = stated_time_limit(pdir, limits, tree)
+    ac_multiplier, margin = time_multipliers(limits)
+    memory = limits.get("memory")
+    memory_mb = int(_number(memory, "limits.memory", bounds=MEMORY_RANGE_MB)) if memory is not None \
+        else DEFAULT_MEMORY_MB
+    validator_limits = _validator_limits(limits)
+
+    statement_title, statement, statement_meta = read_statement(pdir, tree)
+    sample = read_group(pdir / "data" / "sample", "sample", tree=tree)
+    secret = read_group(pdir / "data" / "secret", "secret", tree=tree)
     if not secret.cases:
         raise _Skip("no secret test case with both .in and .ans"
                     + (f" ({'; '.join(secret.skipped[:3])})" if secret.skipped else ""))
-    subs = read_submissions(pdir)
+    subs = read_submissions(pdir, tree)
     if not subs.accepted:
         raise _Skip("no accepted submission in a language the sandbox runs"
                     + (f" (skipped: {'; '.join(s['path'] + ': ' + s['reason'] for s in subs.skipped[:3])})"
@@ -503,30 +611,25 @@ def _read(pdir: Path, root: Path) -> Problem:
     validator_skips: list[dict] = []
     if mode == "custom":
         folder = pdir / "output_validators"
-        if not folder.is_dir():
+        if not tree.is_dir(folder):
             folder = pdir / "output_validator"
-        found, validator_skips = _validator_programs(folder)
+        found, validator_skips = _validator_programs(folder, tree)
         if len(found) != 1:
             detail = "; ".join(f"{s['path']}: {s['reason']}" for s in validator_skips)
             raise _Skip(f"validation: custom needs one output validator the sandbox can run, found "
                         f"{len(found)}" + (f" ({detail})" if detail else ""))
-        output_validator = Validator(program=found[0][1], args=flags.split(), **_validator_limits(limits))
+        output_validator = Validator(program=found[0][1], args=flags.split(), **validator_limits)
     else:
         try:
             checker = kattis_comparator(flags)
         except ValueError as exc:
-            raise PackageError(f"problem.yaml: validator_flags {flags!r}: {exc}") from None
+            raise PackageError(f"problem.yaml: validator_flags {brief(flags, 60)}: {exc}") from None
 
-    input_found, input_skips = _validator_programs(pdir / "input_validators")
+    input_found, input_skips = _validator_programs(pdir / "input_validators", tree)
     if not input_found:
-        legacy, more = _validator_programs(pdir / "input_format_validators")
+        legacy, more = _validator_programs(pdir / "input_format_validators", tree)
         input_found, input_skips = legacy, input_skips + more
-    input_validators = [Validator(program=p, **_validator_limits(limits)) for _, p in input_found]
-
-    stated = stated_time_limit(pdir, limits)
-    ac_multiplier, margin = time_multipliers(limits)
-    memory = limits.get("memory")
-    memory_mb = int(_number(memory, "limits.memory")) if memory is not None else DEFAULT_MEMORY_MB
+    input_validators = [Validator(program=p, **validator_limits) for _, p in input_found]
     limits_meta = {
         "time_limit_source": stated[1] if stated else "not stated: time_multiplier x slowest accepted run",
         "time_multiplier": ac_multiplier,
@@ -588,10 +691,11 @@ def _read(pdir: Path, root: Path) -> Problem:
 def scan(path: Path) -> Scan:
     """Read every package at or below ``path``: problems and skipped packages, with reasons."""
     result = Scan()
-    packages = find_packages(path)
+    tree = Tree(path)  # links may lead anywhere inside PATH (a contest's shared files), never out of it
+    packages = find_packages(path, tree)
     ids: dict[str, Path] = {}
     for pdir in packages:
-        item = read_package(pdir, path)
+        item = read_package(pdir, path, tree)
         if isinstance(item, Problem):
             if item.id in ids:  # two contests' packages of one name: qualify both by path
                 item.id = str(pdir.relative_to(path)).replace("/", "-")

@@ -6,6 +6,9 @@ C, C++, Java and Python 3, and everything else is skipped with its language name
 A C/C++ directory program has one compilation unit plus its own headers: the local
 ``#include "x.h"`` lines are replaced by the header text (once per header, as
 ``#pragma once``/include guards would), so the sandbox compiles one source file.
+
+Every file is read through the package's ``tczoo.untrusted.Tree``: inside the package,
+regular files only, ``MAX_SOURCE_BYTES`` each.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tczoo.schema import Language, Program
+from tczoo.untrusted import OverBudget, Refused, Tree
 
 MAX_SOURCE_BYTES = 4 << 20  # a submission larger than this is not read
 
@@ -65,19 +69,17 @@ def language_of(path: Path) -> tuple[str, Language | None] | None:
     return ENDINGS.get(_ending(path))
 
 
-def _read(path: Path) -> str | Unreadable:
+def _read(path: Path, tree: Tree) -> str | Unreadable:
     try:
-        size = path.stat().st_size
-    except OSError as exc:
-        return Unreadable(f"cannot read {path.name}: {exc.strerror}")
-    if size > MAX_SOURCE_BYTES:
-        return Unreadable(f"{path.name} is {size} bytes (over {MAX_SOURCE_BYTES})")
+        data = tree.read_bytes(path, MAX_SOURCE_BYTES)
+    except OverBudget:
+        raise
+    except Refused as exc:
+        return Unreadable(str(exc))
     try:
-        return path.read_bytes().decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
-        return path.read_bytes().decode("latin-1")
-    except OSError as exc:
-        return Unreadable(f"cannot read {path.name}: {exc.strerror}")
+        return data.decode("latin-1")
 
 
 PYTHON2_ONLY = {"raw_input", "xrange", "unichr", "basestring", "unicode", "long", "execfile", "cmp",
@@ -113,40 +115,46 @@ def python2_evidence(code: str) -> str:
     return f"it calls {', '.join(used)}" if used else ""
 
 
-def inline_local_headers(code: str, directory: Path, seen: set[Path] | None = None, depth: int = 0) -> str:
+def inline_local_headers(code: str, directory: Path, tree: Tree, seen: set[str] | None = None,
+                         depth: int = 0) -> str:
     """Replace ``#include "x"`` of files in ``directory`` by their text, each file once."""
     seen = set() if seen is None else seen
     if depth > 16:
         return code
+    home = tree.real(directory)
 
     def replace(m: re.Match) -> str:
-        target = (directory / m.group(1)).resolve()
-        if not target.is_file() or directory.resolve() not in target.parents:
+        candidate = directory / m.group(1)
+        target = tree.real(candidate)
+        if not tree.is_file(candidate) or not target.startswith(home.rstrip("/") + "/"):
             return m.group(0)  # a system header, or outside the program: the compiler's business
         if target in seen:
             return f"/* {m.group(1)} already included */"
         seen.add(target)
-        text = _read(target)
+        text = _read(candidate, tree)
         if isinstance(text, Unreadable):
             return m.group(0)
         text = re.sub(r"^[ \t]*#[ \t]*pragma[ \t]+once[^\n]*$", "", text, flags=re.M)
-        body = inline_local_headers(text, target.parent, seen, depth + 1)
+        body = inline_local_headers(text, candidate.parent, tree, seen, depth + 1)
         return f'#line 1 "{m.group(1)}"\n{body}\n#line {code.count(chr(10), 0, m.start()) + 2} "main"'
 
     return _LOCAL_INCLUDE.sub(replace, code)
 
 
-def read_program(path: Path, name: str) -> Program | Unreadable:
+def read_program(path: Path, name: str, tree: Tree) -> Program | Unreadable:
     """One file or one directory program as a :class:`Program` named ``name``."""
-    if path.is_dir():
-        return _read_directory(path, name)
+    kind = tree.kind(path)
+    if kind == "dir":
+        return _read_directory(path, name, tree)
+    if kind != "file":
+        return Unreadable(tree.why_not(path, kind))
     known = language_of(path)
     if known is None:
         return Unreadable(f"unknown language (file ending {path.suffix or 'none'!r})")
     lang_name, language = known
     if language is None:
         return Unreadable(f"{lang_name} is not a language the sandbox runs", lang_name)
-    code = _read(path)
+    code = _read(path, tree)
     if isinstance(code, Unreadable):
         return code
     if language is Language.PYTHON and _ending(path) == ".py":
@@ -154,14 +162,14 @@ def read_program(path: Path, name: str) -> Program | Unreadable:
         if why:
             return Unreadable(f"Python 2 ({why}) is not a language the sandbox runs", "Python 2")
     if language in (Language.C, Language.CPP):
-        code = inline_local_headers(code, path.parent)
+        code = inline_local_headers(code, path.parent, tree)
     return Program(code=code, language=language, name=name, flags=FLAGS.get(language),
                    meta={"language": lang_name})
 
 
-def _read_directory(path: Path, name: str) -> Program | Unreadable:
-    files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
-    if (path / "build").exists() or (path / "run").exists():
+def _read_directory(path: Path, name: str, tree: Tree) -> Program | Unreadable:
+    files, _ = tree.walk_files(path)
+    if tree.kind(path / "build") != "missing" or tree.kind(path / "run") != "missing":
         return Unreadable("a program with its own build/run scripts is not run by tczoo")
     sources = [p for p in files if language_of(p) is not None]
     if not sources:
@@ -175,5 +183,5 @@ def _read_directory(path: Path, name: str) -> Program | Unreadable:
     if len(sources) > 1:
         return Unreadable(f"{len(sources)} {lang_name} source files: one compilation unit is supported",
                           lang_name)
-    program = read_program(sources[0], name)
+    program = read_program(sources[0], name, tree)
     return program

@@ -114,10 +114,9 @@ def gguf_sha256(path: Path) -> str:
             while chunk := fh.read(8 << 20):
                 digest.update(chunk)
         known[stamp] = digest.hexdigest()
-        memo.parent.mkdir(parents=True, exist_ok=True)
-        tmp = memo.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(known))
-        os.replace(tmp, memo)
+        from tczoo.paths import write_atomic
+
+        write_atomic(memo, json.dumps(known), mode=0o600)
     return known[stamp]
 
 
