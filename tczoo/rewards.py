@@ -143,7 +143,10 @@ class RewardReference(BaseModel):
 
 
 def problem_digest(problem: Problem) -> str:
-    return hashlib.sha256(problem.model_dump_json().encode("utf-8", "surrogatepass")).hexdigest()
+    """What a reward depends on of a problem: everything but ``meta``, where loaders note
+    things like the folder a package was loaded from (a worker may hold it elsewhere)."""
+    body = problem.model_dump_json(exclude={"meta"})
+    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 # --------------------------------------------------------------------------- kinds
@@ -315,17 +318,26 @@ class _Budgeted:
         self._check()
         return self._inner.run(*args, **kwargs)
 
+    # The sandbox's own compositions of runs, so that their runs go through the checks above.
     def call_many(self, calls: Iterable[Any]) -> list[Any]:
-        return type(self._inner).call_many(self, calls)  # type: ignore[arg-type]
+        from tczoo.sandbox import Sandbox
+
+        return Sandbox.call_many(self, calls)  # type: ignore[arg-type]
 
     def call_python(self, *args: Any, **kwargs: Any) -> Any:
-        return type(self._inner).call_python(self, *args, **kwargs)  # type: ignore[arg-type]
+        from tczoo.sandbox import Sandbox
+
+        return Sandbox.call_python(self, *args, **kwargs)  # type: ignore[arg-type]
 
     def judge(self, *args: Any, **kwargs: Any) -> Any:
-        return type(self._inner).judge(self, *args, **kwargs)  # type: ignore[arg-type]
+        from tczoo.sandbox import Sandbox
+
+        return Sandbox.judge(self, *args, **kwargs)  # type: ignore[arg-type]
 
     def validate_output(self, *args: Any, **kwargs: Any) -> Any:
-        return type(self._inner).validate_output(self, *args, **kwargs)  # type: ignore[arg-type]
+        from tczoo.sandbox import Sandbox
+
+        return Sandbox.validate_output(self, *args, **kwargs)  # type: ignore[arg-type]
 
     async def acall_many(self, calls: Iterable[Any]) -> list[Any]:
         calls = list(calls)
@@ -529,7 +541,7 @@ class RewardScorer:
             if key not in self._problems:
                 try:
                     loaded = load_benchmark(spec, [problem_id], sandbox=self.sandbox)
-                except UserError as exc:
+                except (UserError, OSError) as exc:  # a missing package folder is a FileNotFoundError
                     raise RewardConfigError(f"cannot load problem {problem_id!r} of {spec!r} on this machine: {exc}"
                                             + ("" if spec != benchmark else
                                                " (a package must be at the same path on every reward worker, "
