@@ -137,9 +137,9 @@ class RewardReference(BaseModel):
         return json.dumps(self.model_dump(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
     def task_key(self) -> str:
-        """What identifies the task (everything but the prompt and the kind)."""
-        return json.dumps([self.benchmark, self.problem, self.method, self.runner, self.task, self.samples,
-                           self.seed, self.params], sort_keys=True)
+        """What identifies the task and its reward (everything but the prompt)."""
+        return json.dumps([self.benchmark, self.problem, self.problem_sha, self.method, self.runner, self.task,
+                           self.samples, self.seed, self.params, self.kind, self.kind_params], sort_keys=True)
 
 
 def problem_digest(problem: Problem) -> str:
@@ -391,7 +391,7 @@ class RewardScorer:
         self.max_tests = int(max_tests)
         self.concurrency = concurrency or 2 * max(1, int(getattr(self.sandbox, "workers", 1)))
         self.benchmarks = dict(benchmarks or {})
-        self._problems: dict[tuple[str, str], Problem] = {}
+        self._problems: dict[tuple[str, str | None], dict[str, Problem]] = {}
         self._entries: dict[str, _Entry] = {}
         self._locks: dict[Any, threading.Lock] = {}
         self._guard = threading.Lock()
@@ -532,25 +532,28 @@ class RewardScorer:
             return self._locks.setdefault(key, threading.Lock())
 
     def problem(self, benchmark: str, problem_id: str) -> Problem:
-        """One problem of a benchmark, loaded once per process."""
-        from tczoo.benchmarks import load_benchmark
+        """One problem of a benchmark. Bundled problems and Kattis packages load one by
+        one; any other benchmark is read whole once per process (its loader reads the
+        whole file anyway) and kept, as ``tczoo run`` keeps it."""
+        from tczoo.benchmarks import BUNDLED, load_benchmark
 
         spec = self.benchmarks.get(benchmark, benchmark)
-        key = (spec, problem_id)
+        one_by_one = spec in BUNDLED or spec.strip().lower().startswith("kattis:")
+        key = (spec, problem_id if one_by_one else None)
         with self._lock(("problem",) + key):
             if key not in self._problems:
                 try:
-                    loaded = load_benchmark(spec, [problem_id], sandbox=self.sandbox)
+                    loaded = load_benchmark(spec, [problem_id] if one_by_one else None, sandbox=self.sandbox)
                 except (UserError, OSError) as exc:  # a missing package folder is a FileNotFoundError
                     raise RewardConfigError(f"cannot load problem {problem_id!r} of {spec!r} on this machine: {exc}"
                                             + ("" if spec != benchmark else
                                                " (a package must be at the same path on every reward worker, "
                                                "or mapped with benchmarks={spec: local spec})")) from None
-                match = [p for p in loaded if p.id == problem_id]
-                if not match:
-                    raise RewardConfigError(f"benchmark {spec!r} has no problem {problem_id!r}")
-                self._problems[key] = match[0]
-            return self._problems[key]
+                self._problems[key] = {p.id: p for p in loaded}
+            found = self._problems[key].get(problem_id)
+        if found is None:
+            raise RewardConfigError(f"benchmark {spec!r} has no problem {problem_id!r}")
+        return found
 
     def _entry(self, ref: RewardReference) -> _Entry:
         key = ref.task_key()

@@ -267,9 +267,13 @@ def test_a_kattis_package_exports_and_a_worker_without_it_says_so(tmp_path, sand
     [item] = collect(spec, "crux", sandbox=sandbox).items
     hacks = json.dumps([{"input": "7 1\n", "output": "8\n"}])  # both wrong codes fail it
     wrong = json.dumps([{"input": "7 1\n", "output": "9\n"}])  # a correct code fails it
+    # an empty expected output, on which asserts.py crashes: the crash is not rewarded
+    crash = json.dumps([{"input": "7 1\n", "output": ""}])
     with RewardScorer(sandbox=sandbox) as s:
         assert s.score(item.reference, hacks).score == pytest.approx(1.0)
         assert s.score(item.reference, wrong).score == pytest.approx(-1.0)
+        got = s.score(item.reference, crash)
+        assert got.score == pytest.approx(-1.0) and got.parts["validity"] == 0.0
     (tmp_path / "contest").rename(tmp_path / "elsewhere")
     with RewardScorer(sandbox=sandbox) as s:
         with pytest.raises(RewardConfigError, match="cannot load problem .* on this machine"):
