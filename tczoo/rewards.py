@@ -37,8 +37,9 @@ problem STAB's filter excludes). ``reason`` says which. A completion the method 
 use (no test, a crashing generator, a method crash on it) is not "no reward": it gets
 the kind's floor (``Kind.floor``), the lowest reward, so a crash is never rewarded.
 
-**Bounds.** Each sample has a wall-clock budget (``time_budget_s``, default 120 s) checked
-between sandbox runs (a sample overruns it by at most one run's own wall guard) and a
+**Bounds.** Each sample has a wall-clock budget (``time_budget_s``, default 120 s, counted
+once its task is ready) checked before every sandbox run and between a batch's results
+(a sample overruns it by at most the runs in flight, each under its own limits) and a
 cap on the tests scored (``max_tests``, default 100; methods already honour their
 runner's budget, so the cap only cuts an answer that ignores it, and ``parts["capped"]``
 says so). Programs run in the sandbox under their usual limits; hostile completions are
@@ -60,6 +61,7 @@ import logging
 import threading
 import time
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
@@ -397,6 +399,10 @@ class RewardScorer:
         self._guard = threading.Lock()
         self._prompts = None
         self._loop = asyncio.new_event_loop()
+        # sandbox batches and generation wait in threads: enough for every sample admitted
+        self._loop.set_default_executor(ThreadPoolExecutor(max_workers=2 * self.concurrency + 4,
+                                                           thread_name_prefix="tczoo-rewards"))
+        self._gate = asyncio.Semaphore(self.concurrency)  # shared by every caller's batch
         self._thread = threading.Thread(target=self._loop.run_forever, name="tczoo-rewards", daemon=True)
         self._thread.start()
         self._closed = False
@@ -417,10 +423,9 @@ class RewardScorer:
         if len(references) != len(completions):
             raise RewardConfigError(f"{len(references)} references for {len(completions)} completions")
         refs = [RewardReference.parse(r) for r in references]
-        gate = asyncio.Semaphore(self.concurrency)
 
         async def one(ref: RewardReference, text: str) -> Reward:
-            async with gate:
+            async with self._gate:
                 try:
                     return await self._one(ref, text)
                 except (RewardConfigError, UserError):
@@ -463,6 +468,8 @@ class RewardScorer:
         if not isinstance(completion, str):
             raise RewardConfigError(f"a completion must be text, not {type(completion).__name__}")
         entry = await asyncio.to_thread(self._entry, ref)
+        # the budget starts now: a task's one-time set-up (another sample may be doing it) is not the sample's
+        deadline = time.monotonic() + self.time_budget_s
         base = {"kind": kind.name, "problem": ref.problem, "task": ref.task, "method": ref.method}
 
         def done(score: float | None, reason: str = "", **parts: Any) -> Reward:
@@ -470,7 +477,7 @@ class RewardScorer:
 
         if entry.undefined:
             return done(None, f"undefined: {entry.undefined}")
-        box = _Budgeted(self.sandbox, started + self.time_budget_s)
+        box = _Budgeted(self.sandbox, deadline)
         backend = OneAnswerBackend(completion, ref.prompt_sha)
         settings = LLMSettings(retries=0, cache=False, max_consecutive_errors=0, max_connections=1 << 16)
         client = LLMClient(COMPLETION_MODEL, settings, backend=backend)
