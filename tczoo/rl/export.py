@@ -121,7 +121,14 @@ def collect(benchmark: str, method: str, *, runner: str | None = None, kind: str
             params: dict[str, Any] | None = None, problems: list[str] | None = None, seed: int = 0,
             samples: int = 1, check: bool = True, sandbox: Any = None,
             progress: Callable[[int, int], None] | None = None) -> Export:
-    """Every task's prompt and reference (see the module docstring)."""
+    """Every task's prompt and reference (see the module docstring); ``sandbox``: the
+    caller's (else one is opened for the call)."""
+    if sandbox is None:
+        from tczoo.sandbox import Sandbox
+
+        with Sandbox() as own:
+            return collect(benchmark, method, runner=runner, kind=kind, params=params, problems=problems, seed=seed,
+                           samples=samples, check=check, sandbox=own, progress=progress)
     import asyncio
 
     from tczoo.benchmarks import load_benchmark
@@ -205,6 +212,11 @@ def rows(export: Export, fmt: str) -> list[dict[str, Any]]:
     return out
 
 
+def _check_out(out_dir: Path) -> None:
+    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
+        raise UserError(f"--out {out_dir}: exists and is not an empty folder")
+
+
 def write(export: Export, fmt: str, out_dir: Path, *, manifest: dict[str, Any]) -> dict[str, Any]:
     """Write ``train.parquet`` and ``manifest.json`` into ``out_dir`` (made fresh:
     an existing non-empty folder is refused)."""
@@ -218,8 +230,7 @@ def write(export: Export, fmt: str, out_dir: Path, *, manifest: dict[str, Any]) 
         raise UserError("nothing to export: every task was left out ("
                         + "; ".join(f"{s['problem']}: {s['reason']}" for s in export.skipped[:3]) + ")")
     out_dir = Path(out_dir)
-    if out_dir.exists() and (not out_dir.is_dir() or any(out_dir.iterdir())):
-        raise UserError(f"--out {out_dir}: exists and is not an empty folder")
+    _check_out(out_dir)
     tmp = out_dir.with_name(f".{out_dir.name}.tmp")
     if tmp.exists():
         import shutil
@@ -246,17 +257,9 @@ def export(benchmark: str, method: str, *, fmt: str, out: Path, runner: str | No
 
     if fmt not in FORMATS:
         raise UserError(f"--format {fmt!r}: expected one of {', '.join(FORMATS)}")
-    own = sandbox is None
-    if own:
-        from tczoo.sandbox import Sandbox
-
-        sandbox = Sandbox()
-    try:
-        data = collect(benchmark, method, runner=runner, kind=kind, params=params, problems=problems, seed=seed,
-                       samples=samples, check=check, sandbox=sandbox, progress=progress)
-    finally:
-        if own:
-            sandbox.close()
+    _check_out(Path(out))  # before the work, not after it
+    data = collect(benchmark, method, runner=runner, kind=kind, params=params, problems=problems, seed=seed,
+                   samples=samples, check=check, sandbox=sandbox, progress=progress)
     first = data.items[0].reference if data.items else None
     runner = runner or get_method(method).runner
     manifest = {"tczoo_version": __version__, "benchmark": benchmark, "method": method, "runner": runner,
