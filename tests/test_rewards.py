@@ -306,3 +306,11 @@ def test_every_kind_names_its_runner():
     assert {k.runner for k in KINDS.values()} == {"bugfind", "hackrate", "efficiency", "verdict"}
     with pytest.raises(RewardConfigError, match="no reward kind"):
         kind_for_runner("bestofn")
+
+
+def test_the_test_cap_cuts_an_answer_that_ignores_the_budget_and_says_so(sandbox):
+    [item] = collect("zoo-mini", "crux", problems=["zm04"], sandbox=sandbox).items
+    answer = json.dumps([{"input": f"1 {n}\n1\n", "output": "1\n"} for n in range(1, 4)])
+    with RewardScorer(sandbox=sandbox, max_tests=2) as capped:
+        got = capped.score(item.reference, answer)
+    assert got.parts["capped"] == 3 and got.parts["metrics"]["n_tests"] == 2

@@ -179,3 +179,18 @@ def test_verl_no_reward_raises_by_default_and_is_nan_when_asked(tmp_path, sandbo
     out = adapter.compute_score(row["data_source"], ANSWERS["true_bug"], row["reward_model"]["ground_truth"],
                                 row["extra_info"], time_budget_s=1e-6, no_reward="nan")
     assert math.isnan(out["score"]) and out["tczoo_ok"] == 0.0
+
+
+def test_trl_gets_none_where_tczoo_has_no_reward(tmp_path, sandbox):
+    import pyarrow.parquet as pq
+
+    from tczoo.rl.trl import reward_function
+
+    row = pq.read_table(_export(tmp_path, "trl", sandbox)).to_pylist()[0]
+    logged: dict = {}
+    fn = reward_function(time_budget_s=1e-6)  # no sample can meet it
+    got = fn(prompts=[row["prompt"]] * 2, completions=[[{"role": "assistant", "content": ANSWERS["true_bug"]}]] * 2,
+             tczoo=[row["tczoo"]] * 2, log_metric=lambda k, v: logged.setdefault(k, v),
+             log_extra=lambda k, v: logged.setdefault(k, v))
+    assert got == [None, None]
+    assert logged["tczoo/no_reward"] == 1.0 and all(r.startswith("time_budget") for r in logged["tczoo_reason"])
