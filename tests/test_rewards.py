@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from harness_fixtures import BUGGY, SAMPLE, SEPARATING, fenced, harness, script
+from harness_fixtures import BUGGY, SEPARATING, fenced, harness, script
 from tczoo.execution import Outcome
 from tczoo.llm import LLMSettings
 from tczoo.llm.backends import prompt_digest
