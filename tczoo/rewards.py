@@ -443,6 +443,8 @@ class RewardScorer:
         self._closed = True
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=5)
+        if not self._thread.is_alive():
+            self._loop.close()  # and its thread pool
         self._cluster.close()
 
     def __enter__(self) -> "RewardScorer":
