@@ -27,6 +27,7 @@ class Crux(Method):
     produces = OracleKind.EXPECTED_OUTPUT
     runner = "hackrate"
     Params = CruxParams
+    single_turn = {"max_rounds": 1}  # no top-up call for a short answer
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
         suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)

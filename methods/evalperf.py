@@ -70,6 +70,7 @@ class EvalPerf(Method):
     produces = OracleKind.INPUTS_ONLY
     runner = "efficiency"
     Params = EvalPerfParams
+    single_turn = {"generators": 1, "repairs": 0}  # one perf_input_gen, no repair call
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
         suite = ctx.new_suite(task, OracleKind.INPUTS_ONLY)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install tczoo and everything it uses into ./.venv (system packages via apt when root).
 #
-#   bash scripts/install.sh            # everything: local model, KNN embedder, HF datasets, Ray, tests
+#   bash scripts/install.sh            # everything: local model, KNN embedder, HF datasets, Ray, RL trainers, tests
 #   TCZOO_EXTRAS=dev bash scripts/install.sh   # lean: no local model, no torch
 #
 # llama-cpp-python builds from source (7-11 minutes). A native build crashes (SIGSEGV in
@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-EXTRAS="${TCZOO_EXTRAS:-local,embed,hf,dist,serve,dev}"
+EXTRAS="${TCZOO_EXTRAS:-local,embed,hf,dist,serve,rl,dev}"
 VENV="${TCZOO_VENV:-.venv}"
 PYTHON="${PYTHON:-python3}"
 
@@ -35,8 +35,9 @@ fi
 PIP="$VENV/bin/python -m pip"
 $PIP install -q --upgrade pip setuptools wheel
 
-if [[ "$EXTRAS" == *embed* ]]; then
+if [[ "$EXTRAS" == *embed* || "$EXTRAS" == *rl* ]]; then
     # torch 2.13.0 is the CPU build available here; a bare "torch" would pull GBs of CUDA.
+    # (The rl extra's trl and verl need torch and pull no second one once this is in.)
     $PIP install -q "torch==2.13.0"
 fi
 export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF}"

@@ -12,7 +12,9 @@ A method is a class with a ``generate(task, ctx) -> TestSuite`` coroutine. It de
                 defaults;
 - ``first_k``   how many of its tests a bug-finding runner evaluates per response by
                 default (HarnessLLM Appendix B.1: 1 for input-output tests, 5 for
-                harnesses); None: all of them.
+                harnesses); None: all of them;
+- ``single_turn`` the params under which it asks the model once per task (an RL
+                reward scores one completion); None: it always asks more than once.
 
 The runner builds the ``Task`` from the setting, so a method cannot see more than its
 paper allows. A method runs programs only through ``ctx`` (the sandbox and the
@@ -70,6 +72,10 @@ class Method(ABC):
     runner: ClassVar[str] = "hackrate"
     Params: ClassVar[type[MethodParams]] = MethodParams
     first_k: ClassVar[int | None] = None
+    # The params under which ``generate`` asks the model exactly once per task, whatever
+    # the answer, so one completion is the method's whole answer (RL rewards:
+    # ``tczoo.rewards``, ``tczoo rl export``); None: no setting of the method does.
+    single_turn: ClassVar[dict[str, Any] | None] = None
 
     def __init__(self, **params: Any):
         self.params = self.Params(**params)

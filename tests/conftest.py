@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
+import sys
+import types
+from pathlib import Path
+
 import pytest
+
+# ``tests`` is this folder (a namespace package: test modules also import their helpers
+# by bare name). A regular package of that name elsewhere on sys.path wins over a
+# namespace package wherever it stands, and verl's wheel (the rl extra) installs one
+# into site-packages: ``from tests.fake_openai import ...`` must find ours.
+_here = str(Path(__file__).resolve().parent)
+if _here not in list(getattr(sys.modules.get("tests"), "__path__", [])):
+    _tests = types.ModuleType("tests")
+    _tests.__path__ = [_here]  # type: ignore[attr-defined]
+    sys.modules["tests"] = _tests
 
 
 @pytest.fixture(scope="session")

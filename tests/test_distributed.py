@@ -510,3 +510,20 @@ def test_a_cluster_started_by_ray_start_with_token_authentication(model, tmp_pat
                 break
             time.sleep(wait)
         shutil.rmtree(temp, ignore_errors=True)
+
+
+def test_rewards_on_ray_are_the_local_pools(ray_cluster, sandbox):
+    """RL rewards (tczoo.rewards) with their runs fanned out over the cluster's nodes."""
+    from tczoo.rewards import RewardScorer
+    from tczoo.rl.export import collect
+
+    [item] = collect("zoo-mini", "io", problems=["zm01"], sandbox=sandbox,
+                     params={"runner:bugfind": {"wrong": ["greedy_by_deadline"]}}).items
+    answers = ["```json\n" + json.dumps([{"input_str": tests["input"], "expected_output": tests["output"]}]) + "\n```"
+               for tests in ZM01_TESTS[:3]] + ["no tests"]
+    refs = [item.reference] * len(answers)
+    with RewardScorer(sandbox=sandbox) as local:
+        want = [r.score for r in local.score_many(refs, answers)]
+    with RewardScorer(execution=ExecutionOptions(executor="ray")) as remote:
+        got = remote.score_many(refs, answers)
+    assert [r.score for r in got] == want and None not in want

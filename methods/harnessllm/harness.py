@@ -188,6 +188,7 @@ class Harness(Method):
     runner = "bugfind"
     Params = HarnessParams
     first_k: ClassVar[int] = 5
+    single_turn: ClassVar[dict] = {}  # one answer: the harness
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
         suite = ctx.new_suite(task)

@@ -156,6 +156,7 @@ class InputOutput(Method):
     runner = "bugfind"
     Params = InputOutputParams
     first_k: ClassVar[int] = 1
+    single_turn: ClassVar[dict] = {}  # one answer: the JSON tests
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
         suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)

@@ -24,14 +24,8 @@ MAX_TESTS = 20  # the paper caps a response at 20 tests
 
 
 def reward(outcome: Outcome | str, *, format_penalty: float = 0.0) -> float:
-    outcome = Outcome(outcome)
-    if outcome is Outcome.TRUE_BUG:
-        return 1.0
-    if outcome in (Outcome.GOOD_INPUT, Outcome.GOOD_INPUT_INVALID):
-        return 0.1
-    if outcome is Outcome.FORMAT_ERROR:
-        return format_penalty
-    return 0.0
+    """Eq. 1 of an outcome (``Outcome.reward``, the kernel's, which ``tczoo.rewards`` uses too)."""
+    return Outcome(outcome).reward(format_penalty)
 
 
 def response_reward(response: str, problem: Problem, *, sandbox: "Sandbox", method: str = "harness",

@@ -204,6 +204,7 @@ class Stab(Method):
     produces = OracleKind.INPUTS_ONLY  # outputs are not needed for ASR
     runner = "efficiency"
     Params = StabParams
+    single_turn: ClassVar[dict] = {"generation": "batch", "retries": 0}  # one call returns every generator
 
     use_boundary: ClassVar[bool] = True  # M1
     use_scenarios: ClassVar[bool] = True  # M2

@@ -26,6 +26,7 @@ class ZeroShotCoT(Method):
     produces = OracleKind.LLM_JUDGE
     runner = "verdict"
     Params = CoTParams
+    single_turn = {"parse_retries": 0}  # an unreadable verdict is not asked again
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
         suite = ctx.new_suite(task, OracleKind.LLM_JUDGE)

@@ -23,7 +23,7 @@ import sys
 
 import typer
 
-from tczoo.cli import cache, candidates, experiments, installed, judging, runs, view
+from tczoo.cli import cache, candidates, experiments, installed, judging, rl, runs, view
 from tczoo.cli.output import err_console, warn
 from tczoo.errors import RunFailed, UserError
 
@@ -34,7 +34,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _module in (installed, runs, experiments, judging, candidates, cache, view):
+for _module in (installed, runs, experiments, judging, candidates, cache, view, rl):
     _module.register(app)
 _KERNEL_COMMANDS = {c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands}
 _KERNEL_COMMANDS |= {g.name for g in app.registered_groups if g.name}

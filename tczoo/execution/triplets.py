@@ -64,6 +64,18 @@ class Outcome(str, Enum):
         """True bug: g passes every test, f fails one."""
         return self is Outcome.TRUE_BUG
 
+    def reward(self, format_penalty: float = 0.0) -> float:
+        """HarnessLLM's RL reward r(o; f, g), Eq. 1: 1 for a true bug, 0.1 for a good
+        input that did not expose one (valid or not), ``format_penalty`` (the paper's 0;
+        the authors' code uses -1) for an answer without a usable test, else 0."""
+        if self is Outcome.TRUE_BUG:
+            return 1.0
+        if self in (Outcome.GOOD_INPUT, Outcome.GOOD_INPUT_INVALID):
+            return 0.1
+        if self is Outcome.FORMAT_ERROR:
+            return format_penalty
+        return 0.0
+
 
 CRASHES = {Verdict.RE, Verdict.MLE, Verdict.OLE, Verdict.CE}  # g failing to run: the input is invalid
 

@@ -156,6 +156,66 @@ class ReplayBackend(Backend):
         )
 
 
+# --------------------------------------------------------------------------- one answer
+
+
+def prompt_digest(messages: list[dict]) -> str:
+    """A stable fingerprint of a prompt (the messages' roles and contents)."""
+    import hashlib
+
+    body = json.dumps([[m.get("role", ""), m.get("content", "")] for m in messages], ensure_ascii=False)
+    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class OneAnswerBackend(Backend):
+    """Answers the first call with ``text`` and refuses every later one (reason
+    ``not_single_turn``): a method run on a completion an RL trainer sampled elsewhere
+    (``tczoo.rewards``). With ``prompt`` (a ``prompt_digest``), the first call must ask
+    exactly that prompt, else it is refused (reason ``prompt_mismatch``): the
+    completion answered another prompt. ``calls`` counts every call asked."""
+
+    cacheable = False
+
+    def __init__(self, text: str, prompt: str | None = None):
+        self.text = text
+        self.prompt = prompt
+        self.calls = 0
+        self.asked: str | None = None  # digest of the first prompt asked
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"backend": "one-answer"}
+
+    async def answer(self, messages, params, sample):
+        self.calls += 1
+        if self.calls > 1:
+            raise ProviderError("the method asked the model a second time; a completion answers one call",
+                                reason="not_single_turn")
+        self.asked = prompt_digest(messages)
+        if self.prompt is not None and self.asked != self.prompt:
+            raise ProviderError("the method rendered another prompt than the one the completion answered",
+                                reason="prompt_mismatch")
+        return Answer(text=self.text)
+
+
+class PromptCapture(Backend):
+    """Records the prompts a method asks and answers none of them (reason ``captured``):
+    how ``tczoo rl export`` renders a method's prompt through the method itself."""
+
+    cacheable = False
+
+    def __init__(self):
+        self.prompts: list[list[dict]] = []
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        return {"backend": "prompt-capture"}
+
+    async def answer(self, messages, params, sample):
+        self.prompts.append(messages)
+        raise ProviderError("prompt captured, not answered", reason="captured")
+
+
 # --------------------------------------------------------------------------- litellm
 
 

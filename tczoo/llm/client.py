@@ -140,7 +140,7 @@ class Ledger:
 class LLMClient:
     """See the module docstring. ``cache`` replaces the SQLite exchange cache (its
     ``get``/``put`` may return awaitables); ``ledger`` is shared with other clients of
-    the same run."""
+    the same run; ``backend`` answers instead of the one ``model`` names."""
 
     def __init__(
         self,
@@ -150,10 +150,13 @@ class LLMClient:
         on_exchange: Callable[[dict], None] | None = None,
         cache: Any = None,
         ledger: Ledger | None = None,
+        backend: Backend | None = None,
     ):
         self.model = model
         self.settings = settings or LLMSettings()
-        self.backend: Backend = make_backend(
+        # ``backend``: one built by the caller (``tczoo.rewards``' one-answer backend),
+        # instead of the one the model string names
+        self.backend: Backend = backend if backend is not None else make_backend(
             model, api_base=self.settings.api_base, api_key=self.settings.api_key
         )
         self.cache: ExchangeCache | None = None
