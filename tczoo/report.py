@@ -345,6 +345,26 @@ def _failure_table(summary: RunSummary) -> Table | None:
                                                                 "scored units", "example"], rows=rows, notes=notes)
 
 
+def model_label(model: str) -> str:
+    """A model string as a table column shows it: the file name for a model named by a
+    path (``scripted:/long/dir/rules.jsonl`` -> ``scripted:rules.jsonl``,
+    ``local//models/m.gguf`` -> ``local/m.gguf``, ``replay:runs/x/`` -> ``replay:x``);
+    provider models as given. Reports in md, csv and json keep the full string."""
+    text = str(model)
+    for prefix in ("scripted:", "replay:", "local//"):
+        if text.startswith(prefix) and ("/" in text[len(prefix):]):
+            name = Path(text[len(prefix):].rstrip("/")).name
+            return (prefix.rstrip("/") if prefix == "local//" else prefix) + ("/" if prefix == "local//" else "") + name
+    return text
+
+
+def model_labels(models: list[str]) -> list[str]:
+    """``model_label`` of each, except where two would read the same (then the full strings)."""
+    labels = [model_label(m) for m in models]
+    clash = {label for label in labels if labels.count(label) > 1}
+    return [m if label in clash and m != label else label for m, label in zip(models, labels)]
+
+
 def cell(value: Any, decimals: int = 1) -> str:
     """One table cell as text: floats with the table's decimals (one by default), None as empty."""
     if isinstance(value, float):

@@ -72,18 +72,57 @@ def _one_line(text: str) -> str:
     return printable(" ".join(str(text).split()), newlines=False)
 
 
+INTERRUPTED = "interrupted; run the same command again to resume"
+_STOPPED = __import__("threading").Event()  # Ctrl-C was pressed (typer turns it into exit code 130)
+
+
+def _on_sigint(signum, frame) -> None:
+    """Ctrl-C: what breaks while the command stops (a sandbox slot closed under a running
+    batch, a thread losing its pipe) is not news; the one line at the end says it all."""
+    import logging
+
+    logging.disable(logging.CRITICAL)
+    _STOPPED.set()
+    raise KeyboardInterrupt
+
+
+def interrupted() -> None:
+    """One line and exit code 130. Every ``finally`` of the command has run by now (the
+    run directory is closed, its lock released, the sandbox's workers stopped), so the
+    process ends here without waiting for helper threads that are still unwinding --
+    their tracebacks would be the only output otherwise."""
+    import logging
+    import os
+
+    logging.disable(logging.CRITICAL)
+    try:
+        sys.stdout.flush()
+    except Exception:
+        pass
+    sys.stderr.write(INTERRUPTED + "\n")
+    sys.stderr.flush()
+    os._exit(130)
+
+
 def main(argv: list[str] | None = None) -> None:
+    import signal
+    import threading
+
     click_exc, usage_error, click_exit = _click_exceptions()
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_sigint)
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         _register_plugins(argv)
         rc = app(args=argv, prog_name="tczoo", standalone_mode=False)
+        if _STOPPED.is_set():
+            interrupted()
         sys.exit(rc if isinstance(rc, int) else 0)
     except (typer.Exit, click_exit) as exc:
         sys.exit(getattr(exc, "exit_code", 0))
     except (typer.Abort, KeyboardInterrupt):
-        err_console.print("aborted")
-        sys.exit(130)
+        interrupted()
     except UserError as exc:
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         sys.exit(2)
@@ -97,8 +136,18 @@ def main(argv: list[str] | None = None) -> None:
             message = f"{message} (see '{exc.ctx.command_path} --help')"
         print(f"error: {_one_line(message)}", file=sys.stderr)
         sys.exit(2 if isinstance(exc, usage_error) else (exc.exit_code or 1))
-    except (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError) as exc:
-        # A path the user gave that cannot be used (the commands check the common ones
-        # first; this catches the rest without hiding other OSErrors).
-        print(f"error: {_one_line(exc)}", file=sys.stderr)
-        sys.exit(2)
+    except OSError as exc:
+        from tczoo.cli.options import write_error
+
+        line = write_error(exc)
+        if line is not None:
+            # a folder that cannot be written (read-only, permissions, full): which, and the
+            # option that chooses another
+            print(f"error: {_one_line(line)}", file=sys.stderr)
+            sys.exit(1 if "space" in line or "quota" in line else 2)
+        if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)):
+            # A path the user gave that cannot be used (the commands check the common ones
+            # first; this catches the rest without hiding other OSErrors).
+            print(f"error: {_one_line(exc)}", file=sys.stderr)
+            sys.exit(2)
+        raise

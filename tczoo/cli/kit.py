@@ -24,6 +24,7 @@ from tczoo.cli.options import (
     probe_api_base,
     require_file,
     require_run_dir,
+    require_runs,
     run_options,
     split,
 )
@@ -35,5 +36,5 @@ __all__ = [
     "CLIError", "KEYLESS", "PROVIDER_KEYS", "ProgressBar", "RunReporter", "address_option", "check_benchmark",
     "check_model", "console", "dumps", "echo", "emit_json", "err_console", "execution_options", "executor_option",
     "format_option", "parse_json_option", "printable", "probe_api_base", "progress", "require_file",
-    "require_run_dir", "rich_table", "run_options", "split", "warn",
+    "require_run_dir", "require_runs", "rich_table", "run_options", "split", "warn",
 ]

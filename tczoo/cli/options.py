@@ -4,7 +4,7 @@ from these and from ``tczoo.cli.output``, so that all commands look and fail ali
 
 - ``CLIError``: a user's mistake, printed as one line ``error: ...`` with exit code 2;
 - ``format_option``: the one flag for machine output, ``--format/-f``;
-- ``split``, ``require_file``, ``require_run_dir``, ``check_benchmark``,
+- ``split``, ``require_file``, ``require_run_dir``, ``require_runs``, ``check_benchmark``,
   ``parse_json_option``: argument parsing that refuses bad values where they are parsed;
 - ``check_model``: a model string that names nothing, or a provider without its API
   key, is refused before any work starts;
@@ -91,9 +91,89 @@ def require_file(path: Path | None, what: str = "file") -> Path | None:
 
 
 def require_run_dir(path: Path) -> Path:
+    """``path`` must be one run directory (a command that reads exactly one run; most
+    take several and a comparison directory through ``require_runs``)."""
     if not (path / "config.json").is_file():
+        from tczoo.store import is_grid
+
+        if is_grid(path):
+            raise CLIError(f"{path} is a comparison directory; name one of its runs "
+                           f"(e.g. {path}/MODEL/METHOD, listed by tczoo report {path})")
         raise CLIError(f"{path} is not a tczoo run directory (no config.json)")
     return path
+
+
+def require_runs(paths: list[Path] | Path) -> list[Path]:
+    """The run directories a command's arguments name: run directories, comparison
+    directories (``tczoo compare``/``reproduce --out``: every run in them), or several
+    of both (``tczoo.store.run_dirs``); anything else is a one-line usage error."""
+    from tczoo.store import run_dirs
+
+    return run_dirs(paths)
+
+
+# Where the running command writes, and the option that chooses each place (``writable``):
+# a write that fails later (a full disk) is reported naming the option.
+OUTPUTS: list[tuple[Path, str]] = []
+
+WRITE_ERRNOS = {"EROFS": "read-only file system", "EACCES": "permission denied", "EPERM": "permission denied",
+                "ENOSPC": "no space left on the device", "EDQUOT": "disk quota exceeded"}
+
+
+def cannot_write(folder: Path, why: str, hint: str) -> str:
+    return f"cannot write to {folder} ({why}); {hint}"
+
+
+def _hint(option: str | None) -> str:
+    return f"choose another folder with {option}" if option else "give a folder you can write to"
+
+
+def writable(path: Path, what: str = "folder", option: str | None = "--out", *, hint: str | None = None) -> Path:
+    """``path`` is where the command is about to write (a folder; a file's folder is
+    checked for a file): refuse now, in one line naming it and the option that changes
+    it, when it lies on a read-only file system or cannot be written; remember it so
+    that a write failing later (a full disk) names the option too."""
+    target = Path(path)
+    OUTPUTS.append((target, hint or _hint(option)))
+    probe = target
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        if probe == target and what != "file":
+            raise CLIError(f"{option + ' ' if option else ''}{target} exists and is not a folder")
+        probe = probe.parent
+    readonly = False
+    try:
+        readonly = bool(os.statvfs(probe).f_flag & os.ST_RDONLY)
+    except OSError:
+        pass
+    if readonly or not os.access(probe, os.W_OK | os.X_OK):
+        why = WRITE_ERRNOS["EROFS" if readonly else "EACCES"]
+        raise CLIError(cannot_write(probe if probe != target and not target.exists() else target, why,
+                                    hint or _hint(option)))
+    return target
+
+
+def write_error(exc: OSError) -> str | None:
+    """One line for a write that failed for want of a writable or roomy folder (read-only,
+    permission, full disk, quota), naming the folder and the option that chooses it; None
+    for any other error."""
+    import errno
+
+    name = errno.errorcode.get(exc.errno or 0, "")
+    if name not in WRITE_ERRNOS:
+        return None
+    where = Path(exc.filename) if exc.filename else None
+    hint = _hint(None)
+    folder = where.parent if where is not None else None
+    for out, text in reversed(OUTPUTS):
+        if where is not None and (where == out or out in where.parents):
+            hint, folder = text, out
+            break
+    else:
+        if OUTPUTS and where is None:
+            folder, hint = OUTPUTS[-1]
+    return cannot_write(folder if folder is not None else Path("."), WRITE_ERRNOS[name], hint)
 
 
 def check_benchmark(benchmark: str) -> str:

@@ -18,8 +18,9 @@ from tczoo.cli.options import (
     format_option,
     parse_json_option,
     require_file,
-    require_run_dir,
+    require_runs,
     run_options,
+    writable,
     split,
 )
 from tczoo.cli.output import console, echo, emit_json, rich_table, warn
@@ -91,7 +92,8 @@ def run(
 
 
 def score(
-    run_dir: Optional[Path] = typer.Argument(None, help="a run directory to score again (no LLM calls)"),
+    run_dirs: Optional[list[Path]] = typer.Argument(
+        None, metavar="[RUN...]", help="run directories or comparison directories to score again (no LLM calls)"),
     benchmark: Optional[str] = typer.Option(None, "--benchmark", "-b", help="with --tests: the benchmark the tests are for"),
     tests: Optional[Path] = typer.Option(None, "--tests", help='JSONL of {"problem_id", "input", "output"?} from anywhere'),
     scale: Optional[int] = typer.Option(None, "--scale", min=1, help="with --tests: test budget k x rank (TC-Bench scaling)"),
@@ -100,18 +102,23 @@ def score(
     address: Optional[str] = address_option(),
     fmt: str = format_option(*REPORT_FORMATS),
 ) -> None:
-    """Score a run directory again, or score external tests (--benchmark B --tests F) with HackRate."""
+    """Score run directories again (a comparison: every run in it), or score external
+    tests (--benchmark B --tests F) with HackRate."""
     execution = execution_options(executor, address)
-    if run_dir is not None:
-        from tczoo.run import RunOptions, rescore
+    if run_dirs:
+        from tczoo.distributed import open_cluster
+        from tczoo.run import rescore
 
         if benchmark or tests or scale is not None or detail is not None:
             raise CLIError("--benchmark, --tests, --scale and --detail score external tests; "
                            "a run directory is scored with its own configuration")
-        require_run_dir(run_dir)
-        with progress("score") as bar:
-            rescore(run_dir, RunOptions(execution=execution), progress=bar.callback())
-        print_report(run_dir, fmt)
+        dirs = require_runs(run_dirs)
+        with progress("score", unit="units") as bar, open_cluster(execution) as cluster:
+            for i, d in enumerate(dirs, 1):
+                scope = f"run {i}/{len(dirs)} {d}" if len(dirs) > 1 else ""
+                writable(d, "the run directory", None)
+                rescore(d, cluster=cluster, progress=bar.run_callback(scope))
+        report(run_dirs, fmt=fmt, plot=None)
         return
     if not (benchmark and tests):
         raise CLIError("give a run directory, or --benchmark B --tests FILE.jsonl")
@@ -123,24 +130,41 @@ def score(
     if scorer is None:
         raise CLIError("the installed hackrate runner cannot score external tests")
     require_file(tests, "tests file")
-    _check_tests_file(tests)
+    ids = _check_tests_file(tests)
+    check_benchmark(benchmark)
+    from tczoo.benchmarks import match_ids, problem_ids
     from tczoo.distributed import open_cluster
 
-    with open_cluster(execution) as cluster:
+    known = problem_ids(benchmark)
+    if known is not None:
+        match_ids(sorted(ids), known, what=f"benchmark {benchmark!r}", option=f"{tests}: problem_id")
+    with open_cluster(execution) as cluster, progress("score", unit="problems") as bar:
         result = scorer(benchmark=benchmark, tests_path=tests, scale=scale, detail_path=detail,
-                        sandbox=cluster.sandbox)
+                        sandbox=cluster.sandbox, **_progress_kw(scorer, bar))
     if fmt == "json":
         emit_json(result)
     else:
         echo(format_metrics(result))
 
 
-def _check_tests_file(path: Path) -> None:
+def _progress_kw(fn, bar) -> dict:
+    """``progress=`` for a function that takes it (a plugin's may not)."""
+    import inspect
+
+    try:
+        takes = "progress" in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        takes = False
+    return {"progress": bar.update} if takes else {}
+
+
+def _check_tests_file(path: Path) -> set[str]:
     """Every line of an external tests file is a JSON object with problem_id and input
-    (refused here, naming the line, before any scoring starts)."""
+    (refused here, naming the line, before any scoring starts); returns the ids."""
     import json
 
     count = 0
+    ids: set[str] = set()
     with path.open("rb") as fh:
         for n, raw in enumerate(fh, 1):
             if not raw.strip():
@@ -151,9 +175,11 @@ def _check_tests_file(path: Path) -> None:
                 raise CLIError(f"{path}:{n}: not JSON ({exc})") from None
             if not isinstance(rec, dict) or "problem_id" not in rec or not isinstance(rec.get("input"), str):
                 raise CLIError(f'{path}:{n}: need an object with "problem_id" and "input" (a string)')
+            ids.add(str(rec["problem_id"]))
             count += 1
     if not count:
         raise CLIError(f"no test in {path}: give JSONL lines {{\"problem_id\", \"input\", \"output\"?}}")
+    return ids
 
 
 def format_metrics(result: dict) -> str:
@@ -200,19 +226,19 @@ def print_report(run_dir: Path | list[Path], fmt: str, *, after_run: bool = Fals
 
 
 def report(
-    run_dirs: list[Path] = typer.Argument(..., help="run directories, or comparison directories (tczoo compare --out)"),
+    run_dirs: list[Path] = typer.Argument(..., metavar="RUN...",
+                                          help="run directories, or comparison directories (tczoo compare --out)"),
     fmt: str = format_option(*REPORT_FORMATS),
     plot: Optional[Path] = typer.Option(None, "--plot", help="also draw the scaling curves (HR at k x rank) to this PNG"),
 ) -> None:
     """Print the paper-style result tables of one or more runs (a comparison directory:
     its model × method report)."""
-    from tczoo.experiments.grid import is_grid
     from tczoo.report import plot_scaling, run_tables
+    from tczoo.store import is_grid, run_dirs as expand
 
-    grids = [d for d in run_dirs if is_grid(d)]
-    runs = [d for d in run_dirs if not is_grid(d)]
-    for d in runs:
-        require_run_dir(d)
+    expand(run_dirs)  # every path names runs, or nothing is printed
+    grids = [d for d in run_dirs if is_grid(d) and not (d / "config.json").is_file()]
+    runs = [d for d in run_dirs if d not in grids]
     tables = []
     if runs:
         print_report(runs, fmt)

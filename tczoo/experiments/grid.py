@@ -18,9 +18,7 @@ command resumes them.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,8 +31,8 @@ from tczoo.paths import write_atomic
 from tczoo.distributed import Cluster
 from tczoo.run import RunOptions, RunProgress, build_units, check_params
 from tczoo.schema import RunConfig
+from tczoo.store import GRID_FILE, is_grid, model_slug  # noqa: F401  (where a grid lies on disk)
 
-GRID_FILE = "grid.json"
 LOG_FILE = "grid.jsonl"
 SKIPPED_DOWN = "provider_down"  # a cell not started because its model's provider stopped answering
 
@@ -66,13 +64,6 @@ class GridSpec(BaseModel):
 def is_provider(model: str) -> bool:
     """A LiteLLM provider model (the ones ``--api-base`` applies to)."""
     return not model.startswith(("local/", "scripted:", "replay:"))
-
-
-def model_slug(model: str) -> str:
-    """A directory name for a model string: readable, and distinct for distinct strings
-    (``a/b`` and ``a_b`` differ in the hash)."""
-    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("._")[:48] or "model"
-    return f"{readable}-{hashlib.sha256(model.encode()).hexdigest()[:6]}"
 
 
 @dataclass
@@ -145,10 +136,6 @@ def read_spec(out: Path) -> GridSpec | None:
         return GridSpec.model_validate_json(path.read_bytes())
     except ValueError as exc:
         raise GridError(f"{path}: not a tczoo grid ({str(exc).splitlines()[0]})") from None
-
-
-def is_grid(path: Path) -> bool:
-    return (Path(path) / GRID_FILE).is_file()
 
 
 # Fields a grid directory may gain cells along: its cells are independent run directories,
