@@ -302,6 +302,22 @@ def merged_tables(run_dirs: list[Path], runner: str | None = None) -> list[Table
     return tables
 
 
+def merge_tables(parts: list[list[Table]]) -> list[Table]:
+    """Tables made per run (an analysis over each cell of a grid), read as one: tables
+    with the same title become one, the rows of each in turn, every note once."""
+    merged: dict[str, Table] = {}
+    for tables in parts:
+        for table in tables:
+            into = merged.get(table.title)
+            if into is None:
+                merged[table.title] = table
+            else:
+                into.rows += table.rows
+                into.notes += [n for n in table.notes if n not in into.notes]
+                into.columns += [c for c in table.columns if c not in into.columns]
+    return list(merged.values())
+
+
 def _add_health(table: Table, cells: list, runner) -> None:
     if "model" not in table.columns or "method" not in table.columns:
         return

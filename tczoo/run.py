@@ -279,7 +279,6 @@ async def run(
     ``problems``: the benchmark's problems when the caller loaded them already (a grid
     of runs loads them once). ``progress`` is told what the loop is doing."""
     from tczoo import __version__
-    from tczoo.benchmarks import load_benchmark
     from tczoo.provenance import collect
 
     options = options or RunOptions()
@@ -303,8 +302,7 @@ async def run(
     try:
         cluster.check_methods(config.methods)
         if problems is None:
-            report(RunProgress("load", note=f"loading benchmark {config.benchmark}"))
-            problems = load_benchmark(config.benchmark, config.problems, sandbox=sandbox)
+            problems = _load(config, sandbox, report)
         if not problems:
             raise UserError(f"benchmark {config.benchmark!r} has no problems")
         units = build_units(config, problems, sandbox)
@@ -393,13 +391,21 @@ async def _loop(units: list[Unit], store: RunStore, client: LLMClient, generate,
     await asyncio.gather(*(one(u) for u in units))
 
 
+def _load(config: RunConfig, sandbox: "Sandbox", report: ProgressFn) -> list[Problem]:
+    """The run's problems, reporting as they load (zoo-mini builds golden tests the first time)."""
+    from tczoo.benchmarks import load_benchmark
+
+    note = f"loading benchmark {config.benchmark}"
+    report(RunProgress("load", note=note))
+    return load_benchmark(config.benchmark, config.problems, limit=config.limit, sandbox=sandbox,
+                          progress=lambda done, total: report(RunProgress("load", done=done, total=total, note=note)))
+
+
 def rescore(out: Path, options: RunOptions | None = None, *, cluster: Cluster | None = None,
             progress: ProgressFn | None = None) -> list[ScoreRecord]:
     """Score the latest successful generation of every unit again (no LLM calls) and
     replace scores.jsonl. ``cluster``/``options.execution``: where the runs go (as
     ``run``)."""
-    from tczoo.benchmarks import load_benchmark
-
     report = progress or (lambda p: None)
     store = RunStore.open(out, write=True)
     own_cluster = cluster is None
@@ -412,8 +418,7 @@ def rescore(out: Path, options: RunOptions | None = None, *, cluster: Cluster | 
     sandbox = cluster.sandbox
     try:
         config = store.config
-        report(RunProgress("load", note=f"loading benchmark {config.benchmark}"))
-        problems = load_benchmark(config.benchmark, config.problems, sandbox=sandbox)
+        problems = _load(config, sandbox, report)
         units = {u.key: u for u in build_units(config, problems, sandbox)}
         gens = store.generations()
         records = []

@@ -29,22 +29,61 @@ def _describe_hub(source) -> str:
     return f"{text}; {source.note}" if getattr(source, "note", "") else text
 
 
-def load_benchmark(spec: str, problems: list[str] | None = None, *, sandbox=None) -> list[Problem]:
-    """Load ``spec``; ``problems`` keeps only those ids (or id prefixes), in benchmark order."""
+def match_ids(wanted: list[str], known: list[str], *, missing: str, unique: bool = False) -> dict[str, list[str]]:
+    """What each of ``wanted`` names among ``known``: the id itself, else every id it
+    is a prefix of (``zm04`` -> ``zm04-ribbon-pieces``). One that names nothing is an
+    error (``missing`` begins its message) with the closest ids; with ``unique``, so is
+    a prefix that names several. ``--problems`` and the problem ids of ``score --tests``
+    are matched alike, through here."""
+    import difflib
+
+    from tczoo.benchmarks.loaders import BenchmarkLoadError
+
+    found: dict[str, list[str]] = {}
+    lost: list[str] = []
+    for w in dict.fromkeys(wanted):
+        hits = [w] if w in known else [k for k in known if k.startswith(w)]
+        if not hits:
+            lost.append(w)
+        elif unique and len(hits) > 1:
+            raise BenchmarkLoadError(f"{w!r} names {len(hits)} problems ({', '.join(hits[:4])}"
+                                     f"{', ...' if len(hits) > 4 else ''}); give more of the id")
+        found[w] = hits
+    if lost:
+        close = [k for w in lost for k in known if w.split("-")[0] and k.startswith(w.split("-")[0])]
+        close += [c for w in lost for c in difflib.get_close_matches(w, known, n=2, cutoff=0.6)]
+        hint = f"did you mean {' or '.join(dict.fromkeys(close[:3]))}? " if close else ""
+        listed = ", ".join(known[:8]) + (", ..." if len(known) > 8 else "")
+        raise BenchmarkLoadError(f"{missing} {', '.join(map(repr, lost)) if len(lost) > 1 else repr(lost[0])} "
+                                 f"({hint}known: {listed})")
+    return found
+
+
+def problem_ids(spec: str) -> list[str] | None:
+    """The problem ids of ``spec`` when they are known without loading it (the bundled
+    benchmark); None otherwise."""
     if spec in BUNDLED:
         from tczoo.benchmarks import zoo_mini
 
-        return zoo_mini.load(problems, sandbox=sandbox)
+        return zoo_mini.ids()
+    return None
+
+
+def load_benchmark(spec: str, problems: list[str] | None = None, *, limit: int | None = None, sandbox=None,
+                   progress=None) -> list[Problem]:
+    """Load ``spec``; ``problems`` keeps only those ids (or id prefixes), in benchmark
+    order, ``limit`` the first N of them. ``progress(done, total)`` is told as problems
+    load, where the benchmark loads them one by one (zoo-mini builds its golden tests)."""
+    if spec in BUNDLED:
+        from tczoo.benchmarks import zoo_mini
+
+        return zoo_mini.load(problems, sandbox=sandbox, limit=limit, progress=progress)
     from tczoo.benchmarks.loaders import load_benchmark_spec
 
     options = {"sandbox": sandbox, "only": problems} if spec.strip().lower().startswith("kattis:") else {}
     loaded = load_benchmark_spec(spec, **options)
     if problems:
-        unknown = [q for q in problems if not any(p.id == q or p.id.startswith(q) for p in loaded)]
-        if unknown:
-            from tczoo.benchmarks.loaders import BenchmarkLoadError
-
-            known = ", ".join(p.id for p in loaded[:8]) + (", ..." if len(loaded) > 8 else "")
-            raise BenchmarkLoadError(f"benchmark {spec!r} has no problem {unknown[0]!r} (known: {known})")
-        loaded = [p for p in loaded if any(p.id == q or p.id.startswith(q) for q in problems)]
-    return loaded
+        chosen = {k for hits in match_ids(problems, [p.id for p in loaded],
+                                          missing=f"benchmark {spec!r} has no problem").values() for k in hits}
+        loaded = [p for p in loaded if p.id in chosen]
+    return loaded[:limit] if limit is not None else loaded

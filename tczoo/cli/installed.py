@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import typer
 
-from tczoo.cli.options import format_option
+from typing import Optional
+
+from tczoo.cli.options import CLIError, format_option
 from tczoo.cli.output import console, emit_json, rich_table, warn
 
 
@@ -24,16 +26,23 @@ def benchmarks(
     fmt: str = format_option("table", "json"),
     check: str = typer.Option(None, "--check",
                               help="kattis:PATH: judge every submission of the packages on every test"),
-    problems: str = typer.Option(None, "--problems", "-p", help="with --check: only these ids (comma-separated)"),
+    problems: str = typer.Option(None, "--problems", "--problem", "-p",
+                                 help="with --check: only these ids or id prefixes (comma-separated)"),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="with --check: only the first N packages"),
 ) -> None:
     """List the benchmark names --benchmark accepts (plus SCHEMA:PATH for local files)."""
     from tczoo.benchmarks import benchmark_names
 
     if check is not None:
         from tczoo.benchmarks.kattis.cli import check_command
+        from tczoo.cli.progress import progress
 
         ids = [p.strip() for p in problems.split(",") if p.strip()] if problems else None
-        raise typer.Exit(check_command(check, ids, fmt == "json", console))
+        with progress("benchmarks --check", unit="packages") as bar:
+            code = check_command(check, ids, fmt == "json", console, limit=limit, progress=bar)
+        raise typer.Exit(code)
+    if problems or limit is not None:
+        raise CLIError("--problems and --limit go with --check kattis:PATH")
 
     names = benchmark_names()
     if fmt == "json":

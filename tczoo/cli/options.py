@@ -44,7 +44,7 @@ def format_option(*choices: str, default: str = "table", help: str | None = None
             raise typer.BadParameter(f"{value!r} is not one of {', '.join(allowed)}")
         return value
 
-    return typer.Option(default, "--format", "-f", callback=check,
+    return typer.Option(default, "--format", "-f", callback=check, metavar="|".join(allowed),
                         help=help or f"output format: {' | '.join(allowed)}")
 
 

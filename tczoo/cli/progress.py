@@ -130,6 +130,17 @@ class ProgressBar:
             self.description = text
         self._refresh()
 
+    def phase(self, description: str, unit: str = "") -> None:
+        """A new phase with counts of its own (loading N problems, then scoring M units):
+        its own description, unit and ETA clock."""
+        with self._lock:
+            changed = description != self.description or unit != self.unit
+            self.description, self.unit = description, unit
+            if changed:
+                self.done, self.total, self._offset, self.extra = 0, None, 0, ""
+                self.counting_since = None
+        self._refresh()
+
     def next_part(self) -> None:
         """Counts of a new part add to those of the parts before (several runs in turn)."""
         with self._lock:
@@ -214,10 +225,15 @@ class RunReporter(ProgressBar):
     def __call__(self, state: Any) -> None:
         self.state = state
         scope = getattr(state, "scope", "") or ""
-        self.describe(scope or "tczoo run")
         if state.stage == "load":
-            self.note(state.note or "loading")
+            if state.total:  # problems of the benchmark loading one by one
+                self.phase(f"{scope}: {state.note}" if scope else state.note or "loading", "problems")
+                self.update(state.done, state.total)
+            else:
+                self.describe(scope or "tczoo run")
+                self.note(state.note or "loading")
             return
+        self.phase(scope or "tczoo run", "units")
         extra = f", {state.failed} failed, {state.tokens:,} tokens"
         if state.cost:
             extra += f", ${state.cost:.4f}"

@@ -23,7 +23,7 @@ from tczoo.cli.options import (
     writable,
     split,
 )
-from tczoo.cli.output import console, echo, emit_json, rich_table, warn
+from tczoo.cli.output import echo, emit_json, show_tables, warn
 from tczoo.cli.progress import RunReporter, progress
 
 REPORT_FORMATS = ("table", "md", "csv", "json")
@@ -31,13 +31,19 @@ REPORT_FORMATS = ("table", "md", "csv", "json")
 
 @run_options
 def run(
-    method: str = typer.Option(..., "--method", "-m", help="method name(s), comma-separated"),
-    model: str = typer.Option("local/qwen2.5-coder-1.5b", "--model", help="LiteLLM model string, local/..., scripted:PATH or replay:DIR"),
+    method: str = typer.Option(..., "--method", "--methods", "-m", help="method name(s), comma-separated"),
+    model: str = typer.Option("local/qwen2.5-coder-1.5b", "--model", "--models",
+                              help="LiteLLM model string, local/..., scripted:PATH or replay:DIR "
+                                   "(several models: tczoo compare)"),
     benchmark: str = typer.Option("zoo-mini", "--benchmark", "-b", help="zoo-mini, a hub name, or SCHEMA:PATH"),
-    problems: Optional[str] = typer.Option(None, "--problems", "-p", help="problem ids or id prefixes, comma-separated"),
+    problems: Optional[str] = typer.Option(None, "--problems", "--problem", "-p",
+                                           help="problem ids or id prefixes, comma-separated"),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="only the first N problems (of --problems)"),
     samples: int = typer.Option(1, "--samples", "-n", min=1, help="independent generations per task"),
     seed: int = typer.Option(0, "--seed"),
-    out: Path = typer.Option(Path("runs/latest"), "--out", "-o", help="run directory (resumed if it exists)"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o",
+                                       help="run directory, resumed if it holds this experiment (default: "
+                                            "runs/<methods>-<model>-<hash of the experiment>; runs/latest links to it)"),
     runner: Optional[str] = typer.Option(None, "--runner", help="score with this runner instead of each method's own"),
     params: Optional[str] = typer.Option(None, "--params", help='JSON: {"crux": {"max_rounds": 3}, "runner:hackrate": {...}}'),
     fmt: str = format_option(*REPORT_FORMATS, help="format of the report printed at the end"),
@@ -61,24 +67,32 @@ def run(
         raise CLIError("--method names no method")
     if len(set(names)) != len(names):
         raise CLIError(f"--method names a method twice: {method}")
+    if len(split(model) or []) > 1:
+        raise CLIError(f"--model names {len(split(model) or [])} models: a run has one "
+                       "(tczoo compare --models A,B runs every model × method)")
     for n in names:
         get_method(n)
     if runner:
         get_runner(runner)
     check_benchmark(benchmark)
-    if out.exists() and not out.is_dir():
-        raise CLIError(f"--out {out} exists and is not a directory")
     parsed_params = parse_json_option(params, "--params") or {}
     if not isinstance(parsed_params, dict):
         raise CLIError('--params must be a JSON object, e.g. {"crux": {"max_rounds": 3}}')
     config = RunConfig(
-        methods=names, model=model, benchmark=benchmark, problems=split(problems), samples=samples, seed=seed,
-        runner=runner, params=parsed_params, llm=options.recorded(),
+        methods=names, model=model, benchmark=benchmark, problems=split(problems), limit=limit, samples=samples,
+        seed=seed, runner=runner, params=parsed_params, llm=options.recorded(),
     )
     check_params(config)
     check_model(model, options.settings.api_base)
+    chosen = out is not None
+    out = out if chosen else default_run_dir(config)
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out {out} exists and is not a directory")
+    writable(out, "run directory", "--out")
     with RunReporter() as reporter:
         store = asyncio.run(run_all(config, out, options, progress=reporter))
+    if not chosen:
+        _link_latest(out)
     echo(f"run recorded in {store.root}", err=True)
     session = store.session
     for line in (session.warnings if session is not None else []):
@@ -91,9 +105,43 @@ def run(
         raise RunFailed(summary.cause())
 
 
+RUNS = Path("runs")
+
+
+def default_run_dir(config) -> Path:
+    """``runs/<methods>-<model>-<hash>``: the same experiment finds its folder again (and
+    resumes), another experiment gets its own -- never a folder of something else."""
+    import hashlib
+    import json
+    import re
+
+    from tczoo.report import model_label
+
+    settings = config.model_dump(exclude={"tczoo_version"})
+    if settings.get("limit") is None:
+        settings.pop("limit", None)
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:8]
+    label = re.sub(r"[^A-Za-z0-9._-]+", "_", model_label(config.model)).strip("._")[:40]
+    return RUNS / f"{'+'.join(config.methods)[:60]}-{label}-{digest}"
+
+
+def _link_latest(run_dir: Path) -> None:
+    """``runs/latest`` -> the run just made (a link tczoo owns; a real folder there is left alone)."""
+    import os
+
+    link = run_dir.parent / "latest"
+    try:
+        if link.is_symlink():
+            link.unlink()
+        if not link.exists():
+            os.symlink(run_dir.name, link)
+    except OSError:
+        pass
+
+
 def score(
     run_dirs: Optional[list[Path]] = typer.Argument(
-        None, metavar="[RUN...]", help="run directories or comparison directories to score again (no LLM calls)"),
+        None, metavar="RUN", help="run directories or comparison directories to score again (no LLM calls)"),
     benchmark: Optional[str] = typer.Option(None, "--benchmark", "-b", help="with --tests: the benchmark the tests are for"),
     tests: Optional[Path] = typer.Option(None, "--tests", help='JSONL of {"problem_id", "input", "output"?} from anywhere'),
     scale: Optional[int] = typer.Option(None, "--scale", min=1, help="with --tests: test budget k x rank (TC-Bench scaling)"),
@@ -191,7 +239,7 @@ def print_report(run_dir: Path | list[Path], fmt: str, *, after_run: bool = Fals
     """The tables of one run directory (or several, as one document) on stdout, in
     ``fmt``, then (stderr) one warning line counting what failed. Returns the (last)
     run's ``RunSummary``."""
-    from tczoo.report import cell, render, run_report
+    from tczoo.report import render, run_report
 
     dirs = run_dir if isinstance(run_dir, list) else [run_dir]
     tables, summaries = [], []
@@ -209,13 +257,7 @@ def print_report(run_dir: Path | list[Path], fmt: str, *, after_run: bool = Fals
         sys.stdout.write(render(tables, fmt))
         sys.stdout.flush()
     else:
-        for t in tables:
-            left = [c for c in t.columns if c in ("model", "method", "problem", "selector", "language", "stage",
-                                                  "reason", "example")]
-            console.print(rich_table(t.title, t.columns, ([cell(r.get(c), t.decimals) for c in t.columns] for r in t.rows),
-                                     left=left or t.columns[:1]))
-            for note in t.notes:
-                echo(note)
+        show_tables(tables)
     for d, summary in summaries:
         where = f"{d}: " if len(dirs) > 1 else ""
         if summary.all_failed and not after_run:
@@ -226,7 +268,7 @@ def print_report(run_dir: Path | list[Path], fmt: str, *, after_run: bool = Fals
 
 
 def report(
-    run_dirs: list[Path] = typer.Argument(..., metavar="RUN...",
+    run_dirs: list[Path] = typer.Argument(..., metavar="RUN",
                                           help="run directories, or comparison directories (tczoo compare --out)"),
     fmt: str = format_option(*REPORT_FORMATS),
     plot: Optional[Path] = typer.Option(None, "--plot", help="also draw the scaling curves (HR at k x rank) to this PNG"),

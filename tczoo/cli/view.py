@@ -17,7 +17,7 @@ from tczoo.cli.progress import progress
 
 
 def view(
-    run_dirs: list[Path] = typer.Argument(..., metavar="RUN...",
+    run_dirs: list[Path] = typer.Argument(..., metavar="RUN",
                                           help="run directories or comparison directories (tczoo compare/reproduce "
                                                "--out: its models × methods matrix and every run); several side by side"),
     out: Optional[Path] = typer.Option(None, "--out", "-o",
@@ -52,7 +52,7 @@ def view(
 
 
 def show(
-    run_dirs: list[Path] = typer.Argument(..., metavar="RUN...",
+    run_dirs: list[Path] = typer.Argument(..., metavar="RUN",
                                           help="a run directory, a comparison directory (tczoo compare --out), or several"),
     model: Optional[str] = typer.Option(None, "--model", "--models",
                                         help="with several runs: the runs of this model (its model string, or a part of it)"),

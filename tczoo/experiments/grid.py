@@ -51,6 +51,7 @@ class GridSpec(BaseModel):
     models: list[str]
     benchmark: str = "zoo-mini"
     problems: list[str] | None = None
+    limit: int | None = None  # the first N problems
     samples: int = 1
     seed: int = 0
     runner: str | None = None  # score every method with this runner instead of its own
@@ -93,7 +94,7 @@ def cells(spec: GridSpec, out: Path) -> list[Cell]:
             if not is_provider(model):
                 llm["api_base"] = None
             config = RunConfig(methods=[method], model=model, benchmark=spec.benchmark, problems=spec.problems,
-                               samples=spec.samples, seed=spec.seed, runner=spec.runner, params=params, llm=llm)
+                               limit=spec.limit, samples=spec.samples, seed=spec.seed, runner=spec.runner, params=params, llm=llm)
             found.append(Cell(model, method, runner, out / model_slug(model) / method, config))
     return found
 
@@ -221,8 +222,11 @@ async def run_grid(spec: GridSpec, out: Path, options: RunOptions | None = None,
     cluster = cluster or options.open_cluster()
     sandbox = cluster.sandbox
     try:
-        report(RunProgress("load", note=f"loading benchmark {spec.benchmark}"))
-        problems = load_benchmark(spec.benchmark, spec.problems, sandbox=sandbox)
+        note = f"loading benchmark {spec.benchmark}"
+        report(RunProgress("load", note=note))
+        problems = load_benchmark(spec.benchmark, spec.problems, limit=spec.limit, sandbox=sandbox,
+                                  progress=lambda done, total: report(RunProgress("load", done=done, total=total,
+                                                                                  note=note)))
         if not problems:
             raise GridError(f"benchmark {spec.benchmark!r} has no problems")
         grid = cells(spec, out)

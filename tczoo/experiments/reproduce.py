@@ -86,6 +86,8 @@ def default_out(target: Target, spec: GridSpec, root: Path = DEFAULT_ROOT) -> Pa
     experiment (same run name, benchmark, problems, samples, params, sampling) share it;
     another model or method is another cell of it."""
     settings = spec.model_dump(exclude={"methods", "models", "cross", "target"})
+    if settings.get("limit") is None:
+        settings.pop("limit", None)  # as before --limit existed: the same folders are found again
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:8]
     return root / f"{target.run_name or target.name}-{digest}"
 
@@ -201,18 +203,10 @@ def run_analysis(target: Target, spec: GridSpec, out: Path, sandbox: Sandbox) ->
     options = {**analysis.options, **(spec.target.get("analysis") or {})}
     if analysis.over == "benchmark":
         return fn(f"tcbench:{built_benchmark(target, spec, out, sandbox)}", sandbox, **options)
-    merged: dict[str, Table] = {}
-    for cell in cells(spec, Path(out)):
-        if not (cell.dir / "config.json").is_file():
-            continue
-        for table in fn(cell.dir, sandbox, **options):
-            into = merged.get(table.title)
-            if into is None:
-                merged[table.title] = table
-            else:
-                into.rows += table.rows
-                into.notes += [n for n in table.notes if n not in into.notes]
-    return list(merged.values())
+    from tczoo.report import merge_tables
+
+    return merge_tables([fn(cell.dir, sandbox, **options) for cell in cells(spec, Path(out))
+                         if (cell.dir / "config.json").is_file()])
 
 
 def _built_path(target: Target, spec: GridSpec, out: Path) -> tuple[dict[str, Any], Path]:
@@ -238,7 +232,7 @@ def built_benchmark(target: Target, spec: GridSpec, out: Path, sandbox: Sandbox)
 
     options, path = _built_path(target, spec, out)
     if not path.is_file() or not _construction_report(path).is_file():
-        report = build_benchmark(load_benchmark(spec.benchmark, spec.problems, sandbox=sandbox), sandbox, path,
+        report = build_benchmark(load_benchmark(spec.benchmark, spec.problems, limit=spec.limit, sandbox=sandbox), sandbox, path,
                                  **options)
         write_atomic(_construction_report(path), json.dumps(report, indent=1) + "\n")
     return path
