@@ -128,7 +128,7 @@ class BugfindParams(RunnerParams):
     max_tests: int = Field(20, ge=1, description="cap on tests per response (the paper's 20)")
     checker_time_ms: int = Field(20_000, ge=100, description="CPU time per check_output call (the authors' 20 s)")
     generator_time_ms: int = Field(20_000, ge=100, description="CPU time per generator call (repeats)")
-    seed: int = 0
+    seed: int = Field(0, description="seed of the sampled wrong solutions and pooled tests")
 
 
 def oracle_label(suite: TestSuite) -> str:

@@ -68,14 +68,18 @@ class HackRateParams(RunnerParams):
                                                           "(None: the largest k x rank scored)")
     default_unit: int = Field(10, ge=1, description="tests per 1x when a problem has no rank")
     validators: int = Field(VALIDATORS, ge=1, description="correct codes that validate tests")
-    fastest_fraction: float = Field(FASTEST_FRACTION, gt=0, le=1)
+    fastest_fraction: float = Field(FASTEST_FRACTION, gt=0, le=1,
+                                    description="validators are drawn from this fastest fraction of the correct codes")
     validator_pool: Literal["auto", "published", "fastest"] = Field(
         "auto", description="auto: the published set on TC-Bench data, else the fastest fraction")
-    validator_limits: Literal["reference", "problem"] = "reference"
-    wrong_limits: Literal["reference", "problem"] = "reference"
-    consensus_outputs: bool = False
+    validator_limits: Literal["reference", "problem"] = Field(
+        "reference", description="validators run under the reference's margin, or the problem's own limits (flagged)")
+    wrong_limits: Literal["reference", "problem"] = Field(
+        "reference", description="wrong codes run under the reference's margin, or the problem's own limits (flagged)")
+    consensus_outputs: bool = Field(False, description="keep a test every validator 'fails' with one agreed output, "
+                                                        "with that output (the reference filter's rule; flagged)")
     method_correct: int = Field(1, ge=1, description="correct codes given to a spec+correct method")
-    seed: int = 0
+    seed: int = Field(0, description="seed of the valid tests' shuffle and the validators' draw")
 
 
 def category(verdict: Verdict) -> str:

@@ -163,9 +163,10 @@ def analyse(store) -> RunSummary:
 
     gens = store.generations()
     scores = {(s.method, s.problem_id, s.task): s for s in store.scores()}
+    scored_by = {s.method: s.runner for s in scores.values()}  # for a method not installed here
     cells: dict[tuple[str, str], Cell] = {}
     for g in gens:
-        runner = _runner_of(config, g.method)
+        runner = _runner_of(config, g.method) or scored_by.get(g.method, "")
         cls = runner_cls(runner)
         cell = cells.setdefault((g.model, g.method), Cell(g.model, g.method, runner))
         cell.attempted += 1
@@ -242,7 +243,7 @@ def runner_tables(stores: list) -> tuple[dict[str, list[Table]], RunSummary]:
             cell = part.cells.get((s.model, s.method))
             if g is None or cell is None or s.error is not None:
                 continue
-            runner = get_runner(s.runner)
+            runner = installed_runner(s.runner, store)
             if generation_failure(g, scores_empty=runner.scores_empty_suites) is not None:
                 continue  # scored by an older tczoo that scored failed generations
             by_runner.setdefault(s.runner, []).append(s)
@@ -264,6 +265,21 @@ def runner_tables(stores: list) -> tuple[dict[str, list[Table]], RunSummary]:
             _add_health(t, cells, runner)
         out[name] = produced
     return out, summary
+
+
+def installed_runner(name: str, store) -> Any:
+    """The runner class ``name``, or a one-line error that says which package to install
+    when the run was made with a runner this installation lacks (its provenance names
+    the plugin package and version)."""
+    from tczoo.registry import UnknownNameError, get_runner, missing_hint
+
+    try:
+        return get_runner(name)
+    except UnknownNameError as exc:
+        hint = missing_hint("runner", name, store.provenance())
+        if hint:
+            raise UnknownNameError(f"{store.root}: scored by runner {name!r}, which is not installed; {hint}") from None
+        raise UnknownNameError(f"{store.root}: {exc}") from None
 
 
 def run_tables(run_dir: Path) -> tuple[Any, list[Table]]:

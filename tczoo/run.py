@@ -142,11 +142,23 @@ def paper_sampling_notes(config: RunConfig, options: RunOptions) -> list[str]:
 # --------------------------------------------------------------------------- validation
 
 
-def _error_text(exc: ValidationError) -> str:
+def _error_text(exc: ValidationError, params: type | None = None, key: str = "") -> str:
+    """What is wrong with ``--params`` for one method or runner, in one line: an unknown
+    parameter is named with the closest valid ones and the whole list."""
+    import difflib
+
     parts = []
+    valid = list(getattr(params, "model_fields", {}) or {})
     for e in exc.errors():
         where = ".".join(str(x) for x in e.get("loc", ())) or "value"
-        parts.append(f"{where}: {e.get('msg', 'invalid')}")
+        if e.get("type") == "extra_forbidden" and valid:
+            close = difflib.get_close_matches(where, valid, n=2, cutoff=0.6)
+            hint = f"did you mean {' or '.join(close)}? " if close else ""
+            kind = "runners" if key.startswith("runner:") else "methods"
+            parts.append(f"unknown parameter {where!r} ({hint}valid: {', '.join(valid)}; "
+                         f"tczoo {kind} {key.removeprefix('runner:')} explains them)")
+        else:
+            parts.append(f"{where}: {e.get('msg', 'invalid')}")
     return "; ".join(parts)
 
 
@@ -167,6 +179,17 @@ def check_params(config: RunConfig) -> None:
         if not isinstance(value, dict):
             raise ParamsError(f"--params: the value for {key!r} must be an object of parameters, "
                               f"not {type(value).__name__} ({value!r:.60})")
+        check_param_values(key, value)
+
+
+def check_param_values(key: str, value: dict) -> None:
+    """``--params`` for one method (``crux``) or runner (``runner:hackrate``), checked
+    against its ``Params`` model -- cheap, so done before any benchmark is loaded."""
+    params = get_runner(key[7:]).Params if key.startswith("runner:") else get_method(key).Params
+    try:
+        params(**value)
+    except ValidationError as exc:
+        raise ParamsError(f"--params for {key}: {_error_text(exc, params, key)}") from None
 
 
 def build_units(config: RunConfig, problems: list[Problem], sandbox: "Sandbox | None" = None) -> list[Unit]:
@@ -179,12 +202,13 @@ def build_units(config: RunConfig, problems: list[Problem], sandbox: "Sandbox | 
         try:
             method = cls(**config.params.get(name, {}))
         except ValidationError as exc:
-            raise ParamsError(f"--params for {name}: {_error_text(exc)}") from None
+            raise ParamsError(f"--params for {name}: {_error_text(exc, cls.Params, name)}") from None
         runner_cls = get_runner(config.runner or cls.runner)
         try:
             runner = runner_cls(sandbox, **config.params.get(f"runner:{runner_cls.name}", {}))
         except ValidationError as exc:
-            raise ParamsError(f"--params for runner:{runner_cls.name}: {_error_text(exc)}") from None
+            raise ParamsError(f"--params for runner:{runner_cls.name}: "
+                              f"{_error_text(exc, runner_cls.Params, 'runner:' + runner_cls.name)}") from None
         for problem in problems:
             try:
                 specs = runner.tasks(problem, cls, samples=config.samples, seed=config.seed)
@@ -316,7 +340,8 @@ async def run(
         client = LLMClient(config.model, settings, on_exchange=store.log_exchange, ledger=ledger)
         store.add_provenance(collect(benchmark=config.benchmark, problems=problems, model=config.model,
                                      identity=client.identity, isolation=sandbox.isolation_level,
-                                     executor=cluster.describe()))
+                                     executor=cluster.describe(), methods=config.methods,
+                                     runners=sorted({u.runner.name for u in units})))
         session = store.session = RunSession(warnings=list(store.warnings) + cluster.warnings)
         generate: Callable[[Unit, int], Awaitable[GenerationRecord]]
         if cluster.remote:

@@ -83,10 +83,12 @@ class StabParams(MethodParams):
     top_k: int = Field(2, ge=1, description="scenarios KNN keeps")
     embedding_model: str | None = Field(None, description="KNN embedding model (default all-MiniLM-L6-v2, offline)")
     objective: Literal["leximin", "weighted"] = Field(
-        "leximin", description="CP-SAT objective: leximin (ours, the paper's 'large') or the authors' weighted sum")
+        "leximin", description="CP-SAT objective: leximin (ours, the paper's 'large') or the authors' weighted sum",
+        json_schema_extra={"paper": "weighted (the authors' code)"})
     saturator_time_s: float = Field(2.0, gt=0, description="CP-SAT time per dependent group")
     gen_time_ms: int = Field(10_000, ge=100, description="CPU time a generator may take")
-    gen_memory_mb: int = Field(1024, ge=64)
+    gen_memory_mb: int = Field(1024, ge=64, description="memory a generator may use (MB)",
+                               json_schema_extra={"paper": "— (ours: the paper sets no such limit)"})
     max_input_kb: int = Field(32 * 1024, ge=1, description="largest input kept")
 
 

@@ -7,19 +7,84 @@ import typer
 from typing import Optional
 
 from tczoo.cli.options import CLIError, format_option
-from tczoo.cli.output import console, emit_json, rich_table, warn
+from tczoo.cli.output import console, echo, emit_json, rich_table, warn
 
 
-def methods(fmt: str = format_option("table", "json")) -> None:
-    """List the installed methods: paper, setting, oracle, default runner."""
+def _value(v) -> str:
+    import json
+
+    if v is None:
+        return "none"
+    if isinstance(v, str):
+        return v
+    return json.dumps(v, default=str)
+
+
+def _show_params(kind: str, info: dict, params: list[dict], fmt: str) -> None:
+    if fmt == "json":
+        emit_json({**info, "params": params})
+        return
+    for key, value in info.items():
+        if value not in ("", None) and key != "key":
+            echo(f"{key}: {value}")
+    if not params:
+        echo(f"{kind} {info['name']} has no parameter")
+        return
+    rows = [(p["name"], _value(p["default"]), "" if p["paper"] is None else _value(p["paper"]),
+             p["description"] or "(no description)") for p in params]
+    console.print(rich_table(f"{kind} {info['name']}: parameters (--params '{{\"{info['key']}\": {{...}}}}')",
+                             ("parameter", "default", "paper", "meaning"), rows,
+                             left=("parameter", "default", "paper", "meaning")))
+    echo("paper: the paper's value where it differs from the default or the knob is tczoo's own (ours); "
+         "empty: the default is the paper's setting, or the paper names none")
+
+
+def methods(
+    name: Optional[str] = typer.Argument(None, help="one method: every parameter with its default, the paper's "
+                                                    "value and what it means"),
+    fmt: str = format_option("table", "json"),
+) -> None:
+    """List the installed methods (paper, setting, oracle, default runner), or one method's parameters."""
     from tczoo.registry import describe_methods
 
+    if name is not None:
+        from tczoo.registry import get_method, parameters
+
+        cls = get_method(name)
+        info = {"name": name, "key": name, "paper": cls.paper, "summary": cls.summary,
+                "setting": cls.setting.value, "produces": cls.produces.value, "runner": cls.runner}
+        _show_params("method", info, parameters(cls.Params), fmt)
+        return
     infos = describe_methods()
     if fmt == "json":
         emit_json(infos)
         return
     columns = ("name", "setting", "produces", "runner", "paper", "summary")
-    console.print(rich_table("methods", columns, ([i[c] for c in columns] for i in infos), left=columns))
+    console.print(rich_table("methods (tczoo methods NAME: its parameters)", columns,
+                             ([i[c] for c in columns] for i in infos), left=columns))
+
+
+def runners(
+    name: Optional[str] = typer.Argument(None, help="one runner: every parameter with its default, the paper's "
+                                                    "value and what it means"),
+    fmt: str = format_option("table", "json"),
+) -> None:
+    """List the installed runners (how each paper scores), or one runner's parameters."""
+    from tczoo.registry import describe_runners, get_runner, parameters
+
+    if name is not None:
+        cls = get_runner(name)
+        info = {"name": name, "key": f"runner:{name}", "paper": cls.paper, "summary": cls.summary,
+                "headline": cls.headline}
+        _show_params("runner", info, parameters(cls.Params), fmt)
+        return
+    infos = describe_runners()
+    if fmt == "json":
+        emit_json(infos)
+        return
+    columns = ("name", "paper", "summary", "headline")
+    console.print(rich_table("runners (tczoo runners NAME: its parameters)", columns,
+                             ([i[c] for c in columns] for i in infos), left=columns))
 
 
 def benchmarks(
@@ -68,5 +133,6 @@ def doctor(fmt: str = format_option("table", "json")) -> None:
 
 def register(app: typer.Typer) -> None:
     app.command("methods")(methods)
+    app.command("runners")(runners)
     app.command("benchmarks")(benchmarks)
     app.command("doctor")(doctor)

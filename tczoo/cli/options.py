@@ -212,20 +212,35 @@ PROVIDER_KEYS = {
     "dashscope": ("DASHSCOPE_API_KEY",),
 }
 KEYLESS = ("hosted_vllm", "ollama", "ollama_chat", "lm_studio", "llamafile")
+# Providers with no default server: LiteLLM would send their calls to a host that is not
+# yours and fail after every retry; refused before the run instead (the env variable is
+# LiteLLM's own way to name the server).
+NEEDS_API_BASE = {"hosted_vllm": "HOSTED_VLLM_API_BASE", "openai_like": "OPENAI_LIKE_API_BASE",
+                  "lm_studio": "LM_STUDIO_API_BASE"}
 
 
 def check_model(model: str, api_base: str | None = None, *, probe: bool = True) -> None:
     """Refuse, before any work starts, a model string that names nothing (no such
     file, no such local model, a provider LiteLLM does not know), a provider whose API
     key is missing, and an ``--api-base`` nothing answers on (one cheap GET)."""
+    import importlib.util
+
     from tczoo.llm.backends import LiteLLMBackend, _litellm, make_backend
 
+    if model.startswith("local/") and importlib.util.find_spec("llama_cpp") is None:
+        from tczoo.llm.local.gguf import INSTALL_HINT
+
+        raise CLIError(f"model {model}: llama-cpp-python is not installed; {INSTALL_HINT}")
     backend = make_backend(model, api_base=api_base)  # ModelSpecError is a UserError
     if not isinstance(backend, LiteLLMBackend):
         if api_base:
             raise CLIError(f"--api-base is for provider models (openai/..., hosted_vllm/...), not {model}")
         return  # local, scripted, replay
     provider = backend.provider
+    base_env = NEEDS_API_BASE.get(provider)
+    if base_env is not None and not api_base and not os.environ.get(base_env):
+        raise CLIError(f"model {model}: {provider} models are served by a server of your own; pass --api-base URL "
+                       f"(e.g. --api-base http://localhost:8000/v1) or set {base_env}")
     if provider not in PROVIDER_KEYS and provider not in KEYLESS:
         known = {getattr(p, "value", str(p)) for p in _litellm().provider_list}
         if provider not in known:
@@ -247,7 +262,8 @@ def check_model(model: str, api_base: str | None = None, *, probe: bool = True) 
             return  # unknown to LiteLLM's table: the call itself will report
         missing = [] if env.get("keys_in_environment") else list(env.get("missing_keys") or [])
     if missing:
-        raise CLIError(f"model {model}: missing API key: set {', '.join(missing)}")
+        local = " (or, for an OpenAI-compatible server of your own, pass --api-base URL)" if provider == "openai" else ""
+        raise CLIError(f"model {model}: missing API key: set {', '.join(missing)}{local}")
 
 
 def probe_api_base(url: str, timeout: float = 5.0) -> None:

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tczoo.errors import UserError
 from tczoo.paths import write_atomic
 from tczoo.distributed import Cluster
-from tczoo.run import RunOptions, RunProgress, build_units, check_params
+from tczoo.run import RunOptions, RunProgress, build_units, check_param_values, check_params
 from tczoo.schema import RunConfig
 from tczoo.store import GRID_FILE, is_grid, model_slug  # noqa: F401  (where a grid lies on disk)
 
@@ -127,6 +127,7 @@ def check_grid(spec: GridSpec) -> None:
                             f"({', '.join(spec.methods)}); runner parameters go under 'runner:NAME'")
         if not isinstance(value, dict):
             raise GridError(f"--params: the value for {key!r} must be an object of parameters")
+        check_param_values(key, value)
 
 
 def read_spec(out: Path) -> GridSpec | None:
