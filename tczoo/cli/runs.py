@@ -180,30 +180,43 @@ def score(
     require_file(tests, "tests file")
     ids = _check_tests_file(tests)
     check_benchmark(benchmark)
-    from tczoo.benchmarks import match_ids, problem_ids
+    if detail is not None:
+        writable(detail.parent if str(detail.parent) else Path("."), "folder", "--detail")
+    from tczoo.benchmarks import load_benchmark, match_ids, problem_ids
     from tczoo.distributed import open_cluster
 
-    known = problem_ids(benchmark)
-    if known is not None:
-        match_ids(sorted(ids), known, what=f"benchmark {benchmark!r}", option=f"{tests}: problem_id")
-    with open_cluster(execution) as cluster, progress("score", unit="problems") as bar:
+    known = problem_ids(benchmark)  # the bundled benchmark: checked before anything is built or run
+    with open_cluster(execution) as cluster, progress(f"loading benchmark {benchmark}", unit="problems") as bar:
+        loaded = None
+        if known is None:
+            loaded = load_benchmark(benchmark, sandbox=cluster.sandbox, progress=bar.update)
+            known = [p.id for p in loaded]
+        # ids as --problems takes them: an id or a prefix of exactly one, else one line with the closest
+        hits = match_ids(sorted(ids), known, missing=f"tests name problems not in {benchmark}:", unique=True)
+        aliases = {given: found[0] for given, found in hits.items()}
+        if loaded is None:
+            loaded = load_benchmark(benchmark, sorted(set(aliases.values())), sandbox=cluster.sandbox,
+                                    progress=bar.update)
+        bar.phase("score", "problems")
+        extra = {"problems": loaded, "aliases": aliases, "benchmark_problems": len(known)}
         result = scorer(benchmark=benchmark, tests_path=tests, scale=scale, detail_path=detail,
-                        sandbox=cluster.sandbox, **_progress_kw(scorer, bar))
+                        sandbox=cluster.sandbox, **_supported(scorer, {**extra, "progress": bar.update}))
     if fmt == "json":
         emit_json(result)
     else:
         echo(format_metrics(result))
 
 
-def _progress_kw(fn, bar) -> dict:
-    """``progress=`` for a function that takes it (a plugin's may not)."""
+def _supported(fn, options: dict) -> dict:
+    """The keyword arguments of ``options`` that ``fn`` takes (an installed runner of an
+    older interface may take fewer)."""
     import inspect
 
     try:
-        takes = "progress" in inspect.signature(fn).parameters
+        names = inspect.signature(fn).parameters
     except (TypeError, ValueError):
-        takes = False
-    return {"progress": bar.update} if takes else {}
+        return {}
+    return {k: v for k, v in options.items() if k in names}
 
 
 def _check_tests_file(path: Path) -> set[str]:

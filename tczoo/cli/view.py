@@ -78,6 +78,12 @@ def show(
     if model is not None:
         picked = _pick_model(datas, model)
         datas = picked
+    if problem is not None:  # an id or a prefix of one, as --problems takes them
+        from tczoo.benchmarks import match_ids
+
+        known = list(dict.fromkeys(p for d in datas for p in d.problems()))
+        where = f"run {datas[0].name}" if len(datas) == 1 else f"these {len(datas)} runs"
+        [problem] = match_ids([problem], known, missing=f"{where} has no problem", unique=True)[problem]
     if method is not None and len(datas) > 1:
         having = [d for d in datas if any(u.method == method for u in d.all_units())]
         datas = having or datas

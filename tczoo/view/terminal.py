@@ -250,7 +250,9 @@ def unit_view(data: RunData, problem: str, method: str, *, task: str | None = No
         for m in sc["matrices"]:
             yield matrix(m)
     for a in d.get("artifacts", []):
-        title = f"{a['role']}: {a['program']['name']} ({'ran' if a['ok'] else 'failed'}; made {a['tests_made']} tests)"
+        made = (f"made {a['tests_made']} of the tests" if a["tests_made"] is not None
+                else "its tests are not told apart from its family's in this run")
+        title = f"{a['role']}: {a['program']['name']} ({'ran' if a['ok'] else 'failed'}; {made})"
         body: list[RenderableType] = []
         if a["note"]:
             body.append(t(a["note"], "dim"))

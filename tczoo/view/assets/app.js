@@ -598,7 +598,9 @@
         var box = el("div", { class: "artifact card" });
         box.appendChild(el("h3", null, txt(a.role) + (a.program.name ? ": " + txt(a.program.name) : "") + " ",
           el("span", { class: "badge " + (a.ok ? "good" : "bad") }, a.ok ? "ran" : "failed")));
-        box.appendChild(el("p", { class: "meta" }, "made " + a.tests_made + " of the tests" + (a.note ? " · " + txt(a.note) : "")));
+        box.appendChild(el("p", { class: "meta" }, (a.tests_made === null || a.tests_made === undefined ?
+          "its tests are not told apart from its family's in this run" : "made " + a.tests_made + " of the tests") +
+          (a.note ? " · " + txt(a.note) : "")));
         if (a.failures.length) box.appendChild(failureTable(a.failures));
         box.appendChild(program(a.program));
         if (a.generator) box.appendChild(el("details", null, el("summary", null, "how it is called"), kv(a.generator)));
