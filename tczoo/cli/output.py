@@ -20,8 +20,20 @@ from rich.text import Text
 
 from tczoo.safetext import dumps, printable
 
-# Piped output (logs, CI) gets wide tables instead of rich's 80-column default.
-console = Console(highlight=False) if sys.stdout.isatty() else Console(width=160, highlight=False)
+
+
+def _piped_width() -> int:
+    """Piped output (logs, CI) gets wide tables instead of rich's 80-column default,
+    unless COLUMNS says how wide."""
+    import os
+
+    try:
+        return max(40, int(os.environ.get("COLUMNS", "")))
+    except ValueError:
+        return 160
+
+
+console = Console(highlight=False) if sys.stdout.isatty() else Console(width=_piped_width(), highlight=False)
 err_console = Console(stderr=True, highlight=False)
 WIDE = False  # --wide: tables at their full width, labels in full (set by tczoo.cli.main)
 
@@ -86,22 +98,24 @@ def rich_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
     forced = set(left)
     numeric = [numeric_column([r[j] for r in cells if j < len(r)]) and columns[j] not in forced
                for j in range(len(columns))]
-    need = []
+    need, natural = [], []
     for j, c in enumerate(columns):
         column = [r[j] for r in cells if j < len(r)]
         body = max((len(x) for x in column), default=0) if numeric[j] else \
             min(max((_longest_word(x) for x in column), default=0), 32)
         need.append(max(_longest_word(c), body, 1))
+        natural.append(max([len(c), *(max((len(line) for line in x.split("\n")), default=0) for x in column), 1]))
     avail = width or console.width
-    lead = []
-    for j in range(len(columns)):
-        if numeric[j] or len(lead) >= 3:
-            break
-        lead.append(j)
-    rest = [j for j in range(len(columns)) if j not in lead]
 
     def cost(idx: list[int]) -> int:
         return sum(need[j] + 3 for j in idx) + 1
+
+    lead: list[int] = []  # repeated in every part: the leading text columns that say what a row is
+    for j in range(len(columns)):
+        if numeric[j] or len(lead) >= 2 or cost(lead + [j]) > avail // 2:
+            break
+        lead.append(j)
+    rest = [j for j in range(len(columns)) if j not in lead]
 
     parts: list[list[int]] = []
     if WIDE or cost(list(range(len(columns)))) <= avail or not rest:
@@ -119,9 +133,19 @@ def rich_table(title: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
     for k, idx in enumerate(parts):
         name = printable(title) + (f" ({k + 1} of {len(parts)})" if len(parts) > 1 else "")
         table = Table(title=name)
+        widths = {j: natural[j] for j in idx}
+        if not WIDE:  # narrow the columns with the most room to spare, never below their longest word
+            excess = sum(widths.values()) + 3 * len(idx) + 1 - avail
+            while excess > 0:
+                j = max(idx, key=lambda i: widths[i] - need[i])
+                if widths[j] <= need[j]:
+                    break
+                widths[j] -= 1
+                excess -= 1
         for j in idx:
-            table.add_column(columns[j], justify="right" if numeric[j] else "left", min_width=need[j],
-                             no_wrap=numeric[j], overflow="fold")
+            # a fixed width that holds every number and every word whole; text wraps between words
+            table.add_column(columns[j], justify="right" if numeric[j] else "left", width=widths[j],
+                             overflow="fold")
         for row in cells:
             table.add_row(*(Text(row[j]) if j < len(row) else Text("") for j in idx))
         tables.append(table)

@@ -164,7 +164,8 @@ def score(
         with progress("score", unit="units") as bar, open_cluster(execution) as cluster:
             for i, d in enumerate(dirs, 1):
                 scope = f"run {i}/{len(dirs)} {d}" if len(dirs) > 1 else ""
-                writable(d, "the run directory", None)
+                writable(d, "run directory", None,
+                         hint="copy it to a folder you can write to and score the copy (scores.jsonl is rewritten)")
                 rescore(d, cluster=cluster, progress=bar.run_callback(scope))
         report(run_dirs, fmt=fmt, plot=None)
         return

@@ -11,7 +11,7 @@ from typing import Optional
 
 import typer
 
-from tczoo.cli.options import CLIError, format_option, require_runs
+from tczoo.cli.options import CLIError, format_option, require_runs, writable
 from tczoo.cli.output import console, emit_json, err_console
 from tczoo.cli.progress import progress
 
@@ -35,6 +35,7 @@ def view(
     require_runs(run_dirs)
     if out is None:
         out = run_dirs[0] / "view" if len(run_dirs) == 1 else Path("tczoo-view")
+    writable(out, "site folder", "--out")
     with progress("build site") as bar:
         result = build(run_dirs, out, max_chars=max_chars, progress=bar.update)
     if fmt == "json":
