@@ -227,7 +227,8 @@
   // A comparison (tczoo compare / reproduce): one models x methods matrix; each cell is
   // the headline metric as tczoo report prints it, and its units, each a link to its page.
   function gridMatrix(g, k) {
-    var box = section("Comparison " + txt(g.name) + ": models × methods", "grid-" + k);
+    var several = (INDEX.grids || []).length > 1 || INDEX.runs.length > g.cells.length;
+    var box = section((several ? "Comparison " + txt(g.name) + ": m" : "M") + "odels × methods", "grid-" + k);
     box.classList.add("comparison");
     box.appendChild(el("p", { class: "path" }, txt(g.path)));
     if (g.error) { box.appendChild(el("p", { class: "error" }, txt(g.error))); return box; }
