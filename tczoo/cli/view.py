@@ -36,7 +36,7 @@ def view(
     if out is None:
         out = run_dirs[0] / "view" if len(run_dirs) == 1 else Path("tczoo-view")
     writable(out, "site folder", "--out")
-    with progress("build site") as bar:
+    with progress("build site", unit="problems") as bar:
         result = build(run_dirs, out, max_chars=max_chars, progress=bar.update)
     if fmt == "json":
         emit_json(result)
