@@ -220,7 +220,7 @@ def load(problems: list[str] | None = None, *, sandbox=None, root: Path = ROOT, 
     ``progress(done, total)`` as each is ready."""
     dirs = problem_dirs(root)
     if problems:
-        from tczoo.benchmarks import match_ids
+        from tczoo.benchmarks.ids import match_ids
 
         by_id = {}
         for d in dirs:

@@ -140,7 +140,7 @@ def writable(path: Path, what: str = "folder", option: str | None = "--out", *, 
         probe = probe.parent
     if probe.exists() and not probe.is_dir():
         if probe == target and what != "file":
-            raise CLIError(f"{option + ' ' if option else ''}{target} exists and is not a folder")
+            raise CLIError(f"{option + ' ' if option else ''}{target} exists and is not a directory")
         probe = probe.parent
     readonly = False
     try:

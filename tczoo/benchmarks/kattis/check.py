@@ -155,7 +155,7 @@ def check_path(path: str | Path, sandbox, problems: list[str] | None = None,
                             reason=s.reason) for s in scan.skipped]
     chosen = scan.problems
     if problems:
-        from tczoo.benchmarks import match_ids
+        from tczoo.benchmarks.ids import match_ids
 
         wanted = {k for hits in match_ids(problems, [p.id for p in chosen],
                                           missing=f"kattis:{path} has no package").values() for k in hits}
