@@ -402,9 +402,9 @@ def grid_cells(path: Path) -> list[Path]:
 def run_dirs(paths: list[Path] | tuple[Path, ...] | Path) -> list[Path]:
     """The run directories that ``paths`` name: a run directory is itself, a comparison
     directory (``tczoo compare`` / ``tczoo reproduce --out``) is every run it holds, in
-    grid order; several are read in the order given (a run named twice once). Every
-    command that reads runs takes its arguments through here, so a grid is a run
-    everywhere. A path that is neither, or a comparison with no run yet, is a
+    grid order; several are read in the order given (a run named twice is read twice, as
+    asked). Every command that reads runs takes its arguments through here, so a grid is
+    a run everywhere. A path that is neither, or a comparison with no run yet, is a
     ``RunStoreError`` (one line, exit 2) naming it."""
     if isinstance(paths, (str, Path)):
         paths = [Path(paths)]
@@ -423,7 +423,5 @@ def run_dirs(paths: list[Path] | tuple[Path, ...] | Path) -> list[Path]:
         else:
             raise RunStoreError(f"{path} is not a tczoo run directory (no config.json) "
                                 f"nor a comparison directory (no {GRID_FILE})")
-        for d in dirs:
-            if d not in found:
-                found.append(d)
+        found += dirs
     return found
