@@ -19,7 +19,7 @@ from tczoo.cli.options import (
     writable,
 )
 from tczoo.cli.output import console, echo, emit_json, rich_table, show_tables, warn
-from tczoo.cli.progress import RunReporter
+from tczoo.cli.progress import RunReporter, progress
 
 REPORT_FORMATS = ("table", "md", "csv", "json")
 
@@ -213,7 +213,15 @@ def reproduce(
             raise RunFailed(f"stopped: {session.stop_reason()}; run the same command again to resume")
     cluster = options.open_cluster() if chosen.analysis is not None else None
     try:
-        repro = build(chosen, spec, folder, cluster=cluster)
+        with progress(f"{target}: tables") as bar:
+            def phase(what: str, unit: str, done: int, total: int) -> None:
+                bar.phase(what, unit)
+                if total:
+                    bar.update(done, total)
+                else:
+                    bar.note("running")
+
+            repro = build(chosen, spec, folder, cluster=cluster, progress=phase)
     finally:
         if cluster is not None:
             cluster.close()
