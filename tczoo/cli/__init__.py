@@ -169,7 +169,7 @@ def _one_line(text: str) -> str:
 
 
 INTERRUPTED = "interrupted; run the same command again to resume"
-_STOPPED = __import__("threading").Event()  # Ctrl-C was pressed (typer turns it into exit code 130)
+stopped = __import__("threading").Event()  # Ctrl-C was pressed (typer turns it into exit code 130)
 
 
 def _on_sigint(signum, frame) -> None:
@@ -178,7 +178,7 @@ def _on_sigint(signum, frame) -> None:
     import logging
 
     logging.disable(logging.CRITICAL)
-    _STOPPED.set()
+    stopped.set()
     raise KeyboardInterrupt
 
 
@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> None:
         command = typer.main.get_command(app)
         polish(command)
         rc = command.main(args=argv, prog_name="tczoo", standalone_mode=False)
-        if _STOPPED.is_set():
+        if stopped.is_set():
             interrupted()
         sys.exit(rc if isinstance(rc, int) else 0)
     except (typer.Exit, click_exit) as exc:
@@ -243,12 +243,13 @@ def main(argv: list[str] | None = None) -> None:
     except OSError as exc:
         from tczoo.cli.options import write_error
 
-        line = write_error(exc)
-        if line is not None:
+        found = write_error(exc)
+        if found is not None:
             # a folder that cannot be written (read-only, permissions, full): which, and the
-            # option that chooses another
+            # option that chooses another; a full disk is a run that could not do its work
+            line, full = found
             print(f"error: {_one_line(line)}", file=sys.stderr)
-            sys.exit(1 if "space" in line or "quota" in line else 2)
+            sys.exit(1 if full else 2)
         if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)):
             # A path the user gave that cannot be used (the commands check the common ones
             # first; this catches the rest without hiding other OSErrors).

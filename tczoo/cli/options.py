@@ -154,26 +154,28 @@ def writable(path: Path, what: str = "folder", option: str | None = "--out", *, 
     return target
 
 
-def write_error(exc: OSError) -> str | None:
-    """One line for a write that failed for want of a writable or roomy folder (read-only,
-    permission, full disk, quota), naming the folder and the option that chooses it; None
-    for any other error."""
+def write_error(exc: OSError) -> tuple[str, bool] | None:
+    """(one line, whether the disk is full) for a write that failed for want of a writable
+    or roomy folder (read-only, full disk, quota; a permission error only under a folder
+    the command declared with ``writable``: elsewhere it may be a file it could not read),
+    naming the folder and the option that chooses it; None for any other error."""
     import errno
 
     name = errno.errorcode.get(exc.errno or 0, "")
     if name not in WRITE_ERRNOS:
         return None
     where = Path(exc.filename) if exc.filename else None
-    hint = _hint(None)
-    folder = where.parent if where is not None else None
-    for out, text in reversed(OUTPUTS):
-        if where is not None and (where == out or out in where.parents):
-            hint, folder = text, out
-            break
-    else:
-        if OUTPUTS and where is None:
-            folder, hint = OUTPUTS[-1]
-    return cannot_write(folder if folder is not None else Path("."), WRITE_ERRNOS[name], hint)
+    hint, folder = _hint(None), (where.parent if where is not None else None)
+    declared = next(((out, text) for out, text in reversed(OUTPUTS)
+                     if where is not None and (where == out or out in where.parents)), None)
+    if declared is None and where is None and OUTPUTS:  # a write to an open file: the last folder declared
+        declared = OUTPUTS[-1]
+    if declared is not None:
+        folder, hint = declared
+    elif name in ("EACCES", "EPERM"):
+        return None
+    return (cannot_write(folder if folder is not None else Path("."), WRITE_ERRNOS[name], hint),
+            name in ("ENOSPC", "EDQUOT"))
 
 
 def check_benchmark(benchmark: str) -> str:

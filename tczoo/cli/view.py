@@ -50,6 +50,9 @@ def view(
         from tczoo.view.serve import serve_site
 
         serve_site(out, port, lambda line: err_console.print(line, markup=False))
+        from tczoo.cli import stopped
+
+        stopped.clear()  # Ctrl-C is how serving ends: not an interruption to resume
 
 
 def show(
