@@ -35,6 +35,8 @@ def view(
     require_runs(run_dirs)
     if out is None:
         out = run_dirs[0] / "view" if len(run_dirs) == 1 else Path("tczoo-view")
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out {out} is a file, not a folder")
     writable(out, "site folder", "--out")
     with progress("build site", unit="problems") as bar:
         result = build(run_dirs, out, max_chars=max_chars, progress=bar.update)
