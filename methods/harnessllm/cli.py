@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from tczoo.cli.options import CLIError, check_model, require_runs, split
+from tczoo.cli.options import CLIError, check_model, require_runs, split, writable
 from tczoo.cli.output import echo
 from tczoo.safetext import dumps
 
@@ -93,6 +93,7 @@ def register(app: typer.Typer) -> None:
         loaded = load_benchmark(benchmark, split(problems))
         records = asyncio.run(sample_candidates(model, loaded, n, temperature=temperature, top_p=top_p,
                                                 presence_penalty=presence_penalty, max_tokens=max_tokens))
+        writable(out, "file", "--out")
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("w") as fh:
             for rec in records:
@@ -122,6 +123,7 @@ def register(app: typer.Typer) -> None:
         if out.exists() and not out.is_file():
             raise CLIError(f"--out {out} exists and is not a file")
         n = 0
+        writable(out, "file", "--out")
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("w") as fh:
             for rec in (r for d in dirs for r in sft_records(d, keep)):
