@@ -392,9 +392,10 @@ def model_label(model: str) -> str:
 
 def model_labels(models: list[str]) -> list[str]:
     """``model_label`` of each, except where two would read the same (then the full strings)."""
-    labels = [model_label(m) for m in models]
-    clash = {label for label in labels if labels.count(label) > 1}
-    return [m if label in clash and m != label else label for m, label in zip(models, labels)]
+    labels = {m: model_label(m) for m in dict.fromkeys(models)}
+    short = list(labels.values())
+    clash = {label for label in short if short.count(label) > 1}
+    return [m if labels[m] in clash else labels[m] for m in models]
 
 
 def cell(value: Any, decimals: int = 1) -> str:

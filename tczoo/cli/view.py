@@ -12,7 +12,7 @@ from typing import Optional
 import typer
 
 from tczoo.cli.options import CLIError, format_option, require_runs, writable
-from tczoo.cli.output import console, emit_json, err_console
+from tczoo.cli.output import console, echo, emit_json, err_console
 from tczoo.cli.progress import progress
 
 
@@ -75,7 +75,7 @@ def show(
     then --model / --problem / --method / --exchange to drill down."""
     from tczoo.store import is_grid
     from tczoo.view import terminal
-    from tczoo.view.data import RunData, grid_summary
+    from tczoo.view.data import RunData
 
     dirs = require_runs(run_dirs)
     if (exchange is not None or task is not None) and not (problem and method):
@@ -107,8 +107,17 @@ def show(
     elif problem or method:
         parts = terminal.units_view(datas, problem=problem, method=method)
     else:
-        grids = [(str(p), grid_summary(p)["tables"]) for p in run_dirs if is_grid(p) and model is None]
-        parts = terminal.runs_view(datas, grids)
+        from tczoo.cli.output import WIDE, rich_table, show_tables
+        from tczoo.experiments.compare import grid_report
+        from tczoo.report import model_labels
+
+        for path in (p for p in run_dirs if is_grid(p) and model is None):
+            echo(f"comparison {path}")
+            tables = grid_report(path)[0]
+            show_tables([t for t in tables if " by model × method" in t.title or t.title == "cost and time per cell"],
+                        notes=False)
+        parts = terminal.runs_view(datas, make_table=lambda title, columns, rows: rich_table(
+            title, columns, ([str(c) for c in r] for r in rows)), short=None if WIDE else model_labels)
     for part in parts:
         console.print(part)
 

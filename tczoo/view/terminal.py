@@ -155,16 +155,15 @@ def units_view(data: RunData | list[RunData], *, problem: str | None,
     yield table(f"{len(rows)} units", columns, [[safe(c, 300) if isinstance(c, str) else c for c in r] for r in rows])
 
 
-def runs_view(datas: list[RunData], grids: list[tuple[str, list[Any]]] | None = None) -> Iterator[RenderableType]:
-    """Several runs (a grid's cells, or runs named together): each grid's model × method
-    matrices as ``tczoo report GRID`` prints them, and one line per run with its totals
-    and how to open it."""
-    for name, tables in grids or []:
-        yield Text(f"comparison {name}", style="bold")
-        for tb in tables:
-            yield table(tb["title"], tb["columns"], tb["rows"])
+def runs_view(datas: list[RunData], *, make_table: Any = None, short: Any = None) -> Iterator[RenderableType]:
+    """Several runs (a grid's cells, or runs named together): one line per run with its
+    totals and how to open it. ``make_table(title, columns, rows)`` builds the table (the
+    command line's, fitted to the terminal), ``short(models)`` shortens model strings."""
+    make_table = make_table or (lambda title, columns, rows: table(title, columns, rows))
+    models = [str(d.config.get("model", "")) for d in datas]
+    labels = short(models) if short is not None else models
     rows = []
-    for d in datas:
+    for d, label in zip(datas, labels):
         tot = d.totals()
         lines = [d.unit_line(u) for u in d.all_units()]
         failed = sum(1 for x in lines if x.get("failed") or x["crashed"])
@@ -172,12 +171,12 @@ def runs_view(datas: list[RunData], grids: list[tuple[str, list[Any]]] | None = 
         head = next((x["headline"] for x in lines if x["headline"]), "")
         mean = f"{head} {sum(values) / len(values):.1f}" if values else ("failed" if failed and failed == len(lines)
                                                                           else "")
-        rows.append([str(d.root), str(d.config.get("model", "")), ", ".join(map(str, d.config.get("methods", []))),
+        rows.append([str(d.root), label, ", ".join(map(str, d.config.get("methods", []))),
                      tot["units"], failed, mean, tot["calls"], tot["prompt_tokens"] + tot["completion_tokens"],
                      money(tot["cost_usd"])])
-    yield table(f"{len(datas)} runs (show PATH --model M --method X for one; --problem P for its units)",
-                ["run", "model", "methods", "units", "failed", "mean headline", "calls", "tokens", "cost"],
-                [[safe(c, 300) if isinstance(c, str) else c for c in r] for r in rows])
+    yield make_table(f"{len(datas)} runs (show PATH --model M --method X for one; --problem P for its units)",
+                     ["run", "model", "methods", "units", "failed", "mean headline", "calls", "tokens", "cost"],
+                     [[safe(c, 300) if isinstance(c, str) else c for c in r] for r in rows])
 
 
 def _nothing(data: RunData, problem: str | None, method: str | None) -> str:
