@@ -51,7 +51,7 @@ class RunContext:
         self.store = RunStore.open(run_dir)
         config = self.store.config
         self.config = config
-        self.problems = {p.id: p for p in load_benchmark(config.benchmark, config.problems, sandbox=sandbox)}
+        self.problems = {p.id: p for p in load_benchmark(config.benchmark, config.problems, limit=config.limit, sandbox=sandbox)}
         self.params = dict(config.params.get("runner:hackrate", {}))
         self.sandbox = sandbox
         self.memo: dict = {}

@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import typer
 
-from tczoo.cli.options import format_option
-from tczoo.cli.output import console, echo, rich_table
+from pathlib import Path
+
+from tczoo.cli.options import format_option, require_runs
+from tczoo.cli.output import show_tables
+from tczoo.cli.progress import progress
 
 
 def register(app: typer.Typer) -> None:
@@ -25,22 +28,29 @@ def register(app: typer.Typer) -> None:
     @tcbench.command("analyze")
     def analyze(
         kind: str = typer.Argument(..., help="fig4a | fig4c | fig6 | a5 (over a run) | fig7 | fig8 (over a built benchmark)"),
-        target: str = typer.Argument(..., help="a run directory, or tcbench:FILE written by build-benchmark"),
+        target: str = typer.Argument(..., help="a run or comparison directory (tczoo compare/reproduce --out: "
+                                               "every run in it), or tcbench:FILE written by build-benchmark"),
         fmt: str = format_option("table", "md", "csv", "json"),
         draws: int = typer.Option(5, "--draws", min=1, help="fig4c: draws of the validators"),
         restarts: int = typer.Option(1000, "--restarts", min=1, help="fig4a: WrongSelect restarts per problem"),
     ) -> None:
         """One of TC-Bench's analyses as tables."""
-        from tczoo.report import cell, render
-        from tczoo.analyses.tcbench import analyze as run
+        from tczoo.analyses.tcbench import RUN_ANALYSES, analyze as run
+        from tczoo.report import merge_tables, render
 
         options = {"fig4c": {"draws": draws}, "fig4a": {"restarts": restarts}}.get(kind, {})
-        tables = run(kind, target, **options)
+        if kind in RUN_ANALYSES:
+            dirs = require_runs([Path(target)])
+            with progress(f"tcbench {kind}", unit="runs") as bar:
+                parts = []
+                for i, d in enumerate(dirs):
+                    bar.update(i, len(dirs))
+                    parts.append(run(kind, str(d), **options))
+                bar.update(len(dirs), len(dirs))
+            tables = merge_tables(parts)
+        else:
+            tables = run(kind, target, **options)
         if fmt != "table":
             print(render(tables, fmt), end="")
             return
-        for t in tables:
-            console.print(rich_table(t.title, t.columns, ([cell(r.get(c), t.decimals) for c in t.columns]
-                                                          for r in t.rows), left=t.columns[:2]))
-            for note in t.notes:
-                echo(note)
+        show_tables(tables)

@@ -41,10 +41,13 @@ GENERATE = ("generate",)
 class AlgoParams(MethodParams):
     require_sample_pass: bool = Field(False, description="give up unless the oracle reproduces the samples")
     oracle_retries: int = Field(0, ge=0, description="with require_sample_pass: fresh oracles tried after one fails")
-    oracle_time_ms: int = Field(5000, ge=100)
-    generator_time_ms: int = Field(5000, ge=100)
-    max_input_kb: int = Field(1024, ge=1)
-    max_rounds: int = Field(3, ge=1)
+    oracle_time_ms: int = Field(5000, ge=100, description="CPU time the brute-force oracle may take per input",
+                                json_schema_extra={"paper": "— (ours: the paper sets no such limit)"})
+    generator_time_ms: int = Field(5000, ge=100, description="CPU time a generator call may take",
+                                   json_schema_extra={"paper": "— (ours: the paper sets no such limit)"})
+    max_input_kb: int = Field(1024, ge=1, description="largest input kept (KB)", json_schema_extra={"paper": "— (ours: the paper sets no such limit)"})
+    max_rounds: int = Field(3, ge=1, description="generator rounds to fill the budget (new seeds each round)",
+                            json_schema_extra={"paper": "— (not stated; ours)"})
 
 
 class Algo(Method):

@@ -9,6 +9,8 @@ when the model under-delivers); duplicates (whitespace-normalised inputs) are dr
 
 from __future__ import annotations
 
+from pydantic import Field
+
 
 from tczoo.parsing import tests_from_json_answer
 from tczoo.method import Context, Method, MethodParams
@@ -16,7 +18,8 @@ from tczoo.schema import OracleKind, Setting, Task, TestSuite, dedupe
 
 
 class CruxParams(MethodParams):
-    max_rounds: int = 2
+    max_rounds: int = Field(2, ge=1, description="calls that top up an answer with fewer tests than the budget",
+                            json_schema_extra={"paper": "— (not stated; ours)"})
 
 
 class Crux(Method):

@@ -44,12 +44,14 @@ class EvalPerfParams(MethodParams):
     max_tokens: int | None = Field(4096, ge=1, description="most tokens per answer (STAB Appendix A)")
     generators: int = Field(5, ge=1, description="perf_input_gen functions (= tests) per problem")
     repairs: int = Field(1, ge=0, description="repair calls for a generator failing at scale 1")
-    first_scale: int = Field(1, ge=1)
+    first_scale: int = Field(1, ge=1, description="the scale the doubling starts from")
     max_doublings: int = Field(24, ge=0, description="scale stops at first_scale * 2**max_doublings")
     time_limit_ms: int | None = Field(None, description="reference time limit (None = the problem's)")
     gen_time_ms: int = Field(10_000, ge=100, description="CPU time a generator call may take")
-    gen_memory_mb: int = Field(1024, ge=64)
-    max_input_kb: int = Field(32 * 1024, ge=1)
+    gen_memory_mb: int = Field(1024, ge=64, description="memory a generator call may use (MB)",
+                               json_schema_extra={"paper": "— (ours: the paper sets no such limit)"})
+    max_input_kb: int = Field(32 * 1024, ge=1, description="largest input kept (KB); doubling stops above it",
+                              json_schema_extra={"paper": "— (ours: the paper sets no such limit)"})
     check_inputs: bool = Field(False, description="ours: stop doubling at an input violating the parsed constraints")
 
 

@@ -82,14 +82,18 @@ HACK = "gen_hack_input_"
 class HtParams(MethodParams):
     llmgen_inputs: int = Field(10, ge=0, description="inputs the model writes directly (at most)")
     oversample: float = Field(2.0, ge=1, description="candidates per family = share x this")
-    validator_retries: int = Field(1, ge=0)
-    require_validator: bool = True
+    validator_retries: int = Field(1, ge=0, description="fresh validators asked for after one rejects the samples")
+    require_validator: bool = Field(True, description="give up without a validator that accepts the samples "
+                                                       "(else keep unvalidated inputs)")
     max_correct: int = Field(1, ge=1, description="correct programs given that must agree on an output")
-    time_factor: float = Field(1.5, gt=0)
-    generator_time_ms: int = Field(5000, ge=100)
-    validator_time_ms: int = Field(5000, ge=100)
-    max_input_kb: int = Field(8192, ge=1)
-    max_rounds: int = Field(3, ge=1)
+    time_factor: float = Field(1.5, gt=0, description="correct code's time limit = problem limit x this")
+    generator_time_ms: int = Field(5000, ge=100, description="CPU time a generator call may take",
+                                   json_schema_extra={"paper": "— (ours: the paper sets no such limit)"})
+    validator_time_ms: int = Field(5000, ge=100, description="CPU time the validator may take per input",
+                                   json_schema_extra={"paper": "— (ours: the paper sets no such limit)"})
+    max_input_kb: int = Field(8192, ge=1, description="largest input kept (KB)", json_schema_extra={"paper": "— (ours: the paper sets no such limit)"})
+    max_rounds: int = Field(3, ge=1, description="generator rounds to fill the budget (new seeds each round)",
+                            json_schema_extra={"paper": "— (not stated; ours)"})
 
 
 class Ht(Method):

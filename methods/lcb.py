@@ -51,9 +51,11 @@ class LcbParams(MethodParams):
     edge_share: float = Field(0.5, ge=0, le=1, description="fraction of the budget for edge cases")
     oversample: float = Field(1.0, ge=1, description="random inputs generated per input needed (1: none extra)")
     time_factor: float = Field(1.5, gt=0, description="correct code's time limit = problem limit x this")
-    generator_time_ms: int = Field(5000, ge=100)
-    max_input_kb: int = Field(8192, ge=1)
-    max_rounds: int = Field(3, ge=1)
+    generator_time_ms: int = Field(5000, ge=100, description="CPU time a generator call may take",
+                                   json_schema_extra={"paper": "— (ours: the paper sets no such limit)"})
+    max_input_kb: int = Field(8192, ge=1, description="largest input kept (KB)", json_schema_extra={"paper": "— (ours: the paper sets no such limit)"})
+    max_rounds: int = Field(3, ge=1, description="generator rounds to fill the budget (new seeds each round)",
+                            json_schema_extra={"paper": "— (not stated; ours)"})
 
 
 class Lcb(Method):

@@ -52,7 +52,8 @@ class PseudoParams(MethodParams):
     min_agree: int = Field(1, ge=1, description="candidates that must give the winning output (1: plain majority)")
     candidate_temperature: float = Field(0.8, gt=0, description="sampling temperature of the candidates")
     time_factor: float = Field(2.0, gt=0, description="candidate time limit = problem limit x this")
-    max_rounds: int = 2
+    max_rounds: int = Field(2, ge=1, description="calls that top up an answer with fewer inputs than the budget",
+                            json_schema_extra={"paper": "— (not stated; ours)"})
 
 
 class Pseudo(Method):

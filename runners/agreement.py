@@ -87,7 +87,7 @@ class AgreementParams(RunnerParams):
     detect_on: Literal["sound", "all"] = Field("sound", description="tests that count for DR, VAcc, Coverage and "
                                                                     "Exposure: sound ones (the papers'), or all")
     checker_time_ms: int = Field(20_000, ge=100, description="CPU time per check_output call")
-    seed: int = 0
+    seed: int = Field(0, description="seed of the sampled target submissions and of the correct codes a method is shown")
 
 
 # --------------------------------------------------------------------------- metrics (pure)

@@ -88,10 +88,10 @@ class BestOfNParams(RunnerParams):
     n: int = Field(8, ge=1, description="candidates per problem")
     responses: int = Field(1, ge=1, description="generations per candidate (the run's samples when above 1)")
     first_k: int | None = Field(None, ge=1, description="tests per response (None: method default)")
-    max_tests: int = Field(20, ge=1)
+    max_tests: int = Field(20, ge=1, description="cap on tests per response (the paper's 20)")
     checker_time_ms: int = Field(20_000, ge=100, description="CPU time per check_output call (the authors' 20 s)")
     label: str | None = Field(None, description="the code-generator column of the table")
-    seed: int = 0
+    seed: int = Field(0, description="seed of the candidate pool's order")
 
 
 class BestOfNRunner(Runner):

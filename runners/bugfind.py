@@ -140,7 +140,7 @@ class BugfindParams(RunnerParams):
     empty_response: Literal["drop_triplet", "format_error"] = Field(
         "drop_triplet", description="a triplet with an empty response: left out of every table (the authors' eval.py) "
                                     "or the response scored as a format error")
-    seed: int = 0
+    seed: int = Field(0, description="seed of the sampled wrong solutions and pooled tests")
 
 
 def oracle_label(suite: TestSuite) -> str:

@@ -82,7 +82,8 @@ LANG_TITLES = {"python": "Python", "cpp": "C++", "java": "Java", "c": "C"}
 class EfficiencyParams(RunnerParams):
     model_config = ConfigDict(extra="forbid")
 
-    languages: list[str] = Field(default_factory=lambda: ["python", "cpp", "java"])
+    languages: list[str] = Field(default_factory=lambda: ["python", "cpp", "java"],
+                                 description="languages whose reference solutions are timed")
     repeats: int = Field(3, ge=1, description="runs per (solution, test); the runtime is their median")
     tests: int = Field(5, ge=1, description="tests per problem a method is asked for (the paper: 5)")
     random_refs: int = Field(3, ge=0, description="randomly sampled references per language")
@@ -95,7 +96,7 @@ class EfficiencyParams(RunnerParams):
     filtering: Literal["problem", "solution"] = Field(
         "problem", description="problem: exclude a problem whose selected solution fails an original test "
                                "(Appendix B); solution: leave failing solutions out, keep the problem")
-    seed: int = 0
+    seed: int = Field(0, description="seed of the randomly sampled references")
 
 
 def median_runtime(results: list[Any]) -> tuple[float, str]:

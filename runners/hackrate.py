@@ -72,14 +72,18 @@ class HackRateParams(RunnerParams):
                                                        "largest k x rank scored)")
     default_unit: int = Field(10, ge=1, description="tests per 1x when a problem has no rank")
     validators: int = Field(VALIDATORS, ge=1, description="correct codes that validate tests")
-    fastest_fraction: float = Field(FASTEST_FRACTION, gt=0, le=1)
+    fastest_fraction: float = Field(FASTEST_FRACTION, gt=0, le=1,
+                                    description="validators are drawn from this fastest fraction of the correct codes")
     validator_pool: Literal["auto", "published", "fastest"] = Field(
         "auto", description="auto: the published set on TC-Bench data, else the fastest fraction")
-    validator_limits: Literal["reference", "problem"] = "reference"
-    wrong_limits: Literal["reference", "problem"] = "reference"
-    consensus_outputs: bool = False
+    validator_limits: Literal["reference", "problem"] = Field(
+        "reference", description="validators run under the reference's margin, or the problem's own limits (flagged)")
+    wrong_limits: Literal["reference", "problem"] = Field(
+        "reference", description="wrong codes run under the reference's margin, or the problem's own limits (flagged)")
+    consensus_outputs: bool = Field(False, description="keep a test every validator 'fails' with one agreed output, "
+                                                        "with that output (the reference filter's rule; flagged)")
     method_correct: int = Field(1, ge=1, description="correct codes given to a spec+correct method")
-    seed: int = 0
+    seed: int = Field(0, description="seed of the valid tests' shuffle and the validators' draw")
 
 
 def category(verdict: Verdict) -> str:
@@ -481,11 +485,17 @@ class HackRateRunner(Runner):
     @classmethod
     def score_external(cls, *, benchmark: str, tests_path: Path, scale: int | None = None,
                        detail_path: Path | None = None, sandbox=None,
-                       params: dict[str, Any] | None = None) -> dict[str, Any]:
+                       params: dict[str, Any] | None = None, problems: list[Problem] | None = None,
+                       aliases: dict[str, str] | None = None, benchmark_problems: int | None = None,
+                       progress: Any = None) -> dict[str, Any]:
         """Score tests produced anywhere: JSONL lines {"problem_id", "input", "output"?}.
 
         Every given test is scored unless ``scale`` asks for the k x rank prefix; each
-        test is judged by its own oracle (a given output, or the validators' agreement)."""
+        test is judged by its own oracle (a given output, or the validators' agreement).
+        ``problems``: the benchmark's problems when the caller loaded them (the ones the
+        tests name); ``aliases``: the file's ids to the problems' (``zm04`` ->
+        ``zm04-ribbon-pieces``); ``benchmark_problems``: how many the benchmark has;
+        ``progress(done, total)``: problems scored."""
         from tczoo.benchmarks import load_benchmark
         from tczoo.sandbox import Sandbox
         from tczoo.schema import Oracle, OracleKind, Provenance, TestCase
@@ -501,28 +511,34 @@ class HackRateRunner(Runner):
                         or not (out is None or isinstance(out, str)):
                     raise UnscorableInput(f"{tests_path}:{n}: need a JSON object with problem_id and input "
                                           "(input and output strings)")
+                pid = (aliases or {}).get(str(pid), str(pid))
                 by_problem.setdefault(str(pid), []).append(TestCase(input=inp, output=out, origin="external"))
         except UserFileError as exc:
             raise UnscorableInput(str(exc)) from None
         own = sandbox is None
         sandbox = sandbox or Sandbox()
         try:
-            problems = {p.id: p for p in load_benchmark(benchmark, sandbox=sandbox)}
-            unknown = sorted(set(by_problem) - set(problems))
+            loaded = problems if problems is not None else load_benchmark(benchmark, sandbox=sandbox)
+            by_id = {p.id: p for p in loaded}
+            unknown = sorted(set(by_problem) - set(by_id))
             if unknown:
                 raise UnscorableInput(f"tests name problems not in {benchmark}: {', '.join(unknown[:5])}")
             runner = cls(sandbox, **{**(params or {}), "scale": scale})
             records = []
-            for pid, tests in by_problem.items():
+            for done, (pid, tests) in enumerate(by_problem.items()):
+                if progress is not None:
+                    progress(done, len(by_problem))
                 suite = TestSuite(problem_id=pid, tests=tests, oracle=Oracle(kind=OracleKind.EXPECTED_OUTPUT),
                                   provenance=Provenance(method="external"))
-                records.append(runner.score(problems[pid], TaskSpec(key="", task=None), suite))  # type: ignore[arg-type]
+                records.append(runner.score(by_id[pid], TaskSpec(key="", task=None), suite))  # type: ignore[arg-type]
+            if progress is not None:
+                progress(len(by_problem), len(by_problem))
         finally:
             if own:
                 sandbox.close()
         from tczoo.runners.hackrate_tables import external_result
 
-        result = external_result(records, benchmark_problems=len(problems))
+        result = external_result(records, benchmark_problems=benchmark_problems or len(by_id))
         per_problem = {r.problem_id: {"metrics": r.metrics, "n_valid": r.n_valid, "detail": r.detail} for r in records}
         if detail_path is None:
             detail_path = tests_path.with_suffix(".detail.json")

@@ -5,7 +5,8 @@
 whether the tree had uncommitted changes), Python, the versions of the packages that
 change answers or scores, the compilers the sandbox uses, the sandbox's isolation
 level, the benchmark's content hash, the model's identity (a GGUF's sha256, or
-provider + api_base + model) and where the work ran (``tczoo.distributed``).
+provider + api_base + model), where the work ran (``tczoo.distributed``) and every
+plugin package (and its version) whose method or runner took part.
 """
 
 from __future__ import annotations
@@ -85,8 +86,10 @@ def benchmark_hash(problems: list) -> str:
 
 
 def collect(*, benchmark: str, problems: list, model: str, identity: dict[str, Any], isolation: str,
-            argv: list[str] | None = None, executor: dict[str, Any] | None = None) -> dict[str, Any]:
+            argv: list[str] | None = None, executor: dict[str, Any] | None = None,
+            methods: list[str] = (), runners: list[str] = ()) -> dict[str, Any]:
     from tczoo import __version__
+    from tczoo.registry import plugins_used
 
     return {
         "time": time.time(),
@@ -105,4 +108,7 @@ def collect(*, benchmark: str, problems: list, model: str, identity: dict[str, A
         # where the work ran: this machine's slots, or a Ray cluster's nodes (each with
         # its host, tczoo version, slots and isolation level)
         "executor": executor or {"kind": "local"},
+        # every method and runner an outside package provided: {"runner:NAME": {package, version}}
+        # (tczoo report names the package to install when one is missing)
+        "plugins": plugins_used(list(methods), list(runners)),
     }

@@ -163,6 +163,77 @@ def describe_methods() -> list[dict[str, Any]]:
     return infos
 
 
+def package_of(group: str, name: str) -> dict[str, str] | None:
+    """The distribution (package name and version) whose entry point provides ``name`` in
+    ``group`` (``tczoo.methods``, ``tczoo.runners`` ...), or None when it is not installed."""
+    ep = _group(group).get(name)
+    dist = getattr(ep, "dist", None) if ep is not None else None
+    if dist is None:
+        return None
+    meta = getattr(dist, "metadata", None)
+    package = (meta["Name"] if meta is not None and meta["Name"] else None) or getattr(dist, "name", "")
+    return {"package": str(package), "version": str(getattr(dist, "version", ""))}
+
+
+def plugins_used(methods: list[str], runners: list[str]) -> dict[str, dict[str, str]]:
+    """``{"method:NAME" | "runner:NAME": {"package", "version"}}`` for every method and
+    runner of a run that an outside package provides (tczoo's own are left out: its
+    version is recorded anyway)."""
+    found = {}
+    for group, kind, names in (("tczoo.methods", "method", methods), ("tczoo.runners", "runner", runners)):
+        for name in dict.fromkeys(names):
+            info = package_of(group, name)
+            if info is not None and info["package"].lower() != "tczoo":
+                found[f"{kind}:{name}"] = info
+    return found
+
+
+def missing_hint(kind: str, name: str, provenance: list[dict[str, Any]]) -> str:
+    """For a method or runner a recorded run used that is not installed here: which
+    package to install, from the run's provenance ("" when it does not say)."""
+    for line in reversed(provenance):
+        info = (line.get("plugins") or {}).get(f"{kind}:{name}") if isinstance(line, dict) else None
+        if isinstance(info, dict) and info.get("package"):
+            version = f"=={info['version']}" if info.get("version") else ""
+            return (f"this run was made with {kind} {name} from the package {info['package']} "
+                    f"{info.get('version', '')}".rstrip() + f": pip install '{info['package']}{version}'")
+    return ""
+
+
+def parameters(params: type) -> list[dict[str, Any]]:
+    """Every parameter of a ``Params`` model (a method's or a runner's): its name, type,
+    default, one line of meaning (the field's description) and the paper's value where
+    the field records one (``Field(..., json_schema_extra={"paper": VALUE})``, set where
+    the paper's setting differs from the default or the knob is tczoo's own). The
+    fields are the one source: ``tczoo methods NAME`` and ``tczoo runners NAME`` print
+    this."""
+    from pydantic_core import PydanticUndefined
+
+    rows = []
+    for name, info in params.model_fields.items():
+        if info.default is not PydanticUndefined:
+            default = info.default
+        elif info.default_factory is not None:
+            default = info.default_factory()  # type: ignore[call-arg]
+        else:
+            default = None
+        extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
+        kind = info.annotation
+        rows.append({"name": name, "type": getattr(kind, "__name__", None) or str(kind).replace("typing.", ""),
+                     "default": default, "paper": extra.get("paper"), "description": info.description or ""})
+    return rows
+
+
+def describe_runners() -> list[dict[str, Any]]:
+    """Name, paper, summary and headline metric of every installed runner."""
+    out = []
+    for name in runner_names():
+        cls = get_runner(name)
+        out.append({"name": name, "paper": getattr(cls, "paper", ""), "summary": getattr(cls, "summary", ""),
+                    "headline": getattr(cls, "headline", "") or ""})
+    return out
+
+
 def _fingerprint(eps) -> str:
     """What the metadata of these entry points depends on: the entry points, their
     distributions' versions, and every source file of their packages and the kernel."""

@@ -182,9 +182,10 @@ def analyse(store) -> RunSummary:
 
     gens = store.generations()
     scores = {(s.method, s.problem_id, s.task): s for s in store.scores()}
+    scored_by = {s.method: s.runner for s in scores.values()}  # for a method not installed here
     cells: dict[tuple[str, str], Cell] = {}
     for g in gens:
-        runner = _runner_of(config, g.method)
+        runner = _runner_of(config, g.method) or scored_by.get(g.method, "")
         cls = runner_cls(runner)
         cell = cells.setdefault((g.model, g.method), Cell(g.model, g.method, runner))
         cell.attempted += 1
@@ -261,7 +262,7 @@ def runner_tables(stores: list) -> tuple[dict[str, list[Table]], RunSummary]:
             cell = part.cells.get((s.model, s.method))
             if g is None or cell is None or s.error is not None:
                 continue
-            runner = get_runner(s.runner)
+            runner = installed_runner(s.runner, store)
             if generation_failure(g, scores_empty=runner.scores_empty_suites) is not None:
                 continue  # scored by an older tczoo that scored failed generations
             by_runner.setdefault(s.runner, []).append(s)
@@ -283,6 +284,21 @@ def runner_tables(stores: list) -> tuple[dict[str, list[Table]], RunSummary]:
             _add_health(t, cells, runner)
         out[name] = produced
     return out, summary
+
+
+def installed_runner(name: str, store) -> Any:
+    """The runner class ``name``, or a one-line error that says which package to install
+    when the run was made with a runner this installation lacks (its provenance names
+    the plugin package and version)."""
+    from tczoo.registry import UnknownNameError, get_runner, missing_hint
+
+    try:
+        return get_runner(name)
+    except UnknownNameError as exc:
+        hint = missing_hint("runner", name, store.provenance())
+        if hint:
+            raise UnknownNameError(f"{store.root}: scored by runner {name!r}, which is not installed; {hint}") from None
+        raise UnknownNameError(f"{store.root}: {exc}") from None
 
 
 def run_tables(run_dir: Path) -> tuple[Any, list[Table]]:
@@ -319,6 +335,22 @@ def merged_tables(run_dirs: list[Path], runner: str | None = None) -> list[Table
     if left_out and tables:
         tables[0].notes.append(f"{left_out} unit(s) whose generation failed or could not be scored are left out")
     return tables
+
+
+def merge_tables(parts: list[list[Table]]) -> list[Table]:
+    """Tables made per run (an analysis over each cell of a grid), read as one: tables
+    with the same title become one, the rows of each in turn, every note once."""
+    merged: dict[str, Table] = {}
+    for tables in parts:
+        for table in tables:
+            into = merged.get(table.title)
+            if into is None:
+                merged[table.title] = table
+            else:
+                into.rows += table.rows
+                into.notes += [n for n in table.notes if n not in into.notes]
+                into.columns += [c for c in table.columns if c not in into.columns]
+    return list(merged.values())
 
 
 def _add_health(table: Table, cells: list, runner) -> None:
@@ -364,6 +396,27 @@ def _failure_table(summary: RunSummary) -> Table | None:
              "recorded this failure along the way and were still scored"]
     return Table(title="failures by stage and reason", columns=["model", "method", "stage", "reason", "failed units",
                                                                 "scored units", "example"], rows=rows, notes=notes)
+
+
+def model_label(model: str) -> str:
+    """A model string as a table column shows it: the file name for a model named by a
+    path (``scripted:/long/dir/rules.jsonl`` -> ``scripted:rules.jsonl``,
+    ``local//models/m.gguf`` -> ``local/m.gguf``, ``replay:runs/x/`` -> ``replay:x``);
+    provider models as given. Reports in md, csv and json keep the full string."""
+    text = str(model)
+    for prefix in ("scripted:", "replay:", "local//"):
+        if text.startswith(prefix) and ("/" in text[len(prefix):]):
+            name = Path(text[len(prefix):].rstrip("/")).name
+            return (prefix.rstrip("/") if prefix == "local//" else prefix) + ("/" if prefix == "local//" else "") + name
+    return text
+
+
+def model_labels(models: list[str]) -> list[str]:
+    """``model_label`` of each, except where two would read the same (then the full strings)."""
+    labels = {m: model_label(m) for m in dict.fromkeys(models)}
+    short = list(labels.values())
+    clash = {label for label in short if short.count(label) > 1}
+    return [m if labels[m] in clash else labels[m] for m in models]
 
 
 def cell(value: Any, decimals: int = 1) -> str:

@@ -142,11 +142,23 @@ def paper_sampling_notes(config: RunConfig, options: RunOptions) -> list[str]:
 # --------------------------------------------------------------------------- validation
 
 
-def _error_text(exc: ValidationError) -> str:
+def _error_text(exc: ValidationError, params: type | None = None, key: str = "") -> str:
+    """What is wrong with ``--params`` for one method or runner, in one line: an unknown
+    parameter is named with the closest valid ones and the whole list."""
+    import difflib
+
     parts = []
+    valid = list(getattr(params, "model_fields", {}) or {})
     for e in exc.errors():
         where = ".".join(str(x) for x in e.get("loc", ())) or "value"
-        parts.append(f"{where}: {e.get('msg', 'invalid')}")
+        if e.get("type") == "extra_forbidden" and valid:
+            close = difflib.get_close_matches(where, valid, n=2, cutoff=0.6)
+            hint = f"did you mean {' or '.join(close)}? " if close else ""
+            kind = "runners" if key.startswith("runner:") else "methods"
+            parts.append(f"unknown parameter {where!r} ({hint}valid: {', '.join(valid)}; "
+                         f"tczoo {kind} {key.removeprefix('runner:')} explains them)")
+        else:
+            parts.append(f"{where}: {e.get('msg', 'invalid')}")
     return "; ".join(parts)
 
 
@@ -167,6 +179,17 @@ def check_params(config: RunConfig) -> None:
         if not isinstance(value, dict):
             raise ParamsError(f"--params: the value for {key!r} must be an object of parameters, "
                               f"not {type(value).__name__} ({value!r:.60})")
+        check_param_values(key, value)
+
+
+def check_param_values(key: str, value: dict) -> None:
+    """``--params`` for one method (``crux``) or runner (``runner:hackrate``), checked
+    against its ``Params`` model -- cheap, so done before any benchmark is loaded."""
+    params = get_runner(key[7:]).Params if key.startswith("runner:") else get_method(key).Params
+    try:
+        params(**value)
+    except ValidationError as exc:
+        raise ParamsError(f"--params for {key}: {_error_text(exc, params, key)}") from None
 
 
 def build_units(config: RunConfig, problems: list[Problem], sandbox: "Sandbox | None" = None) -> list[Unit]:
@@ -179,12 +202,13 @@ def build_units(config: RunConfig, problems: list[Problem], sandbox: "Sandbox | 
         try:
             method = cls(**config.params.get(name, {}))
         except ValidationError as exc:
-            raise ParamsError(f"--params for {name}: {_error_text(exc)}") from None
+            raise ParamsError(f"--params for {name}: {_error_text(exc, cls.Params, name)}") from None
         runner_cls = get_runner(config.runner or cls.runner)
         try:
             runner = runner_cls(sandbox, **config.params.get(f"runner:{runner_cls.name}", {}))
         except ValidationError as exc:
-            raise ParamsError(f"--params for runner:{runner_cls.name}: {_error_text(exc)}") from None
+            raise ParamsError(f"--params for runner:{runner_cls.name}: "
+                              f"{_error_text(exc, runner_cls.Params, 'runner:' + runner_cls.name)}") from None
         for problem in problems:
             try:
                 specs = runner.tasks(problem, cls, samples=config.samples, seed=config.seed)
@@ -279,7 +303,6 @@ async def run(
     ``problems``: the benchmark's problems when the caller loaded them already (a grid
     of runs loads them once). ``progress`` is told what the loop is doing."""
     from tczoo import __version__
-    from tczoo.benchmarks import load_benchmark
     from tczoo.provenance import collect
 
     options = options or RunOptions()
@@ -303,8 +326,7 @@ async def run(
     try:
         cluster.check_methods(config.methods)
         if problems is None:
-            report(RunProgress("load", note=f"loading benchmark {config.benchmark}"))
-            problems = load_benchmark(config.benchmark, config.problems, sandbox=sandbox)
+            problems = _load(config, sandbox, report)
         if not problems:
             raise UserError(f"benchmark {config.benchmark!r} has no problems")
         units = build_units(config, problems, sandbox)
@@ -318,7 +340,8 @@ async def run(
         client = LLMClient(config.model, settings, on_exchange=store.log_exchange, ledger=ledger)
         store.add_provenance(collect(benchmark=config.benchmark, problems=problems, model=config.model,
                                      identity=client.identity, isolation=sandbox.isolation_level,
-                                     executor=cluster.describe()))
+                                     executor=cluster.describe(), methods=config.methods,
+                                     runners=sorted({u.runner.name for u in units})))
         session = store.session = RunSession(warnings=list(store.warnings) + cluster.warnings)
         generate: Callable[[Unit, int], Awaitable[GenerationRecord]]
         if cluster.remote:
@@ -393,13 +416,21 @@ async def _loop(units: list[Unit], store: RunStore, client: LLMClient, generate,
     await asyncio.gather(*(one(u) for u in units))
 
 
+def _load(config: RunConfig, sandbox: "Sandbox", report: ProgressFn) -> list[Problem]:
+    """The run's problems, reporting as they load (zoo-mini builds golden tests the first time)."""
+    from tczoo.benchmarks import load_benchmark
+
+    note = f"loading benchmark {config.benchmark}"
+    report(RunProgress("load", note=note))
+    return load_benchmark(config.benchmark, config.problems, limit=config.limit, sandbox=sandbox,
+                          progress=lambda done, total: report(RunProgress("load", done=done, total=total, note=note)))
+
+
 def rescore(out: Path, options: RunOptions | None = None, *, cluster: Cluster | None = None,
             progress: ProgressFn | None = None) -> list[ScoreRecord]:
     """Score the latest successful generation of every unit again (no LLM calls) and
     replace scores.jsonl. ``cluster``/``options.execution``: where the runs go (as
     ``run``)."""
-    from tczoo.benchmarks import load_benchmark
-
     report = progress or (lambda p: None)
     store = RunStore.open(out, write=True)
     own_cluster = cluster is None
@@ -412,8 +443,7 @@ def rescore(out: Path, options: RunOptions | None = None, *, cluster: Cluster | 
     sandbox = cluster.sandbox
     try:
         config = store.config
-        report(RunProgress("load", note=f"loading benchmark {config.benchmark}"))
-        problems = load_benchmark(config.benchmark, config.problems, sandbox=sandbox)
+        problems = _load(config, sandbox, report)
         units = {u.key: u for u in build_units(config, problems, sandbox)}
         gens = store.generations()
         records = []

@@ -508,6 +508,7 @@ class RunConfig(Model):
     model: str
     benchmark: str
     problems: list[str] | None = None
+    limit: int | None = None  # the first N problems (of those --problems chose)
     samples: int = 1
     seed: int = 0
     runner: str | None = None

@@ -414,3 +414,78 @@ def config_diff(old: RunConfig, new: RunConfig) -> list[str]:
         if a.get(key) != b.get(key):
             out.append(f"{key}: was {json.dumps(a.get(key), default=str)}, now {json.dumps(b.get(key), default=str)}")
     return out
+
+
+# --------------------------------------------------------------------------- what a path names
+
+GRID_FILE = "grid.json"  # a comparison directory (tczoo compare / reproduce): one run directory per cell
+
+
+def model_slug(model: str) -> str:
+    """A directory name for a model string: readable, and distinct for distinct strings
+    (``a/b`` and ``a_b`` differ in the hash). A grid's cell of (model, method) lies in
+    ``GRID/<model_slug(model)>/<method>/``."""
+    import hashlib
+    import re
+
+    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("._")[:48] or "model"
+    return f"{readable}-{hashlib.sha256(model.encode()).hexdigest()[:6]}"
+
+
+def is_run_dir(path: Path) -> bool:
+    return (Path(path) / "config.json").is_file()
+
+
+def is_grid(path: Path) -> bool:
+    """A comparison directory: ``grid.json`` and one run directory per (model, method)."""
+    return (Path(path) / GRID_FILE).is_file()
+
+
+def grid_cells(path: Path) -> list[Path]:
+    """The run directories of a comparison, in the grid's order (model by model, the
+    methods in the order asked), then any other run directory under it (a cell a later
+    comparison added with other settings, a grid.json edited by hand)."""
+    root = Path(path)
+    ordered: list[Path] = []
+    try:
+        spec = json.loads((root / GRID_FILE).read_bytes())
+    except (OSError, ValueError):
+        spec = {}
+    if isinstance(spec, dict):
+        for model in spec.get("models") or []:
+            for method in spec.get("methods") or []:
+                if isinstance(model, str) and isinstance(method, str):
+                    cell = root / model_slug(model) / method
+                    if is_run_dir(cell):
+                        ordered.append(cell)
+    seen = set(ordered)
+    ordered += sorted(p.parent for p in root.glob("*/*/config.json") if p.parent not in seen)
+    return ordered
+
+
+def run_dirs(paths: list[Path] | tuple[Path, ...] | Path) -> list[Path]:
+    """The run directories that ``paths`` name: a run directory is itself, a comparison
+    directory (``tczoo compare`` / ``tczoo reproduce --out``) is every run it holds, in
+    grid order; several are read in the order given (a run named twice is read twice, as
+    asked). Every command that reads runs takes its arguments through here, so a grid is
+    a run everywhere. A path that is neither, or a comparison with no run yet, is a
+    ``RunStoreError`` (one line, exit 2) naming it."""
+    if isinstance(paths, (str, Path)):
+        paths = [Path(paths)]
+    found: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if is_run_dir(path):
+            dirs = [path]
+        elif is_grid(path):
+            dirs = grid_cells(path)
+            if not dirs:
+                raise RunStoreError(f"{path} is a comparison directory with no run in it yet "
+                                    "(run the tczoo compare or reproduce command that made it)")
+        elif not path.exists():
+            raise RunStoreError(f"{path} is not a tczoo run directory: no such folder")
+        else:
+            raise RunStoreError(f"{path} is not a tczoo run directory (no config.json) "
+                                f"nor a comparison directory (no {GRID_FILE})")
+        found += dirs
+    return found

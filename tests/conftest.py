@@ -60,3 +60,26 @@ def installed_tczoo(tczoo_wheel, tmp_path_factory):
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
                     str(tczoo_wheel)], check=True, capture_output=True)
     return target
+
+
+@pytest.fixture(scope="session")
+def grid_dir(tmp_path_factory):
+    """A small comparison directory made by ``tczoo compare`` with scripted models: two
+    methods (crux, lcb) × two models, one that answers every prompt of zoo-mini's zm01
+    and one whose provider never answers (its cells fail). Shared by the CLI and
+    browser tests of grids (read-only: copy it before writing)."""
+    import os
+    import subprocess
+    import sys
+
+    from experiment_fixtures import write_rules
+
+    tmp = tmp_path_factory.mktemp("grid")
+    good = write_rules(tmp / "good.jsonl")
+    down = write_rules(tmp / "down.jsonl", [("this phrase is in no prompt", "x")])
+    out = tmp / "cmp"
+    done = subprocess.run([sys.executable, "-m", "tczoo.cli", "compare", "--methods", "crux,lcb", "--models",
+                           f"{good},{down}", "--problems", "zm01", "--out", str(out), "--max-consecutive-errors", "0",
+                           "-f", "json"], capture_output=True, text=True, timeout=900, env=dict(os.environ))
+    assert done.returncode == 0, done.stderr[-3000:]
+    return {"dir": out, "good": good, "down": down}

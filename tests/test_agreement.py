@@ -280,7 +280,7 @@ def test_a_suite_without_a_usable_test_is_failed_not_a_number(sandbox):
 
 
 @pytest.mark.parametrize("line, says", [
-    ("not json", "not JSON"),
+    ("not json", "not a JSON record"),
     ('["a list"]', "a candidate is a JSON object"),
     ('{"problem_id": "p", "name": "x"}', "needs code"),
     ('{"problem_id": "p", "code": "x", "language": "cobol"}', "unknown language"),

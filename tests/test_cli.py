@@ -52,7 +52,7 @@ def test_benchmarks_lists_bundled_and_hub_names_in_words():
         (["methods", "--format", "xml"], "'xml' is not one of table, json"),
         (["methods", "--json"], "No such option: --json"),
         (["report", "/nonexistent-run", "-f", "html"], "'html' is not one of table, md, csv, json"),
-        (["stab", "boundary"], "Missing argument 'file'"),
+        (["stab", "boundary"], "Missing argument 'FILE'"),  # the metavar the help shows
         (["harness", "nosuch"], "No such command 'nosuch'"),
         # tczoo's own checks
         (["run", "--method", "nosuch", "--model", "scripted:x"], "unknown method 'nosuch'"),

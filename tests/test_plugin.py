@@ -130,3 +130,73 @@ def test_an_outside_method_package_runs_through_the_cli(install, plugin_source, 
     bad = subprocess.run([tczoo, "edge", "prompt", "zm99"], cwd=work, env=env, capture_output=True, text=True,
                          timeout=300)
     assert bad.returncode == 2 and bad.stderr.startswith("error: zoo-mini has no problem 'zm99'"), bad.stderr
+
+
+# --------------------------------------------------------------------------- a runner plugin
+
+
+def runner_recipe() -> dict[str, str]:
+    """The files of docs/plugins.md's runner package: {path: content}."""
+    text = (ROOT / "docs" / "plugins.md").read_text()
+    section = text[text.index("## Adding a runner"):]
+    section = section[: section.index("\n## ", 3)]
+    return {m.group(1): m.group(2) for m in RECIPE.finditer(section)}
+
+
+def test_the_runner_recipe_is_complete():
+    files = runner_recipe()
+    assert set(files) == {"pyproject.toml", "tczoo_caught/__init__.py"}
+    assert '"tczoo.runners"' in files["pyproject.toml"]
+    assert "from tczoo.api import" in files["tczoo_caught/__init__.py"]
+
+
+def test_an_outside_runner_package_scores_is_recorded_and_named_when_missing(tmp_path):
+    """docs/plugins.md's runner, installed next to tczoo (editable) in a fresh virtualenv:
+    it is listed with its parameters, scores a run through the CLI, the run's provenance
+    names its package and version, and this interpreter's tczoo (which lacks the plugin)
+    refuses to report the run in one line naming what to install."""
+    src = tmp_path / "tczoo-caught"
+    for rel, content in runner_recipe().items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(content)
+    venv = tmp_path / "venv"
+    python = _fresh_venv(venv)
+    _pip(python, "-e", str(ROOT), cwd=tmp_path)
+    _pip(python, str(src), cwd=tmp_path)
+    tczoo = venv / "bin" / "tczoo"
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    work = tmp_path / "work"
+    work.mkdir()
+
+    def run(*args, cli=(str(tczoo),)):
+        return subprocess.run([*cli, *map(str, args)], cwd=work, env=env, capture_output=True, text=True, timeout=600)
+
+    listed = run("runners", "-f", "json")
+    assert listed.returncode == 0, listed.stderr
+    assert "caught" in {r["name"] for r in json.loads(listed.stdout)}
+    described = json.loads(run("runners", "caught", "-f", "json").stdout)
+    [param] = described["params"]
+    assert (param["name"], param["default"]) == ("max_tests", 50) and param["description"].startswith("tests of")
+    refused = run("run", "--method", "crux", "--runner", "caught", "--model", "scripted:x",
+                  "--params", '{"runner:caught": {"max_test": 3}}')
+    assert refused.returncode == 2 and "unknown parameter 'max_test' (did you mean max_tests?" in refused.stderr
+
+    rules = work / "rules.jsonl"
+    rules.write_text(json.dumps({"match": "test cases", "response": json.dumps(EDGE_TESTS)}) + "\n")
+    out = work / "run"
+    done = run("run", "--method", "crux", "--runner", "caught", "--model", f"scripted:{rules}", "--problems", "zm04",
+               "--out", out, "--format", "json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    [score] = [json.loads(line) for line in (out / "scores.jsonl").read_text().splitlines()]
+    assert score["runner"] == "caught" and score["n_valid"] == len(EDGE_TESTS) and score["metrics"]["valid"] == 100.0
+    assert 0 < score["metrics"]["caught"] <= 100.0
+    [table] = json.loads(done.stdout)[:1]
+    assert table["title"].startswith("caught:") and table["rows"][0]["units"] == 1
+    [line] = [json.loads(x) for x in (out / "provenance.jsonl").read_text().splitlines()]
+    assert line["plugins"] == {"runner:caught": {"package": "tczoo-caught", "version": "0.1.0"}}
+
+    missing = run("report", out, cli=(sys.executable, "-m", "tczoo.cli"))
+    assert missing.returncode == 2 and "Traceback" not in missing.stderr, missing.stderr
+    [error] = missing.stderr.strip().splitlines()
+    assert "runner 'caught', which is not installed" in error and "pip install 'tczoo-caught==0.1.0'" in error

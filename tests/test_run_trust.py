@@ -230,7 +230,8 @@ def test_a_typo_writes_nothing_and_the_corrected_command_runs(tmp_path):
     assert "zoo-mini has no problem 'zm99'" in one_line_error(tczoo("run", "-m", "crux", "--model", model, "-p", "zm99",
                                                                      "--out", out), 2)
     for params, needle in (('{"crux": 5}', "the value for 'crux' must be an object"),
-                           ('{"crux": {"nope": 1}}', "--params for crux: nope: Extra inputs are not permitted"),
+                           ('{"crux": {"nope": 1}}', "--params for crux: unknown parameter 'nope' (valid: temperature, "
+                                                         "top_p, presence_penalty, max_tokens, max_rounds"),
                            ('{"lcb": {}}', "'lcb', which is not a method of this run"),
                            ('[1, 2]', "--params must be a JSON object")):
         line = one_line_error(tczoo("run", "-m", "crux", "--model", model, "-p", "zm04", "--params", params,
@@ -246,7 +247,7 @@ def test_a_typo_writes_nothing_and_the_corrected_command_runs(tmp_path):
     (["run", "-m", "crux", "--out", "{file}"], "exists and is not a directory"),
     (["score", "--benchmark", "zoo-mini", "--tests", "{empty}"], "no test in"),
     (["score", "{run}", "--scale", "2", "--detail", "d.json"], "score external tests"),
-    (["score", "--benchmark", "zoo-mini", "--tests", "{stranger}"], "tests name problems not in zoo-mini: zz1"),
+    (["score", "--benchmark", "zoo-mini", "--tests", "{stranger}"], "tests name problems not in zoo-mini: 'zz1'"),
     (["run", "-m", "crux", "--model", "scripted:{model}", "--benchmark", "tcbench:{empty}", "--out", "{new}"],
      "has no problems"),
     (["run", "-m", "crux", "--model", "scripted:{model}", "--max-cost", "-1"], "Invalid value for '--max-cost'"),

@@ -163,3 +163,36 @@ def test_a_moved_data_file_is_reported_on_the_page(browser, site, tmp_path):
     page.page.goto((broken / "index.html").resolve().as_uri() + "#/p/0")
     page.page.wait_for_selector("p.error")
     assert "cannot load data/r0/p" in page.page.inner_text("p.error")
+
+
+def test_a_comparison_opens_on_its_models_by_methods_matrix(browser, grid_dir, tmp_path):
+    """tczoo view GRID: the summary is one models × methods matrix (not one card per run):
+    each cell the headline metric as tczoo report prints it, coloured on a scale when it is
+    a percentage, 'failed' where every generation failed, and its units as links; a
+    failed unit says failed with its reason, never 'no tests'; one click opens a unit."""
+    site = tmp_path / "site"
+    proc = tczoo("view", grid_dir["dir"], "--out", site)
+    assert proc.returncode == 0, proc.stderr
+    page = Page(browser, "file://")
+    p = page.page
+    p.goto((site / "index.html").resolve().as_uri())
+    p.wait_for_selector("table.comparison-matrix")
+    assert p.inner_text("h1") == "Comparison cmp"
+    assert p.locator(".run.card").count() == 0  # the runs are in the matrix, not in cards beside it
+    head = p.inner_text("table.comparison-matrix thead")
+    assert "crux" in head and "lcb" in head and "hackrate: HR" in head
+    rows = p.locator("table.comparison-matrix tbody tr")
+    assert rows.count() == 2
+    good, down = rows.nth(0), rows.nth(1)
+    assert good.locator("th").inner_text() == "scripted:good.jsonl"
+    assert down.locator("th").get_attribute("title") == grid_dir["down"]  # the full model string on hover
+    value = good.locator("td").first.locator(".value")
+    assert float(value.inner_text()) >= 0 and "heat-" in value.get_attribute("class")
+    assert down.locator("td").first.locator(".value").inner_text() == "failed"
+    failed_chip = down.locator("td").first.locator("a.chip")
+    assert failed_chip.inner_text() == "zm01 failed (llm:no_rule)" and "failed" in failed_chip.get_attribute("class")
+    page.shot("grid")
+    good.locator("td").first.locator("a.chip").click()
+    p.wait_for_selector("h1:has-text('crux on zm01-commission-deadlines')")
+    assert p.locator("table.verdicts .v-ac").count() >= 1
+    assert page.problems == []

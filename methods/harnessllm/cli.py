@@ -13,7 +13,7 @@ from typing import Optional
 
 import typer
 
-from tczoo.cli.options import CLIError, require_run_dir, split
+from tczoo.cli.options import CLIError, require_runs, split, writable
 from tczoo.cli.output import echo
 from tczoo.safetext import dumps
 
@@ -40,10 +40,10 @@ def register(app: typer.Typer) -> None:
 
     @harness.command("candidates")
     def bestofn_candidates(
-        model: str = typer.Option(..., "--model", help="LiteLLM model string, local/..., scripted:PATH"),
+        model: str = typer.Option(..., "--model", "--models", help="LiteLLM model string, local/..., scripted:PATH"),
         benchmark: str = typer.Option("zoo-mini", "--benchmark", "-b"),
         problems: Optional[str] = typer.Option(None, "--problems", "-p", help="ids or id prefixes, comma-separated"),
-        n: int = typer.Option(8, "-n", min=1, help="candidates per problem"),
+        n: int = typer.Option(8, "--samples", "-n", min=1, help="candidates per problem (samples of the model)"),
         temperature: float = typer.Option(0.6, "--temperature", min=0),
         top_p: float = typer.Option(0.95, "--top-p", min=0, max=1),
         presence_penalty: float = typer.Option(1.5, "--presence-penalty"),
@@ -61,7 +61,7 @@ def register(app: typer.Typer) -> None:
 
     @harness.command("sft")
     def harness_sft(
-        run_dir: Path = typer.Argument(..., help="a bugfind run directory"),
+        run_dir: Path = typer.Argument(..., help="a bugfind run directory, or a comparison directory (every run in it)"),
         out: Path = typer.Option(..., "--out", "-o", help="JSONL to write"),
         outcome: str = typer.Option("true_bug", "--outcome", help="outcomes to keep, comma-separated"),
     ) -> None:
@@ -69,7 +69,7 @@ def register(app: typer.Typer) -> None:
         from tczoo.execution import Outcome
         from tczoo.methods.harnessllm.sft import sft_records
 
-        require_run_dir(run_dir)
+        dirs = require_runs(run_dir)
         keep = tuple(split(outcome) or ())
         known = {o.value for o in Outcome}
         unknown = [o for o in keep if o not in known]
@@ -79,9 +79,10 @@ def register(app: typer.Typer) -> None:
         if out.exists() and not out.is_file():
             raise CLIError(f"--out {out} exists and is not a file")
         n = 0
+        writable(out, "file", "--out")
         out.parent.mkdir(parents=True, exist_ok=True)
         with out.open("w") as fh:
-            for rec in sft_records(run_dir, keep):
+            for rec in (r for d in dirs for r in sft_records(d, keep)):
                 fh.write(dumps(rec) + "\n")
                 n += 1
         echo(f"{n} SFT examples written to {out}", err=True)

@@ -80,7 +80,7 @@ def register(app: typer.Typer) -> None:
         try:
             hits = ScenarioRetriever(load_catalog(), model=model, mode=_mode(mode), top_k=top_k).retrieve(text)
         except EmbeddingUnavailable as exc:
-            raise CLIError(f"--mode {mode}: {exc}") from exc
+            raise CLIError(f"--mode {mode} retrieves with KNN: {exc}") from exc
         rows = [{"scenario": h.scenario.id, "name": h.scenario.name, "class": h.scenario.cls,
                  "via": sorted(h.via), "score": round(h.score, 4), "keywords": h.keywords,
                  "implementations": [i.name for i in h.scenario.implementations]} for h in hits]

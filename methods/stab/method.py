@@ -94,13 +94,16 @@ class StabParams(MethodParams):
     embedding_model: str | None = Field(None, description="KNN embedding model (default all-MiniLM-L6-v2, offline)")
     objective: Literal["leximin", "weighted"] = Field(
         "weighted", description="CP-SAT objective: the authors' weighted sum (cpsat_solver.py; the paper says only "
-                                "'large') or leximin (ours: every variable as large as the others allow)")
+                                "'large') or leximin (ours: every variable as large as the others allow)",
+        json_schema_extra={"paper": "weighted (the authors' code; the paper says only 'large')"})
     duplicates: Literal["keep", "drop"] = Field(
         "keep", description="an input an earlier generator already returned: kept as a test of its own and recorded "
-                            "(the authors' generator; N_gen counts it), or dropped")
+                            "(the authors' generator; N_gen counts it), or dropped",
+        json_schema_extra={"paper": "keep (the authors' generator)"})
     saturator_time_s: float = Field(2.0, gt=0, description="CP-SAT time per dependent group")
     gen_time_ms: int = Field(10_000, ge=100, description="CPU time a generator may take")
-    gen_memory_mb: int = Field(1024, ge=64)
+    gen_memory_mb: int = Field(1024, ge=64, description="memory a generator may use (MB)",
+                               json_schema_extra={"paper": "— (ours: the paper sets no such limit)"})
     max_input_kb: int = Field(32 * 1024, ge=1, description="largest input kept")
 
 

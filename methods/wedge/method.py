@@ -58,31 +58,39 @@ class WedgeParams(MethodParams):
     temperature: float | None = Field(1.0, ge=0, description="sampling temperature (STAB Appendix A)")
     top_p: float | None = Field(0.95, gt=0, le=1, description="nucleus sampling mass (STAB Appendix A)")
     max_tokens: int | None = Field(4096, ge=1, description="most tokens per answer (STAB Appendix A)")
-    fuzz_seconds: int = Field(60, ge=1, description="fuzzing budget per problem, wall-clock (WEDGE: 3600)")
+    fuzz_seconds: int = Field(60, ge=1, description="fuzzing budget per problem, wall-clock seconds",
+                              json_schema_extra={"paper": 3600})
     fuzzer: Literal["auto", "afl", "loop"] = Field(
         "auto", description="auto: AFL++ for a C/C++ reference when installed, else the pure-Python loop")
     seeds: int = Field(5, ge=1, description="sample inputs used as profiling inputs and fuzzing seeds (WEDGE: 5)")
     validator_tries: int = Field(5, ge=1, description="validator answers, the first plus repairs (WEDGE: 5)")
     repair_from: Literal["best", "last"] = Field(
-        "best", description="ours (WEDGE does not say): a validator repair starts from the answer that accepted "
-                            "the most samples so far (best), or from the last answer")
-    instrument_tries: int = Field(2, ge=1, description="ours: instrumented copies, the first plus repairs")
+        "best", description="a validator repair starts from the answer that accepted the most samples so far "
+                            "(best), or from the last answer", json_schema_extra={"paper": "— (not said; ours)"})
+    instrument_tries: int = Field(2, ge=1, description="instrumented copies, the first plus repairs",
+                                  json_schema_extra={"paper": "— (not checked; ours)"})
     mutator_tries: int = Field(10, ge=1, description="mutator answers, the first plus repairs (WEDGE: 10)")
     contrast_ratio: float = Field(1.2, ge=1.0, description="slow/fast cost ratio of a contrast pair (WEDGE: 1.2)")
     min_similarity: float = Field(0.1, ge=0.0, description="least content similarity of a contrast pair (WEDGE: 0.1)")
-    candidates: int = Field(16, ge=1, description="ours: fuzzer finds timed on the reference to pick the tests")
+    candidates: int = Field(16, ge=1, description="fuzzer finds timed on the reference to pick the tests",
+                            json_schema_extra={"paper": "— (ours)"})
     max_input_kb: int = Field(AFL_MAX_INPUT_KB, ge=1, description="largest input (AFL++ caps it at 1024)")
-    exec_timeout_factor: float = Field(2.0, gt=0, description="fuzzer's per-run timeout, x the time limit (WEDGE: 20 s)")
+    exec_timeout_factor: float = Field(2.0, gt=0, description="fuzzer's per-run timeout, x the time limit",
+                                       json_schema_extra={"paper": "20 s"})
     afl_custom_only: bool = Field(True, description="AFL_CUSTOM_MUTATOR_ONLY: only the model's mutator (WEDGE)")
-    afl_trim: bool = Field(False, description="ours: AFL++ trims queue entries (WEDGE: AFL's default, on)")
-    triage_seconds: int = Field(30, ge=1, description="ours: time to validate and time the AFL++ queue")
+    afl_trim: bool = Field(False, description="AFL++ trims queue entries",
+                           json_schema_extra={"paper": "true (AFL++'s default)"})
+    triage_seconds: int = Field(30, ge=1, description="time to validate and time the AFL++ queue (s)",
+                                json_schema_extra={"paper": "— (ours)"})
     loop_batch: int = Field(8, ge=1, description="pure-Python loop: children per round")
     loop_coverage: bool = Field(True, description="pure-Python loop: line coverage as a reward")
-    mutator_probes: int = Field(8, ge=1, description="ours: mutate_input calls that test a mutator")
+    mutator_probes: int = Field(8, ge=1, description="mutate_input calls that test a mutator",
+                                json_schema_extra={"paper": "— (ours)"})
     validate_ms: int = Field(2000, ge=100, description="CPU per validate_input call")
     mutate_ms: int = Field(2000, ge=100, description="CPU per mutate_input call")
-    check_inputs: bool = Field(False, description="ours: drop tests that break STAB's parsed constraints "
-                                                  "(default: keep them, flagged)")
+    check_inputs: bool = Field(False, description="drop tests that break STAB's parsed constraints "
+                                                  "(default: keep them, flagged)",
+                               json_schema_extra={"paper": "— (ours)"})
 
 
 class Wedge(Method):

@@ -5,6 +5,7 @@ Every benchmark loads into the same ``Problem`` schema.
 
 from __future__ import annotations
 
+from tczoo.benchmarks.ids import ProblemIdError, match_ids  # noqa: F401  (part of this package's interface)
 from tczoo.schema import Problem
 
 BUNDLED = {"zoo-mini": "the bundled benchmark: 12 original problems with golden tests, "
@@ -29,22 +30,31 @@ def _describe_hub(source) -> str:
     return f"{text}; {source.note}" if getattr(source, "note", "") else text
 
 
-def load_benchmark(spec: str, problems: list[str] | None = None, *, sandbox=None) -> list[Problem]:
-    """Load ``spec``; ``problems`` keeps only those ids (or id prefixes), in benchmark order."""
+def problem_ids(spec: str) -> list[str] | None:
+    """The problem ids of ``spec`` when they are known without loading it (the bundled
+    benchmark); None otherwise."""
     if spec in BUNDLED:
         from tczoo.benchmarks import zoo_mini
 
-        return zoo_mini.load(problems, sandbox=sandbox)
+        return zoo_mini.ids()
+    return None
+
+
+def load_benchmark(spec: str, problems: list[str] | None = None, *, limit: int | None = None, sandbox=None,
+                   progress=None) -> list[Problem]:
+    """Load ``spec``; ``problems`` keeps only those ids (or id prefixes), in benchmark
+    order, ``limit`` the first N of them. ``progress(done, total)`` is told as problems
+    load, where the benchmark loads them one by one (zoo-mini builds its golden tests)."""
+    if spec in BUNDLED:
+        from tczoo.benchmarks import zoo_mini
+
+        return zoo_mini.load(problems, sandbox=sandbox, limit=limit, progress=progress)
     from tczoo.benchmarks.loaders import load_benchmark_spec
 
     options = {"sandbox": sandbox, "only": problems} if spec.strip().lower().startswith("kattis:") else {}
     loaded = load_benchmark_spec(spec, **options)
     if problems:
-        unknown = [q for q in problems if not any(p.id == q or p.id.startswith(q) for p in loaded)]
-        if unknown:
-            from tczoo.benchmarks.loaders import BenchmarkLoadError
-
-            known = ", ".join(p.id for p in loaded[:8]) + (", ..." if len(loaded) > 8 else "")
-            raise BenchmarkLoadError(f"benchmark {spec!r} has no problem {unknown[0]!r} (known: {known})")
-        loaded = [p for p in loaded if any(p.id == q or p.id.startswith(q) for q in problems)]
-    return loaded
+        chosen = {k for hits in match_ids(problems, [p.id for p in loaded],
+                                          missing=f"benchmark {spec!r} has no problem").values() for k in hits}
+        loaded = [p for p in loaded if p.id in chosen]
+    return loaded[:limit] if limit is not None else loaded

@@ -208,21 +208,35 @@ def _apply_rank(problem: Problem) -> None:
         problem.rank = int(np.linalg.matrix_rank(np.array(rows, dtype=float)))
 
 
-def load(problems: list[str] | None = None, *, sandbox=None, root: Path = ROOT) -> list[Problem]:
+def ids(root: Path = ROOT) -> list[str]:
+    """The problem ids, in order, without loading anything."""
+    return sorted(yaml.safe_load((d / "problem.yaml").read_text())["id"] for d in problem_dirs(root))
+
+
+def load(problems: list[str] | None = None, *, sandbox=None, root: Path = ROOT, limit: int | None = None,
+         progress=None) -> list[Problem]:
+    """The problems (``problems``: ids or id prefixes; ``limit``: the first N), each
+    with its golden tests -- built in ``sandbox`` the first time, then cached;
+    ``progress(done, total)`` as each is ready."""
     dirs = problem_dirs(root)
     if problems:
-        wanted = set(problems)
+        from tczoo.benchmarks.ids import match_ids
+
         by_id = {}
         for d in dirs:
             pid = yaml.safe_load((d / "problem.yaml").read_text())["id"]
             by_id[pid] = d
-        unknown = [p for p in problems if p not in by_id and not any(k.startswith(p) for k in by_id)]
-        if unknown:
-            from tczoo.benchmarks.loaders import BenchmarkLoadError
-
-            raise BenchmarkLoadError(f"zoo-mini has no problem {unknown[0]!r} (known: {', '.join(sorted(by_id))})")
-        dirs = [d for pid, d in sorted(by_id.items()) if pid in wanted or any(pid.startswith(p) for p in wanted)]
-    return [materialise(d, sandbox) for d in dirs]
+        chosen = {k for hits in match_ids(problems, sorted(by_id), missing="zoo-mini has no problem").values()
+                  for k in hits}
+        dirs = [d for pid, d in sorted(by_id.items()) if pid in chosen]
+    if limit is not None:
+        dirs = dirs[:limit]
+    loaded = []
+    for i, d in enumerate(dirs):
+        loaded.append(materialise(d, sandbox))
+        if progress is not None:
+            progress(i + 1, len(dirs))
+    return loaded
 
 
 # --------------------------------------------------------------------------- maintenance

@@ -24,7 +24,7 @@ import sys
 import typer
 
 from tczoo.cli import cache, candidates, experiments, installed, judging, rl, runs, view
-from tczoo.cli.output import err_console, warn
+from tczoo.cli.output import warn
 from tczoo.errors import RunFailed, UserError
 
 app = typer.Typer(
@@ -32,7 +32,27 @@ app = typer.Typer(
     no_args_is_help=True,
     help="tczoo: LLM test-case-generation methods for algorithmic problems, scored as their papers do.",
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from tczoo import __version__
+
+        print(f"tczoo {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_version,
+                                 help="print tczoo's version and exit"),
+    wide: bool = typer.Option(False, "--wide",
+                              help="tables at full width with model strings in full (also after the command: "
+                                   "tczoo report RUN --wide)"),
+) -> None:
+    """tczoo: LLM test-case-generation methods for algorithmic problems, scored as their papers do."""
 
 for _module in (installed, runs, experiments, judging, candidates, cache, view, rl):
     _module.register(app)
@@ -66,24 +86,147 @@ def _register_plugins(argv: list[str]) -> None:
             warn(f"plugin commands {name!r} could not be loaded: {type(exc).__name__}: {exc}")
 
 
+def _paragraphs(text: str) -> str:
+    """A docstring as help: each prose paragraph on one line (the terminal wraps it),
+    lists and indented blocks as written."""
+    import inspect
+
+    out = []
+    for para in inspect.cleandoc(text).split("\n\n"):
+        lines = para.split("\n")
+        prose = all(line and not line[0].isspace() and not line.lstrip().startswith(("-", "*", "tczoo "))
+                    for line in lines[1:])
+        out.append(" ".join(x.strip() for x in lines) if prose else para)
+    return "\n\n".join(out)
+
+
+_WORDS = {int: "INT", float: "NUMBER", str: "TEXT"}
+
+
+def _metavar(param) -> str | None:
+    """How an option's value reads in help: a word (INT, PATH, TEXT ...), nothing for a flag."""
+    from pathlib import Path
+
+    descriptor = getattr(param, "type_descriptor", None)
+    kind = getattr(descriptor, "annotation", None)
+    if kind is None:
+        name = getattr(getattr(param, "type", None), "name", "")
+        kind = {"integer": int, "float": float, "text": str, "path": Path, "boolean": bool}.get(str(name).lower())
+    origin = getattr(kind, "__origin__", None)
+    if origin is list:
+        kind = kind.__args__[0]
+    args = [a for a in getattr(kind, "__args__", ()) if a is not type(None)]
+    if args:  # Optional[X]
+        kind = args[0]
+    if kind is bool or getattr(param, "is_flag", False):
+        return ""
+    if isinstance(kind, type) and issubclass(kind, Path):
+        return "PATH"
+    return _WORDS.get(kind) if isinstance(kind, type) else None
+
+
+def polish(command) -> None:
+    """What typer's help gets wrong for this CLI, fixed on the click command tree (the
+    kernel's commands and every plugin's): help text is plain text (``[dist]`` stays
+    ``[dist]``, not rich markup), a docstring's paragraphs are not broken at the source's
+    line ends, and values read as words (``--samples INT``, ``--out PATH``, a flag shows
+    none)."""
+    from rich.markup import escape
+
+    for param in getattr(command, "params", []):
+        if getattr(param, "help", None):
+            param.help = escape(param.help)
+        if getattr(param, "param_type_name", "") == "argument":
+            if param.metavar is None:
+                param.metavar = (param.name or "value").upper()
+            if hasattr(param, "display_type_rich"):
+                param.display_type_rich = lambda ctx: None  # its name is the word already
+        elif param.metavar is None:
+            word = _metavar(param)
+            if word is not None:
+                param.metavar = word
+    own = getattr(command, "get_help_option", None)
+    if own is not None and not getattr(own, "_polished", False):
+        def get_help_option(ctx, own=own):
+            option = own(ctx)
+            if option is not None:
+                option.metavar = ""  # a flag: no value to show
+            return option
+
+        get_help_option._polished = True  # type: ignore[attr-defined]
+        command.get_help_option = get_help_option
+    if getattr(command, "help", None):
+        command.help = escape(_paragraphs(command.help))
+        command.short_help = command.help.split("\n\n")[0]
+    for sub in getattr(command, "commands", {}).values():
+        polish(sub)
+
+
 def _one_line(text: str) -> str:
     from tczoo.safetext import printable
 
     return printable(" ".join(str(text).split()), newlines=False)
 
 
+INTERRUPTED = "interrupted; run the same command again to resume"
+stopped = __import__("threading").Event()  # Ctrl-C was pressed (typer turns it into exit code 130)
+
+
+def _on_sigint(signum, frame) -> None:
+    """Ctrl-C: what breaks while the command stops (a sandbox slot closed under a running
+    batch, a thread losing its pipe) is not news; the one line at the end says it all."""
+    import logging
+
+    logging.disable(logging.CRITICAL)
+    stopped.set()
+    raise KeyboardInterrupt
+
+
+def interrupted() -> None:
+    """One line and exit code 130. Every ``finally`` of the command has run by now (the
+    run directory is closed, its lock released, the sandbox's workers stopped), so the
+    process ends here without waiting for helper threads that are still unwinding --
+    their tracebacks would be the only output otherwise."""
+    import logging
+    import os
+
+    logging.disable(logging.CRITICAL)
+    try:
+        sys.stdout.flush()
+    except Exception:
+        pass
+    sys.stderr.write(INTERRUPTED + "\n")
+    sys.stderr.flush()
+    os._exit(130)
+
+
 def main(argv: list[str] | None = None) -> None:
+    import signal
+    import threading
+
     click_exc, usage_error, click_exit = _click_exceptions()
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_sigint)
     argv = list(sys.argv[1:] if argv is None else argv)
+    end = argv.index("--") if "--" in argv else len(argv)
+    if "--wide" in argv[:end]:  # a global option, accepted anywhere before "--"
+        from tczoo.cli.output import set_wide
+
+        set_wide(True)
+        argv = [a for i, a in enumerate(argv) if not (a == "--wide" and i < end)]
     try:
         _register_plugins(argv)
-        rc = app(args=argv, prog_name="tczoo", standalone_mode=False)
+        command = typer.main.get_command(app)
+        polish(command)
+        rc = command.main(args=argv, prog_name="tczoo", standalone_mode=False)
+        if stopped.is_set():
+            interrupted()
         sys.exit(rc if isinstance(rc, int) else 0)
     except (typer.Exit, click_exit) as exc:
         sys.exit(getattr(exc, "exit_code", 0))
     except (typer.Abort, KeyboardInterrupt):
-        err_console.print("aborted")
-        sys.exit(130)
+        interrupted()
     except UserError as exc:
         print(f"error: {_one_line(exc)}", file=sys.stderr)
         sys.exit(2)
@@ -97,8 +240,19 @@ def main(argv: list[str] | None = None) -> None:
             message = f"{message} (see '{exc.ctx.command_path} --help')"
         print(f"error: {_one_line(message)}", file=sys.stderr)
         sys.exit(2 if isinstance(exc, usage_error) else (exc.exit_code or 1))
-    except (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError) as exc:
-        # A path the user gave that cannot be used (the commands check the common ones
-        # first; this catches the rest without hiding other OSErrors).
-        print(f"error: {_one_line(exc)}", file=sys.stderr)
-        sys.exit(2)
+    except OSError as exc:
+        from tczoo.cli.options import write_error
+
+        found = write_error(exc)
+        if found is not None:
+            # a folder that cannot be written (read-only, permissions, full): which, and the
+            # option that chooses another; a full disk is a run that could not do its work
+            line, full = found
+            print(f"error: {_one_line(line)}", file=sys.stderr)
+            sys.exit(1 if full else 2)
+        if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError, NotADirectoryError)):
+            # A path the user gave that cannot be used (the commands check the common ones
+            # first; this catches the rest without hiding other OSErrors).
+            print(f"error: {_one_line(exc)}", file=sys.stderr)
+            sys.exit(2)
+        raise

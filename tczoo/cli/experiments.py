@@ -16,9 +16,10 @@ from tczoo.cli.options import (
     parse_json_option,
     run_options,
     split,
+    writable,
 )
-from tczoo.cli.output import console, echo, emit_json, rich_table, warn
-from tczoo.cli.progress import RunReporter
+from tczoo.cli.output import console, echo, emit_json, rich_table, show_tables, warn
+from tczoo.cli.progress import RunReporter, progress
 
 REPORT_FORMATS = ("table", "md", "csv", "json")
 
@@ -40,20 +41,13 @@ def _check_models(models: list[str], api_base: str | None) -> None:
 def print_tables(tables, fmt: str) -> None:
     import sys
 
-    from tczoo.experiments.metrics import decimals, show
     from tczoo.report import render
 
     if fmt != "table":
         sys.stdout.write(render(tables, fmt))
         sys.stdout.flush()
         return
-    for t in tables:
-        rows = ([show(r.get(c), decimals(t, c)) for c in t.columns] for r in t.rows)
-        left = [c for c in t.columns if c in ("model", "method", "runner", "source", "setting", "here", "paper",
-                                               "stage", "reason", "example", "why not", "status", "headline")]
-        console.print(rich_table(t.title, t.columns, rows, left=left or t.columns[:1]))
-        for note in t.notes:
-            echo(note)
+    show_tables(tables)
 
 
 def _session_warnings(session) -> None:
@@ -71,18 +65,23 @@ def _session_warnings(session) -> None:
 
 @run_options
 def compare(
-    methods: str = typer.Option(..., "--methods", "-m", help="method names, comma-separated"),
-    models: str = typer.Option("local/qwen2.5-coder-1.5b", "--models",
+    methods: str = typer.Option(..., "--methods", "--method", "-m", help="method names, comma-separated"),
+    models: str = typer.Option("local/qwen2.5-coder-1.5b", "--models", "--model",
                                help="model strings, comma-separated (--api-base reaches the provider models)"),
     benchmark: str = typer.Option("zoo-mini", "--benchmark", "-b", help="zoo-mini, a hub name, or SCHEMA:PATH"),
-    problems: Optional[str] = typer.Option(None, "--problems", "-p", help="problem ids or id prefixes, comma-separated"),
+    problems: Optional[str] = typer.Option(None, "--problems", "--problem", "-p",
+                                           help="problem ids or id prefixes, comma-separated"),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="only the first N problems (of --problems)"),
     samples: int = typer.Option(1, "--samples", "-n", min=1, help="independent generations per task"),
     seed: int = typer.Option(0, "--seed"),
     runner: Optional[str] = typer.Option(None, "--runner", help="score every method with this runner instead of its own"),
     runners: Optional[str] = typer.Option(None, "--runners",
                                           help="cross-score every method's suites with these runners too ('all': every installed runner)"),
     params: Optional[str] = typer.Option(None, "--params", help='JSON: {"crux": {...}, "runner:hackrate": {...}}'),
-    out: Path = typer.Option(Path("runs/compare"), "--out", "-o", help="comparison directory (resumed if it exists)"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o",
+                                       help="comparison directory, resumed (and grown by new models or methods) "
+                                            "when it holds one with the same settings (default: "
+                                            "runs/compare-<hash of the settings>)"),
     fmt: str = format_option(*REPORT_FORMATS, help="format of the report printed at the end"),
     *,
     options,
@@ -101,11 +100,14 @@ def compare(
 
     cross = runner_names() if runners == "all" else (split(runners) or [])
     spec = GridSpec(methods=split(methods) or [], models=split(models) or [], benchmark=check_benchmark(benchmark),
-                    problems=split(problems), samples=samples, seed=seed, runner=runner, params=_params(params),
+                    problems=split(problems), limit=limit, samples=samples, seed=seed, runner=runner, params=_params(params),
                     llm=options.recorded(), cross=cross)
     check_grid(spec)
     _check_models(spec.models, options.settings.api_base)
     from tczoo.experiments.grid import run_grid
+
+    out = out or default_grid_dir(spec)
+    writable(out, "comparison directory", "--out")
 
     with RunReporter() as reporter:
         session = asyncio.run(run_grid(spec, out, options, progress=reporter))
@@ -121,13 +123,28 @@ def compare(
         raise RunFailed(summary.cause())
 
 
+def default_grid_dir(spec) -> Path:
+    """``runs/compare-<hash>``: comparisons with the same settings share a folder (and
+    grow it by models and methods, as ``--out`` does); other settings get their own."""
+    import hashlib
+    import json
+
+    settings = spec.model_dump(exclude={"methods", "models", "cross", "target"})
+    if settings.get("limit") is None:
+        settings.pop("limit", None)
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:8]
+    return Path("runs") / f"compare-{digest}"
+
+
 @run_options
 def reproduce(
     target: Optional[str] = typer.Argument(None, help="a target (tczoo reproduce --list)"),
-    model: str = typer.Option("local/qwen2.5-coder-1.5b", "--model",
+    model: str = typer.Option("local/qwen2.5-coder-1.5b", "--model", "--models",
                               help="LiteLLM model string, local/..., scripted:PATH or replay:DIR"),
     benchmark: str = typer.Option("zoo-mini", "--benchmark", "-b", help="zoo-mini, a hub name, or SCHEMA:PATH"),
-    problems: Optional[str] = typer.Option(None, "--problems", "-p", help="problem ids or id prefixes, comma-separated"),
+    problems: Optional[str] = typer.Option(None, "--problems", "--problem", "-p",
+                                           help="problem ids or id prefixes, comma-separated"),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="only the first N problems (of --problems)"),
     samples: Optional[int] = typer.Option(None, "--samples", "-n", min=1, help="generations per task (default: the target's)"),
     params: Optional[str] = typer.Option(None, "--params", help="JSON merged over the target's own parameters"),
     out: Optional[Path] = typer.Option(None, "--out", "-o",
@@ -168,13 +185,19 @@ def reproduce(
     missing = chosen.missing_methods()
     if missing:
         raise CLIError(f"target {target} runs {', '.join(missing)}, which are not installed")
+    if len(split(model) or []) > 1:
+        raise CLIError("--model names several models: a reproduction runs one (tczoo compare runs several)")
     spec = plan(chosen, model, benchmark=check_benchmark(benchmark), problems=split(problems), samples=samples,
                 params=_params(params), options=options)
+    if limit is not None:
+        spec = spec.model_copy(update={"limit": limit})
     if chosen.run is not None:
         check_grid(spec)
     folder = out or default_out(chosen, spec)
     if results.exists() and not results.is_dir():
         raise CLIError(f"--results {results} exists and is not a directory")
+    writable(folder, "comparison directory", "--out")
+    writable(results, "results folder", "--results")
     if chosen.run is None:
         folder.mkdir(parents=True, exist_ok=True)  # holds the built benchmark
     elif report_only:
@@ -190,7 +213,15 @@ def reproduce(
             raise RunFailed(f"stopped: {session.stop_reason()}; run the same command again to resume")
     cluster = options.open_cluster() if chosen.analysis is not None else None
     try:
-        repro = build(chosen, spec, folder, cluster=cluster)
+        with progress(f"{target}: tables") as bar:
+            def phase(what: str, unit: str, done: int, total: int) -> None:
+                bar.phase(what, unit)
+                if total:
+                    bar.update(done, total)
+                else:
+                    bar.note("running")
+
+            repro = build(chosen, spec, folder, cluster=cluster, progress=phase)
     finally:
         if cluster is not None:
             cluster.close()

@@ -8,11 +8,14 @@ from typing import Optional
 
 import typer
 
-from tczoo.cli.options import CLIError, format_option, read_user_file, require_file, split
-from tczoo.cli.output import echo, emit_json
+from tczoo.cli.options import CLIError, check_benchmark, format_option, read_user_file, require_file, split, writable
+from tczoo.cli.output import console, echo, emit_json, rich_table
 from tczoo.cli.progress import progress
 
 SHOWN = 4000  # characters of stdout/stderr shown
+# what judge assumes a file is when --lang is not given
+EXTENSIONS = {".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".c++": "cpp", ".hpp": "cpp", ".c": "c", ".py": "python",
+              ".java": "java"}
 
 
 def _clip(text: str) -> str:
@@ -27,7 +30,8 @@ def _read(path: Path, what: str) -> str:
 
 def judge(
     file: Path = typer.Argument(..., help="source file"),
-    lang: str = typer.Option(..., "--lang", help="cpp | c | python | java (and spellings like c++17, py3)"),
+    lang: Optional[str] = typer.Option(None, "--lang", help="cpp | c | python | java (and spellings like c++17, py3); "
+                                                            "default: from the file's extension"),
     input: Optional[Path] = typer.Option(None, "--input", help="stdin file"),
     expected: Optional[Path] = typer.Option(None, "--expected", help="expected output file"),
     time_limit: int = typer.Option(2000, "--time-limit", min=1, help="CPU time limit, ms"),
@@ -42,6 +46,10 @@ def judge(
     from tczoo.sandbox.types import limits_error
     from tczoo.schema import Language, Program
 
+    if lang is None:
+        lang = EXTENSIONS.get(file.suffix.lower() if file.suffix != ".C" else ".cc")
+        if lang is None:
+            raise CLIError(f"cannot tell the language of {file} from its extension; give --lang cpp|c|python|java")
     try:
         language = Language.parse(lang)
     except ValueError as exc:
@@ -102,7 +110,9 @@ def wrongselect(
 
 def build_benchmark(
     benchmark: str = typer.Option("zoo-mini", "--benchmark", "-b", help="raw set with golden tests and a wrong-code pool"),
-    problems: Optional[str] = typer.Option(None, "--problems", "-p"),
+    problems: Optional[str] = typer.Option(None, "--problems", "--problem", "-p",
+                                           help="problem ids or id prefixes, comma-separated"),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="only the first N problems (of --problems)"),
     out: Path = typer.Option(Path("tcbench-built.jsonl"), "--out", "-o", help="JSONL in the TC-Bench schema"),
     restarts: int = typer.Option(1000, "--restarts", min=1),
     max_steps: int = typer.Option(1000, "--max-steps", min=1),
@@ -128,18 +138,27 @@ def build_benchmark(
         raise CLIError(f"--languages: {exc}") from None
     if langs == ():
         raise CLIError("--languages names no language")
-    with Sandbox() as sandbox:
-        loaded = load_benchmark(benchmark, split(problems), sandbox=sandbox)
-        with progress("judge + select", total=len(loaded)) as bar:
-            report = build(loaded, sandbox, out, restarts=restarts, max_steps=max_steps, seed=seed,
-                           min_rank=min_rank, languages=langs, only_wa=not any_verdict,
-                           progress=lambda _: bar.advance())
+    check_benchmark(benchmark)
+    writable(out.parent if str(out.parent) else Path("."), "folder", "--out")
+    with progress(f"loading benchmark {benchmark}", unit="problems") as bar, Sandbox() as sandbox:
+        loaded = load_benchmark(benchmark, split(problems), limit=limit, sandbox=sandbox, progress=bar.update)
+        bar.phase("build-benchmark: judge + select", "problems")
+        bar.update(0, len(loaded))
+        report = build(loaded, sandbox, out, restarts=restarts, max_steps=max_steps, seed=seed,
+                       min_rank=min_rank, languages=langs, only_wa=not any_verdict,
+                       progress=lambda _: bar.advance())
     kept = sum(r["kept"] for r in report)
     if fmt == "json":
         emit_json(report)
     else:
-        for r in report:
-            echo(" ".join(f"{k}={v}" for k, v in r.items()), err=True)
+        columns = list(dict.fromkeys(k for r in report for k in r))
+        names = {"problem": "problem", "kept": "kept", "wrong_codes": "wrong codes",
+                 "wrong_in_languages": "in languages", "wrong_only_wa": "WA only", "correct_codes": "correct codes",
+                 "selected_correct": "validators", "selected": "wrong basis", "rank": "rank", "reason": "why not"}
+        console.print(rich_table(f"build-benchmark: {kept} of {len(report)} problems kept",
+                                 [names.get(c, c.replace("_", " ")) for c in columns],
+                                 ([("yes" if r.get(c) is True else "no" if r.get(c) is False else r.get(c, ""))
+                                   for c in columns] for r in report)))
     echo(f"{kept} of {len(report)} problems kept -> {out} (load it with --benchmark tcbench:{out})", err=True)
 
 

@@ -26,11 +26,13 @@ from tczoo.cli.options import (
     read_user_file,
     require_file,
     require_run_dir,
+    require_runs,
     run_options,
     split,
+    writable,
 )
 from tczoo.cli.candidates import write_candidates
-from tczoo.cli.output import console, echo, emit_json, err_console, rich_table, warn
+from tczoo.cli.output import console, echo, emit_json, err_console, rich_table, show_tables, warn
 from tczoo.cli.progress import ProgressBar, RunReporter, progress
 from tczoo.safetext import dumps, printable
 
@@ -38,5 +40,6 @@ __all__ = [
     "CLIError", "KEYLESS", "PROVIDER_KEYS", "ProgressBar", "RunReporter", "address_option", "check_benchmark",
     "check_model", "console", "dumps", "echo", "emit_json", "err_console", "execution_options", "executor_option",
     "format_option", "parse_json_option", "printable", "probe_api_base", "progress", "read_user_file", "require_file",
-    "require_run_dir", "rich_table", "run_options", "split", "warn", "write_candidates",
+    "require_run_dir", "require_runs", "rich_table", "run_options", "show_tables", "split", "warn", "writable",
+    "write_candidates",
 ]

@@ -4,7 +4,7 @@ from these and from ``tczoo.cli.output``, so that all commands look and fail ali
 
 - ``CLIError``: a user's mistake, printed as one line ``error: ...`` with exit code 2;
 - ``format_option``: the one flag for machine output, ``--format/-f``;
-- ``split``, ``require_file``, ``require_run_dir``, ``check_benchmark``,
+- ``split``, ``require_file``, ``require_run_dir``, ``require_runs``, ``check_benchmark``,
   ``parse_json_option``: argument parsing that refuses bad values where they are parsed;
 - ``check_model``: a model string that names nothing, or a provider without its API
   key, is refused before any work starts;
@@ -43,7 +43,7 @@ def format_option(*choices: str, default: str = "table", help: str | None = None
             raise typer.BadParameter(f"{value!r} is not one of {', '.join(allowed)}")
         return value
 
-    return typer.Option(default, "--format", "-f", callback=check,
+    return typer.Option(default, "--format", "-f", callback=check, metavar="|".join(allowed),
                         help=help or f"output format: {' | '.join(allowed)}")
 
 
@@ -102,9 +102,91 @@ def read_user_file(path: Path, what: str = "file") -> bytes:
 
 
 def require_run_dir(path: Path) -> Path:
+    """``path`` must be one run directory (a command that reads exactly one run; most
+    take several and a comparison directory through ``require_runs``)."""
     if not (path / "config.json").is_file():
+        from tczoo.store import is_grid
+
+        if is_grid(path):
+            raise CLIError(f"{path} is a comparison directory; name one of its runs "
+                           f"(e.g. {path}/MODEL/METHOD, listed by tczoo report {path})")
         raise CLIError(f"{path} is not a tczoo run directory (no config.json)")
     return path
+
+
+def require_runs(paths: list[Path] | Path) -> list[Path]:
+    """The run directories a command's arguments name: run directories, comparison
+    directories (``tczoo compare``/``reproduce --out``: every run in them), or several
+    of both (``tczoo.store.run_dirs``); anything else is a one-line usage error."""
+    from tczoo.store import run_dirs
+
+    return run_dirs(paths)
+
+
+# Where the running command writes, and the option that chooses each place (``writable``):
+# a write that fails later (a full disk) is reported naming the option.
+OUTPUTS: list[tuple[Path, str]] = []
+
+WRITE_ERRNOS = {"EROFS": "read-only file system", "EACCES": "permission denied", "EPERM": "permission denied",
+                "ENOSPC": "no space left on the device", "EDQUOT": "disk quota exceeded"}
+
+
+def cannot_write(folder: Path, why: str, hint: str) -> str:
+    return f"cannot write to {folder} ({why}); {hint}"
+
+
+def _hint(option: str | None) -> str:
+    return f"choose another folder with {option}" if option else "give a folder you can write to"
+
+
+def writable(path: Path, what: str = "folder", option: str | None = "--out", *, hint: str | None = None) -> Path:
+    """``path`` is where the command is about to write (a folder; a file's folder is
+    checked for a file): refuse now, in one line naming it and the option that changes
+    it, when it lies on a read-only file system or cannot be written; remember it so
+    that a write failing later (a full disk) names the option too."""
+    target = Path(path)
+    OUTPUTS.append((target, hint or _hint(option)))
+    probe = target
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        if probe == target and what != "file":
+            raise CLIError(f"{option + ' ' if option else ''}{target} exists and is not a directory")
+        probe = probe.parent
+    readonly = False
+    try:
+        readonly = bool(os.statvfs(probe).f_flag & os.ST_RDONLY)
+    except OSError:
+        pass
+    if readonly or not os.access(probe, os.W_OK | os.X_OK):
+        why = WRITE_ERRNOS["EROFS" if readonly else "EACCES"]
+        raise CLIError(cannot_write(probe if probe != target and not target.exists() else target, why,
+                                    hint or _hint(option)))
+    return target
+
+
+def write_error(exc: OSError) -> tuple[str, bool] | None:
+    """(one line, whether the disk is full) for a write that failed for want of a writable
+    or roomy folder (read-only, full disk, quota; a permission error only under a folder
+    the command declared with ``writable``: elsewhere it may be a file it could not read),
+    naming the folder and the option that chooses it; None for any other error."""
+    import errno
+
+    name = errno.errorcode.get(exc.errno or 0, "")
+    if name not in WRITE_ERRNOS:
+        return None
+    where = Path(exc.filename) if exc.filename else None
+    hint, folder = _hint(None), (where.parent if where is not None else None)
+    declared = next(((out, text) for out, text in reversed(OUTPUTS)
+                     if where is not None and (where == out or out in where.parents)), None)
+    if declared is None and where is None and OUTPUTS:  # a write to an open file: the last folder declared
+        declared = OUTPUTS[-1]
+    if declared is not None:
+        folder, hint = declared
+    elif name in ("EACCES", "EPERM"):
+        return None
+    return (cannot_write(folder if folder is not None else Path("."), WRITE_ERRNOS[name], hint),
+            name in ("ENOSPC", "EDQUOT"))
 
 
 def check_benchmark(benchmark: str) -> str:
@@ -150,20 +232,35 @@ PROVIDER_KEYS = {
     "dashscope": ("DASHSCOPE_API_KEY",),
 }
 KEYLESS = ("hosted_vllm", "ollama", "ollama_chat", "lm_studio", "llamafile")
+# Providers with no default server: LiteLLM would send their calls to a host that is not
+# yours and fail after every retry; refused before the run instead (the env variable is
+# LiteLLM's own way to name the server).
+NEEDS_API_BASE = {"hosted_vllm": "HOSTED_VLLM_API_BASE", "openai_like": "OPENAI_LIKE_API_BASE",
+                  "lm_studio": "LM_STUDIO_API_BASE"}
 
 
 def check_model(model: str, api_base: str | None = None, *, probe: bool = True) -> None:
     """Refuse, before any work starts, a model string that names nothing (no such
     file, no such local model, a provider LiteLLM does not know), a provider whose API
     key is missing, and an ``--api-base`` nothing answers on (one cheap GET)."""
+    import importlib.util
+
     from tczoo.llm.backends import LiteLLMBackend, _litellm, make_backend
 
+    if model.startswith("local/") and importlib.util.find_spec("llama_cpp") is None:
+        from tczoo.llm.local.gguf import INSTALL_HINT
+
+        raise CLIError(f"model {model}: llama-cpp-python is not installed; {INSTALL_HINT}")
     backend = make_backend(model, api_base=api_base)  # ModelSpecError is a UserError
     if not isinstance(backend, LiteLLMBackend):
         if api_base:
             raise CLIError(f"--api-base is for provider models (openai/..., hosted_vllm/...), not {model}")
         return  # local, scripted, replay
     provider = backend.provider
+    base_env = NEEDS_API_BASE.get(provider)
+    if base_env is not None and not api_base and not os.environ.get(base_env):
+        raise CLIError(f"model {model}: {provider} models are served by a server of your own; pass --api-base URL "
+                       f"(e.g. --api-base http://localhost:8000/v1) or set {base_env}")
     if provider not in PROVIDER_KEYS and provider not in KEYLESS:
         known = {getattr(p, "value", str(p)) for p in _litellm().provider_list}
         if provider not in known:
@@ -185,7 +282,8 @@ def check_model(model: str, api_base: str | None = None, *, probe: bool = True) 
             return  # unknown to LiteLLM's table: the call itself will report
         missing = [] if env.get("keys_in_environment") else list(env.get("missing_keys") or [])
     if missing:
-        raise CLIError(f"model {model}: missing API key: set {', '.join(missing)}")
+        local = " (or, for an OpenAI-compatible server of your own, pass --api-base URL)" if provider == "openai" else ""
+        raise CLIError(f"model {model}: missing API key: set {', '.join(missing)}{local}")
 
 
 def probe_api_base(url: str, timeout: float = 5.0) -> None:

@@ -18,11 +18,12 @@ from tczoo.cli.options import (
     format_option,
     parse_json_option,
     require_file,
-    require_run_dir,
+    require_runs,
     run_options,
+    writable,
     split,
 )
-from tczoo.cli.output import console, echo, emit_json, rich_table, warn
+from tczoo.cli.output import echo, emit_json, show_tables, warn
 from tczoo.cli.progress import RunReporter, progress
 
 REPORT_FORMATS = ("table", "md", "csv", "json")
@@ -30,13 +31,19 @@ REPORT_FORMATS = ("table", "md", "csv", "json")
 
 @run_options
 def run(
-    method: str = typer.Option(..., "--method", "-m", help="method name(s), comma-separated"),
-    model: str = typer.Option("local/qwen2.5-coder-1.5b", "--model", help="LiteLLM model string, local/..., scripted:PATH or replay:DIR"),
+    method: str = typer.Option(..., "--method", "--methods", "-m", help="method name(s), comma-separated"),
+    model: str = typer.Option("local/qwen2.5-coder-1.5b", "--model", "--models",
+                              help="LiteLLM model string, local/..., scripted:PATH or replay:DIR "
+                                   "(several models: tczoo compare)"),
     benchmark: str = typer.Option("zoo-mini", "--benchmark", "-b", help="zoo-mini, a hub name, or SCHEMA:PATH"),
-    problems: Optional[str] = typer.Option(None, "--problems", "-p", help="problem ids or id prefixes, comma-separated"),
+    problems: Optional[str] = typer.Option(None, "--problems", "--problem", "-p",
+                                           help="problem ids or id prefixes, comma-separated"),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="only the first N problems (of --problems)"),
     samples: int = typer.Option(1, "--samples", "-n", min=1, help="independent generations per task"),
     seed: int = typer.Option(0, "--seed"),
-    out: Path = typer.Option(Path("runs/latest"), "--out", "-o", help="run directory (resumed if it exists)"),
+    out: Optional[Path] = typer.Option(None, "--out", "-o",
+                                       help="run directory, resumed if it holds this experiment (default: "
+                                            "runs/<methods>-<model>-<hash of the experiment>; runs/latest links to it)"),
     runner: Optional[str] = typer.Option(None, "--runner", help="score with this runner instead of each method's own"),
     params: Optional[str] = typer.Option(None, "--params", help='JSON: {"crux": {"max_rounds": 3}, "runner:hackrate": {...}}'),
     fmt: str = format_option(*REPORT_FORMATS, help="format of the report printed at the end"),
@@ -60,24 +67,32 @@ def run(
         raise CLIError("--method names no method")
     if len(set(names)) != len(names):
         raise CLIError(f"--method names a method twice: {method}")
+    if len(split(model) or []) > 1:
+        raise CLIError(f"--model names {len(split(model) or [])} models: a run has one "
+                       "(tczoo compare --models A,B runs every model × method)")
     for n in names:
         get_method(n)
     if runner:
         get_runner(runner)
     check_benchmark(benchmark)
-    if out.exists() and not out.is_dir():
-        raise CLIError(f"--out {out} exists and is not a directory")
     parsed_params = parse_json_option(params, "--params") or {}
     if not isinstance(parsed_params, dict):
         raise CLIError('--params must be a JSON object, e.g. {"crux": {"max_rounds": 3}}')
     config = RunConfig(
-        methods=names, model=model, benchmark=benchmark, problems=split(problems), samples=samples, seed=seed,
-        runner=runner, params=parsed_params, llm=options.recorded(),
+        methods=names, model=model, benchmark=benchmark, problems=split(problems), limit=limit, samples=samples,
+        seed=seed, runner=runner, params=parsed_params, llm=options.recorded(),
     )
     check_params(config)
     check_model(model, options.settings.api_base)
+    chosen = out is not None
+    out = out if chosen else default_run_dir(config)
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"--out {out} exists and is not a directory")
+    writable(out, "run directory", "--out")
     with RunReporter() as reporter:
         store = asyncio.run(run_all(config, out, options, progress=reporter))
+    if not chosen:
+        _link_latest(out)
     echo(f"run recorded in {store.root}", err=True)
     session = store.session
     for line in (session.warnings if session is not None else []):
@@ -90,8 +105,43 @@ def run(
         raise RunFailed(summary.cause())
 
 
+RUNS = Path("runs")
+
+
+def default_run_dir(config) -> Path:
+    """``runs/<methods>-<model>-<hash>``: the same experiment finds its folder again (and
+    resumes), another experiment gets its own -- never a folder of something else."""
+    import hashlib
+    import json
+    import re
+
+    from tczoo.report import model_label
+
+    settings = config.model_dump(exclude={"tczoo_version"})
+    if settings.get("limit") is None:
+        settings.pop("limit", None)
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:8]
+    label = re.sub(r"[^A-Za-z0-9._-]+", "_", model_label(config.model)).strip("._")[:40]
+    return RUNS / f"{'+'.join(config.methods)[:60]}-{label}-{digest}"
+
+
+def _link_latest(run_dir: Path) -> None:
+    """``runs/latest`` -> the run just made (a link tczoo owns; a real folder there is left alone)."""
+    import os
+
+    link = run_dir.parent / "latest"
+    try:
+        if link.is_symlink():
+            link.unlink()
+        if not link.exists():
+            os.symlink(run_dir.name, link)
+    except OSError:
+        pass
+
+
 def score(
-    run_dir: Optional[Path] = typer.Argument(None, help="a run directory to score again (no LLM calls)"),
+    run_dirs: Optional[list[Path]] = typer.Argument(
+        None, metavar="RUN", help="run directories or comparison directories to score again (no LLM calls)"),
     benchmark: Optional[str] = typer.Option(None, "--benchmark", "-b", help="with --tests: the benchmark the tests are for"),
     tests: Optional[Path] = typer.Option(None, "--tests", help='JSONL of {"problem_id", "input", "output"?} from anywhere'),
     scale: Optional[int] = typer.Option(None, "--scale", min=1, help="with --tests: test budget k x rank (TC-Bench scaling)"),
@@ -100,18 +150,24 @@ def score(
     address: Optional[str] = address_option(),
     fmt: str = format_option(*REPORT_FORMATS),
 ) -> None:
-    """Score a run directory again, or score external tests (--benchmark B --tests F) with HackRate."""
+    """Score run directories again (a comparison: every run in it), or score external
+    tests (--benchmark B --tests F) with HackRate."""
     execution = execution_options(executor, address)
-    if run_dir is not None:
-        from tczoo.run import RunOptions, rescore
+    if run_dirs:
+        from tczoo.distributed import open_cluster
+        from tczoo.run import rescore
 
         if benchmark or tests or scale is not None or detail is not None:
             raise CLIError("--benchmark, --tests, --scale and --detail score external tests; "
                            "a run directory is scored with its own configuration")
-        require_run_dir(run_dir)
-        with progress("score") as bar:
-            rescore(run_dir, RunOptions(execution=execution), progress=bar.callback())
-        print_report(run_dir, fmt)
+        dirs = require_runs(run_dirs)
+        with progress("score", unit="units") as bar, open_cluster(execution) as cluster:
+            for i, d in enumerate(dirs, 1):
+                scope = f"run {i}/{len(dirs)} {d}" if len(dirs) > 1 else ""
+                writable(d, "run directory", None,
+                         hint="copy it to a folder you can write to and score the copy (scores.jsonl is rewritten)")
+                rescore(d, cluster=cluster, progress=bar.run_callback(scope))
+        report(run_dirs, fmt=fmt, plot=None)
         return
     if not (benchmark and tests):
         raise CLIError("give a run directory, or --benchmark B --tests FILE.jsonl")
@@ -123,33 +179,65 @@ def score(
     if scorer is None:
         raise CLIError("the installed hackrate runner cannot score external tests")
     require_file(tests, "tests file")
-    _check_tests_file(tests)
+    ids = _check_tests_file(tests)
+    check_benchmark(benchmark)
+    if detail is not None:
+        writable(detail.parent if str(detail.parent) else Path("."), "folder", "--detail")
+    from tczoo.benchmarks import load_benchmark, match_ids, problem_ids
     from tczoo.distributed import open_cluster
 
-    with open_cluster(execution) as cluster:
+    known = problem_ids(benchmark)  # the bundled benchmark: checked before anything is built or run
+    with open_cluster(execution) as cluster, progress(f"loading benchmark {benchmark}", unit="problems") as bar:
+        loaded = None
+        if known is None:
+            loaded = load_benchmark(benchmark, sandbox=cluster.sandbox, progress=bar.update)
+            known = [p.id for p in loaded]
+        # ids as --problems takes them: an id or a prefix of exactly one, else one line with the closest
+        hits = match_ids(sorted(ids), known, missing=f"tests name problems not in {benchmark}:", unique=True)
+        aliases = {given: found[0] for given, found in hits.items()}
+        if loaded is None:
+            loaded = load_benchmark(benchmark, sorted(set(aliases.values())), sandbox=cluster.sandbox,
+                                    progress=bar.update)
+        bar.phase("score", "problems")
+        extra = {"problems": loaded, "aliases": aliases, "benchmark_problems": len(known)}
         result = scorer(benchmark=benchmark, tests_path=tests, scale=scale, detail_path=detail,
-                        sandbox=cluster.sandbox)
+                        sandbox=cluster.sandbox, **_supported(scorer, {**extra, "progress": bar.update}))
     if fmt == "json":
         emit_json(result)
     else:
         echo(format_metrics(result))
 
 
-def _check_tests_file(path: Path) -> None:
+def _supported(fn, options: dict) -> dict:
+    """The keyword arguments of ``options`` that ``fn`` takes (an installed runner of an
+    older interface may take fewer)."""
+    import inspect
+
+    try:
+        names = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return {}
+    return {k: v for k, v in options.items() if k in names}
+
+
+def _check_tests_file(path: Path) -> set[str]:
     """Every line of an external tests file is a JSON object with problem_id and input
-    (refused here, naming the line, before any scoring starts)."""
+    (refused here, naming the line, before any scoring starts); returns the ids."""
     from tczoo.userfiles import read_jsonl
 
     count = 0
+    ids: set[str] = set()
     for n, rec in read_jsonl(path, "tests file"):
         if not isinstance(rec, dict) or not isinstance(rec.get("problem_id"), (str, int)) \
                 or isinstance(rec.get("problem_id"), bool) or not isinstance(rec.get("input"), str) \
                 or not isinstance(rec.get("output"), (str, type(None))):
             raise CLIError(f'{path}:{n}: need an object with "problem_id", "input" (a string) and '
                            'optionally "output" (a string)')
+        ids.add(str(rec["problem_id"]))
         count += 1
     if not count:
         raise CLIError(f"no test in {path}: give JSONL lines {{\"problem_id\", \"input\", \"output\"?}}")
+    return ids
 
 
 def format_metrics(result: dict) -> str:
@@ -161,7 +249,7 @@ def print_report(run_dir: Path | list[Path], fmt: str, *, after_run: bool = Fals
     """The tables of one run directory (or several, as one document) on stdout, in
     ``fmt``, then (stderr) one warning line counting what failed. Returns the (last)
     run's ``RunSummary``."""
-    from tczoo.report import cell, render, run_report
+    from tczoo.report import render, run_report
 
     dirs = run_dir if isinstance(run_dir, list) else [run_dir]
     tables, summaries = [], []
@@ -179,13 +267,7 @@ def print_report(run_dir: Path | list[Path], fmt: str, *, after_run: bool = Fals
         sys.stdout.write(render(tables, fmt))
         sys.stdout.flush()
     else:
-        for t in tables:
-            left = [c for c in t.columns if c in ("model", "method", "problem", "selector", "language", "stage",
-                                                  "reason", "example")]
-            console.print(rich_table(t.title, t.columns, ([cell(r.get(c), t.decimals) for c in t.columns] for r in t.rows),
-                                     left=left or t.columns[:1]))
-            for note in t.notes:
-                echo(note)
+        show_tables(tables)
     for d, summary in summaries:
         where = f"{d}: " if len(dirs) > 1 else ""
         if summary.all_failed and not after_run:
@@ -196,19 +278,19 @@ def print_report(run_dir: Path | list[Path], fmt: str, *, after_run: bool = Fals
 
 
 def report(
-    run_dirs: list[Path] = typer.Argument(..., help="run directories, or comparison directories (tczoo compare --out)"),
+    run_dirs: list[Path] = typer.Argument(..., metavar="RUN",
+                                          help="run directories, or comparison directories (tczoo compare --out)"),
     fmt: str = format_option(*REPORT_FORMATS),
     plot: Optional[Path] = typer.Option(None, "--plot", help="also draw the scaling curves (HR at k x rank) to this PNG"),
 ) -> None:
     """Print the paper-style result tables of one or more runs (a comparison directory:
     its model × method report)."""
-    from tczoo.experiments.grid import is_grid
     from tczoo.report import plot_scaling, run_tables
+    from tczoo.store import is_grid, run_dirs as expand
 
-    grids = [d for d in run_dirs if is_grid(d)]
-    runs = [d for d in run_dirs if not is_grid(d)]
-    for d in runs:
-        require_run_dir(d)
+    expand(run_dirs)  # every path names runs, or nothing is printed
+    grids = [d for d in run_dirs if is_grid(d) and not (d / "config.json").is_file()]
+    runs = [d for d in run_dirs if d not in grids]
     tables = []
     if runs:
         print_report(runs, fmt)

@@ -170,7 +170,10 @@ def run_generators(sandbox: "Sandbox", generators: list[Generator], *, seed: int
                     seen.add(key)
                 fresh[id(g)] += 1
                 if len(g.tests) < per_generator or g.returns == "list":
-                    g.tests.append(TestCase(input=text, origin=g.origin or g.name))
+                    # origin is the family ("lcb:random"); meta names the generator itself, so
+                    # that a reader can say which of the family's generators made which test
+                    g.tests.append(TestCase(input=text, origin=g.origin or g.name,
+                                            meta={"generator": g.name} if g.origin and g.origin != g.name else {}))
         for g in generators:
             # A generator that gave nothing new (deterministic, or a narrow edge-case
             # list) will not give more with other seeds: stop asking it.

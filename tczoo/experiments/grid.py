@@ -18,10 +18,8 @@ command resumes them.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import re
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -32,10 +30,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from tczoo.errors import UserError
 from tczoo.paths import write_atomic
 from tczoo.distributed import Cluster
-from tczoo.run import RunOptions, RunProgress, build_units, check_params
+from tczoo.run import RunOptions, RunProgress, build_units, check_param_values, check_params
 from tczoo.schema import RunConfig
+from tczoo.store import GRID_FILE, is_grid, model_slug  # noqa: F401  (where a grid lies on disk)
 
-GRID_FILE = "grid.json"
 LOG_FILE = "grid.jsonl"
 SKIPPED_DOWN = "provider_down"  # a cell not started because its model's provider stopped answering
 
@@ -54,6 +52,7 @@ class GridSpec(BaseModel):
     models: list[str]
     benchmark: str = "zoo-mini"
     problems: list[str] | None = None
+    limit: int | None = None  # the first N problems
     samples: int = 1
     seed: int = 0
     runner: str | None = None  # score every method with this runner instead of its own
@@ -67,13 +66,6 @@ class GridSpec(BaseModel):
 def is_provider(model: str) -> bool:
     """A LiteLLM provider model (the ones ``--api-base`` applies to)."""
     return not model.startswith(("local/", "scripted:", "replay:"))
-
-
-def model_slug(model: str) -> str:
-    """A directory name for a model string: readable, and distinct for distinct strings
-    (``a/b`` and ``a_b`` differ in the hash)."""
-    readable = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("._")[:48] or "model"
-    return f"{readable}-{hashlib.sha256(model.encode()).hexdigest()[:6]}"
 
 
 @dataclass
@@ -103,7 +95,7 @@ def cells(spec: GridSpec, out: Path) -> list[Cell]:
             if not is_provider(model):
                 llm["api_base"] = None
             config = RunConfig(methods=[method], model=model, benchmark=spec.benchmark, problems=spec.problems,
-                               samples=spec.samples, seed=spec.seed, runner=spec.runner, params=params, llm=llm)
+                               limit=spec.limit, samples=spec.samples, seed=spec.seed, runner=spec.runner, params=params, llm=llm)
             found.append(Cell(model, method, runner, out / model_slug(model) / method, config))
     return found
 
@@ -136,6 +128,7 @@ def check_grid(spec: GridSpec) -> None:
                             f"({', '.join(spec.methods)}); runner parameters go under 'runner:NAME'")
         if not isinstance(value, dict):
             raise GridError(f"--params: the value for {key!r} must be an object of parameters")
+        check_param_values(key, value)
 
 
 def read_spec(out: Path) -> GridSpec | None:
@@ -150,10 +143,6 @@ def read_spec(out: Path) -> GridSpec | None:
         raise GridError(str(exc)) from None
     except (ValueError, RecursionError) as exc:
         raise GridError(f"{path}: not a tczoo grid ({str(exc).splitlines()[0]})") from None
-
-
-def is_grid(path: Path) -> bool:
-    return (Path(path) / GRID_FILE).is_file()
 
 
 # Fields a grid directory may gain cells along: its cells are independent run directories,
@@ -242,8 +231,11 @@ async def run_grid(spec: GridSpec, out: Path, options: RunOptions | None = None,
     cluster = cluster or options.open_cluster()
     sandbox = cluster.sandbox
     try:
-        report(RunProgress("load", note=f"loading benchmark {spec.benchmark}"))
-        problems = load_benchmark(spec.benchmark, spec.problems, sandbox=sandbox)
+        note = f"loading benchmark {spec.benchmark}"
+        report(RunProgress("load", note=note))
+        problems = load_benchmark(spec.benchmark, spec.problems, limit=spec.limit, sandbox=sandbox,
+                                  progress=lambda done, total: report(RunProgress("load", done=done, total=total,
+                                                                                  note=note)))
         if not problems:
             raise GridError(f"benchmark {spec.benchmark!r} has no problems")
         grid = cells(spec, out)

@@ -86,6 +86,8 @@ def default_out(target: Target, spec: GridSpec, root: Path = DEFAULT_ROOT) -> Pa
     experiment (same run name, benchmark, problems, samples, params, sampling) share it;
     another model or method is another cell of it."""
     settings = spec.model_dump(exclude={"methods", "models", "cross", "target"})
+    if settings.get("limit") is None:
+        settings.pop("limit", None)  # as before --limit existed: the same folders are found again
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:8]
     return root / f"{target.run_name or target.name}-{digest}"
 
@@ -293,7 +295,7 @@ def settings_used(stores: list) -> list[tuple[str, str]]:
     by_runner: dict[str, list] = {}
     for store in stores:
         for s in store.scores():
-            if "error" not in s.detail:
+            if s.error is None:
                 by_runner.setdefault(s.runner, []).append(s)
     rows: list[tuple[str, str]] = []
     for name in sorted(by_runner):
@@ -305,28 +307,33 @@ def settings_used(stores: list) -> list[tuple[str, str]]:
     return rows
 
 
-def run_analysis(target: Target, spec: GridSpec, out: Path, sandbox: Sandbox) -> list[Table]:
+Phase = Callable[[str, str, int, int], None]  # (what is being done, unit, done, total)
+
+
+def run_analysis(target: Target, spec: GridSpec, out: Path, sandbox: Sandbox, *,
+                 progress: Phase | None = None) -> list[Table]:
     """The target's analysis: over each of its run directories (their tables merged:
-    one row per model × method), or over the benchmark built from its benchmark."""
+    one row per model × method), or over the benchmark built from its benchmark.
+    ``progress`` hears each phase's counts (runs analysed, problems built)."""
     from tczoo.registry import get_analysis
 
+    say = progress or (lambda *a: None)
     analysis = target.analysis
     fn = get_analysis(analysis.name)
     options = {**analysis.options, **(spec.target.get("analysis") or {})}
     if analysis.over == "benchmark":
-        return fn(f"tcbench:{built_benchmark(target, spec, out, sandbox)}", sandbox, **options)
-    merged: dict[str, Table] = {}
-    for cell in cells(spec, Path(out)):
-        if not (cell.dir / "config.json").is_file():
-            continue
-        for table in fn(cell.dir, sandbox, **options):
-            into = merged.get(table.title)
-            if into is None:
-                merged[table.title] = table
-            else:
-                into.rows += table.rows
-                into.notes += [n for n in table.notes if n not in into.notes]
-    return list(merged.values())
+        built = built_benchmark(target, spec, out, sandbox, progress=progress)
+        say(f"{target.name}: {analysis.name} over the built benchmark", "", 0, 0)
+        return fn(f"tcbench:{built}", sandbox, **options)
+    from tczoo.report import merge_tables
+
+    dirs = [c.dir for c in cells(spec, Path(out)) if (c.dir / "config.json").is_file()]
+    parts = []
+    for i, d in enumerate(dirs):
+        say(f"{target.name}: {analysis.name}", "runs", i, len(dirs))
+        parts.append(fn(d, sandbox, **options))
+    say(f"{target.name}: {analysis.name}", "runs", len(dirs), len(dirs))
+    return merge_tables(parts)
 
 
 def _built_path(target: Target, spec: GridSpec, out: Path) -> tuple[dict[str, Any], Path]:
@@ -343,17 +350,28 @@ def _built_path(target: Target, spec: GridSpec, out: Path) -> tuple[dict[str, An
     return options, Path(out) / f"built-{digest}.jsonl"
 
 
-def built_benchmark(target: Target, spec: GridSpec, out: Path, sandbox: Sandbox) -> Path:
+def built_benchmark(target: Target, spec: GridSpec, out: Path, sandbox: Sandbox, *,
+                    progress: Phase | None = None) -> Path:
     """The benchmark's problems through TC-Bench's construction (judge, filter,
     WrongSelect; ``analysis.build`` options), written once into ``out`` with the
     construction's report (one row per loaded problem: kept, or why not) beside it."""
     from tczoo.benchmarks import load_benchmark
     from tczoo.benchmarks.construct import build_benchmark
 
+    say = progress or (lambda *a: None)
     options, path = _built_path(target, spec, out)
     if not path.is_file() or not _construction_report(path).is_file():
-        report = build_benchmark(load_benchmark(spec.benchmark, spec.problems, sandbox=sandbox), sandbox, path,
-                                 **options)
+        loading = f"loading benchmark {spec.benchmark}"
+        problems = load_benchmark(spec.benchmark, spec.problems, limit=spec.limit, sandbox=sandbox,
+                                  progress=lambda done, total: say(loading, "problems", done, total))
+        built = [0]
+
+        def one(_: str) -> None:
+            built[0] += 1
+            say(f"{target.name}: building the benchmark", "problems", built[0], len(problems))
+
+        say(f"{target.name}: building the benchmark", "problems", 0, len(problems))
+        report = build_benchmark(problems, sandbox, path, progress=one, **options)
         write_atomic(_construction_report(path), json.dumps(report, indent=1) + "\n")
     return path
 
@@ -382,9 +400,11 @@ def construction_note(target: Target, spec: GridSpec, out: Path) -> str | None:
             + (f" ({', '.join(kept)})" if kept and len(kept) <= 12 else "") + (f"; dropped {why}" if why else ""))
 
 
-def build(target: Target, spec: GridSpec, out: Path, *, cluster: Cluster | None = None) -> Reproduction:
+def build(target: Target, spec: GridSpec, out: Path, *, cluster: Cluster | None = None,
+          progress: Phase | None = None) -> Reproduction:
     """The target's tables from the recorded runs in ``out``; a target's analysis runs
-    programs on ``cluster`` (a caller's, left open), else on this machine."""
+    programs on ``cluster`` (a caller's, left open), else on this machine, telling
+    ``progress`` its phases."""
     from tczoo.store import RunStore
 
     grid = [c for c in cells(spec, Path(out)) if (c.dir / "config.json").is_file()]
@@ -401,7 +421,7 @@ def build(target: Target, spec: GridSpec, out: Path, *, cluster: Cluster | None 
         if cluster is None:
             cluster = RunOptions().open_cluster()
         try:
-            tables = run_analysis(target, spec, Path(out), cluster.sandbox)
+            tables = run_analysis(target, spec, Path(out), cluster.sandbox, progress=progress)
         finally:
             if own:
                 cluster.close()

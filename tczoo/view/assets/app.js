@@ -193,13 +193,86 @@
 
   function summaryPage(q) {
     var root = el("div", { class: "page summary" });
-    root.appendChild(el("h1", null, INDEX.runs.length === 1 ? "Run " + txt(INDEX.runs[0].name) : INDEX.runs.length + " runs side by side"));
-    var cols = el("div", { class: "runs cols-" + Math.min(INDEX.runs.length, 3) });
-    INDEX.runs.forEach(function (r, i) { cols.appendChild(runCard(r, i)); });
-    root.appendChild(cols);
+    var grids = INDEX.grids || [];
+    var inGrid = {};
+    grids.forEach(function (g) { g.cells.forEach(function (c) { if (c.run !== null && c.run !== undefined) inGrid[c.run] = 1; }); });
+    var alone = [];
+    INDEX.runs.forEach(function (r, i) { if (!inGrid[i]) alone.push(i); });
+    var title = grids.length === 1 && !alone.length ? "Comparison " + txt(grids[0].name) :
+      grids.length ? grids.length + " comparison" + (grids.length > 1 ? "s" : "") + (alone.length ? " and " + alone.length + " run" + (alone.length > 1 ? "s" : "") : "") :
+      INDEX.runs.length === 1 ? "Run " + txt(INDEX.runs[0].name) : INDEX.runs.length + " runs side by side";
+    root.appendChild(el("h1", null, title));
+    grids.forEach(function (g, k) { root.appendChild(gridMatrix(g, k)); });
+    if (alone.length) {
+      var cols = el("div", { class: "runs cols-" + Math.min(alone.length, 3) });
+      alone.forEach(function (i) { cols.appendChild(runCard(INDEX.runs[i], i)); });
+      root.appendChild(cols);
+    }
     if (INDEX.plots && INDEX.plots.length) root.appendChild(plots(INDEX.plots, "all runs"));
     root.appendChild(explorer(q));
     return root;
+  }
+
+  // A metric in percent (HackRate, PassRate, ASR, TBR ...): its cells are coloured on a scale.
+  function percentMetric(name) {
+    return /(^|[^A-Za-z])(HR|PR|Avg|TBR|GI|ITR)$|hack_rate|pass_rate|^tbr$|^gi$|^itr$/.test(txt(name));
+  }
+
+  function heat(value) {
+    var v = parseFloat(txt(value));
+    if (isNaN(v) || v < 0 || v > 100) return "";
+    return " heat heat-" + Math.round(v / 10);
+  }
+
+  // A comparison (tczoo compare / reproduce): one models x methods matrix; each cell is
+  // the headline metric as tczoo report prints it, and its units, each a link to its page.
+  function gridMatrix(g, k) {
+    var several = (INDEX.grids || []).length > 1 || INDEX.runs.length > g.cells.length;
+    var box = section((several ? "Comparison " + txt(g.name) + ": m" : "M") + "odels × methods", "grid-" + k);
+    box.classList.add("comparison");
+    box.appendChild(el("p", { class: "path" }, txt(g.path)));
+    if (g.error) { box.appendChild(el("p", { class: "error" }, txt(g.error))); return box; }
+    var byCell = {};
+    g.cells.forEach(function (c) { byCell[c.model + "/" + c.method] = c; });
+    var unitsOf = {};
+    INDEX.units.forEach(function (u) { (unitsOf[u.r] = unitsOf[u.r] || []).push(u); });
+    var head = el("tr", null, el("th", null, "model"));
+    g.methods.forEach(function (m) {
+      head.appendChild(el("th", null, txt(m), el("div", { class: "metric-name" }, txt(g.metric[m] || ""))));
+    });
+    var body = el("tbody");
+    g.models.forEach(function (model, i) {
+      var tr = el("tr", null, el("th", { title: txt(model) }, txt(g.labels[i] || model)));
+      g.methods.forEach(function (m, j) {
+        var c = byCell[i + "/" + j];
+        var td = el("td", { class: "cell" });
+        if (!c) { td.appendChild(el("span", { class: "note" }, "not in this comparison")); tr.appendChild(td); return; }
+        var value = txt(c.value);
+        var cls = "value" + (value === "failed" || value === "no valid tests" ? " bad" : "") +
+          (percentMetric(g.metric[m]) ? heat(value) : "");
+        td.appendChild(c.run === null || c.run === undefined ? el("span", { class: cls }, value) :
+          link(hashWith({ run: c.run }) , value, cls));
+        var us = c.run === null || c.run === undefined ? [] : (unitsOf[c.run] || []);
+        if (us.length) {
+          var chips = el("div", { class: "chips" });
+          us.slice(0, 12).forEach(function (u) { chips.appendChild(unitChip(u, true)); });
+          if (us.length > 12) chips.appendChild(link(hashWith({ run: c.run }), "all " + us.length + " units"));
+          td.appendChild(chips);
+        }
+        tr.appendChild(td);
+      });
+      body.appendChild(tr);
+    });
+    box.appendChild(el("div", { class: "scroll" }, el("table", { class: "grid comparison-matrix" }, el("thead", null, head), body)));
+    box.appendChild(el("p", { class: "note" }, "each cell: the headline metric over the cell's problems, as tczoo report " +
+      "prints it ('failed': every generation failed; '(k/n failed)': failed generations are left out of the number), " +
+      "then one link per unit (problem)"));
+    (g.tables || []).slice(1).forEach(function (tb) {
+      if (tb.title.indexOf("by model × method") >= 0) box.appendChild(reportTable(tb));
+    });
+    var cost = (g.tables || []).filter(function (tb) { return tb.title === "cost and time per cell"; });
+    if (cost.length) box.appendChild(el("details", null, el("summary", null, "cost and time per cell"), reportTable(cost[0])));
+    return box;
   }
 
   function runCard(r, i) {
@@ -230,13 +303,29 @@
     return card;
   }
 
+  // Text columns left, numbers right (as tczoo report aligns them): a column is a number
+  // column when every cell that is not empty or a status word starts with a number.
+  var STATUS = { "": 1, failed: 1, "no valid tests": 1, "not run": 1, "not scored": 1, nan: 1 };
+  function numericColumn(rows, j) {
+    var any = false;
+    for (var i = 0; i < rows.length; i++) {
+      var v = txt(rows[i][j]).trim();
+      if (STATUS[v]) continue;
+      if (!/^[-+]?(\d|\.\d|\$)/.test(v)) return false;
+      any = true;
+    }
+    return any;
+  }
+
   function reportTable(tb) {
     var box = el("div", { class: "report" });
     box.appendChild(el("h3", null, txt(tb.title)));
-    // text columns left, numbers right (as tczoo report aligns them)
-    var left = { model: 1, method: 1, problem: 1, selector: 1, language: 1, note: 1 };
+    var numeric = tb.columns.map(function (c, j) { return numericColumn(tb.rows, j); });
+    var pct = tb.columns.map(function (c) { return percentMetric(c); });
     box.appendChild(table(tb.columns.map(txt), tb.rows.map(function (row) {
-      return el("tr", null, row.map(function (c, j) { return el("td", { class: left[txt(tb.columns[j])] ? "left" : "" }, txt(c)); }));
+      return el("tr", null, row.map(function (c, j) {
+        return el("td", { class: (numeric[j] ? "num" : "left") + (numeric[j] && pct[j] ? heat(c) : "") }, txt(c));
+      }));
     }), "grid report-table"));
     (tb.notes || []).forEach(function (n) { box.appendChild(el("p", { class: "note" }, txt(n))); });
     return box;
@@ -312,7 +401,9 @@
     box.appendChild(el("p", { class: "count" }, order.length + " problems, " + units.length + " units match" +
       (pages > 1 ? " · page " + (page + 1) + " of " + pages : "")));
     var head = [el("th", null, "problem")].concat(cols.map(function (m) {
-      return el("th", null, (INDEX.runs.length > 1 ? txt(INDEX.runs[m[0]].name) + " · " : "") + txt(m[1]));
+      var name = txt(INDEX.runs[m[0]].name), method = txt(m[1]);
+      var same = name === method || name.slice(-(method.length + 3)) === " · " + method;
+      return el("th", null, INDEX.runs.length > 1 ? (same ? name : name + " · " + method) : method);
     }));
     var t = el("table", { class: "grid matrix-grid" }, el("thead", null, el("tr", null, head)));
     var body = el("tbody");
@@ -337,13 +428,20 @@
     return box;
   }
 
-  function unitChip(u) {
-    var label = u.task ? txt(u.task) + " " : "";
+  // One unit as a link to its page. A unit whose generation failed (the model did not
+  // answer, the method crashed, no test and a reason) says "failed" with the reason; a
+  // unit that ran and made no test says "no tests": the two are never alike.
+  function unitChip(u, withProblem) {
+    var label = (withProblem ? txt(INDEX.problems[u.p]).split("-")[0] + " " : "") + (u.task ? txt(u.task) + " " : "");
     var cls = "chip";
     if (!u.generated || u.crashed) { cls += " bad"; label += u.crashed ? "crashed" : "not generated"; }
-    else if (u.tests === 0) { cls += " bad"; label += "no tests"; }
+    else if (u.failed) { cls += " bad failed"; label += "failed (" + txt(u.failed) + ")"; }
+    else if (u.tests === 0) { cls += " empty"; label += "no tests"; }
     else if (u.valid === 0) { cls += " bad"; label += "0 valid"; }
-    else if (u.value !== null && u.value !== undefined) label += short(u.headline) + " " + num(u.value, 1);
+    else if (u.value !== null && u.value !== undefined) {
+      label += short(u.headline) + " " + num(u.value, 1);
+      if (percentMetric(u.headline)) cls += heat(u.value);
+    }
     else label += u.tests + " tests";
     if (u.failures && cls.indexOf("bad") < 0) { cls += " warn"; label += " · " + u.failures + "✗"; }
     return link("#/u/" + u.r + "/" + u.p + "/" + u.u, label, cls);
@@ -501,7 +599,9 @@
         var box = el("div", { class: "artifact card" });
         box.appendChild(el("h3", null, txt(a.role) + (a.program.name ? ": " + txt(a.program.name) : "") + " ",
           el("span", { class: "badge " + (a.ok ? "good" : "bad") }, a.ok ? "ran" : "failed")));
-        box.appendChild(el("p", { class: "meta" }, "made " + a.tests_made + " of the tests" + (a.note ? " · " + txt(a.note) : "")));
+        box.appendChild(el("p", { class: "meta" }, (a.tests_made === null || a.tests_made === undefined ?
+          "its tests are not told apart from its family's in this run" : "made " + a.tests_made + " of the tests") +
+          (a.note ? " · " + txt(a.note) : "")));
         if (a.failures.length) box.appendChild(failureTable(a.failures));
         box.appendChild(program(a.program));
         if (a.generator) box.appendChild(el("details", null, el("summary", null, "how it is called"), kv(a.generator)));
