@@ -17,7 +17,7 @@ import pytest
 
 from tczoo.experiments.targets import targets
 
-README = Path(__file__).resolve().parents[1] / "results" / "README.md"
+README = Path(__file__).resolve().parents[2] / "results" / "README.md"
 
 
 def _blocks() -> list[str]:

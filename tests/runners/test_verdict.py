@@ -19,7 +19,7 @@ from harness_fixtures import script, zm01
 from tczoo.runners.verdict import VerdictRunner, confusion, mcc, p4
 from tczoo.schema import ScoreRecord, Setting
 
-FIXTURES = Path(__file__).parent / "fixtures" / "verdict"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "verdict"
 
 # --------------------------------------------------------------------------- metrics by hand
 
@@ -358,7 +358,7 @@ def test_three_methods_end_to_end_through_the_run_loop(tmp_path, sandbox):
 def test_pairs_from_tcbench_schema_data():
     from tczoo.benchmarks import load_benchmark
 
-    problems = load_benchmark(f"tcbench:{Path(__file__).parent / 'fixtures' / 'loaders' / 'tcbench.jsonl'}")
+    problems = load_benchmark(f"tcbench:{Path(__file__).resolve().parents[1] / 'fixtures' / 'loaders' / 'tcbench.jsonl'}")
     runner = VerdictRunner(None, runs=1, per_label=None)
     for p in problems:
         specs = runner.tasks(p, _FakeVerifier, samples=1, seed=0)

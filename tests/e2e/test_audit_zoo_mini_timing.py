@@ -13,7 +13,7 @@ import pytest
 
 from tczoo.schema import FailureSignature, GoldenTest, Language, Problem, Program, WrongProgram
 
-SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "audit_zoo_mini_timing.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "audit_zoo_mini_timing.py"
 
 
 @pytest.fixture(scope="module")

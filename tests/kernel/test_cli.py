@@ -209,7 +209,7 @@ def test_method_metadata_cache_follows_source_edits():
 
     key = registry._fingerprint(registry._group("tczoo.methods").values())
     assert key == registry._fingerprint(registry._group("tczoo.methods").values())
-    src = next(p for p in (registry.Path(__file__).resolve().parent.parent / "methods").glob("*.py"))
+    src = next(p for p in (registry.Path(__file__).resolve().parents[2] / "methods").glob("*.py"))
     st = src.stat()
     os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
     try:

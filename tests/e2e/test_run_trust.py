@@ -20,7 +20,7 @@ import pytest
 
 from tests.fake_openai import FakeOpenAI, closed_port
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ZM04_TESTS = [{"input": "1 1\n1\n", "output": "1\n"}, {"input": "3 7\n10 15 8\n", "output": "4\n"}]
 
 

@@ -14,7 +14,7 @@ import pytest
 grimp = pytest.importorskip("grimp", reason="grimp comes with import-linter (pip install 'tczoo[dev]')")
 nx = pytest.importorskip("networkx")
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # Plugins and data installed under the tczoo namespace: not the kernel.
 NOT_KERNEL = ("tczoo.methods", "tczoo.runners", "tczoo.analyses", "tczoo.prompts", "tczoo.catalog")
 

@@ -33,7 +33,7 @@ def test_no_prompt_text_in_python_files():
     """Prompts live in prompts/: no .py file under methods/ or runners/ renders inline text."""
     import pathlib
 
-    root = pathlib.Path(__file__).resolve().parent.parent
+    root = pathlib.Path(__file__).resolve().parents[2]
     for py in list((root / "methods").rglob("*.py")) + list((root / "runners").rglob("*.py")):
         text = py.read_text()
         assert '"role": "user"' not in text and "'role': 'user'" not in text, py

@@ -1,7 +1,7 @@
 """A sandbox error that outlives the sandbox's retries is reported as an infrastructure
 failure by every runner, never scored as a program's behaviour (issue 12, item 10).
 
-The sandbox retries an SE on fresh slots (tests/test_sandbox_state.py kills a jail
+The sandbox retries an SE on fresh slots (tests/kernel/test_sandbox_state.py kills a jail
 under a run and gets the real verdict); what reaches a runner is an SE that persisted.
 A worker that dies on every attempt cannot be produced on demand, so these tests wrap
 the real sandbox: every run of one chosen program comes back SE, as it would from a

@@ -19,7 +19,7 @@ from tczoo.report import analyse, render, run_report
 from tczoo.schema import ScoreRecord
 from tczoo.store import RunStore
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RUNS = sorted(p for p in (ROOT / "results" / "runs").iterdir() if (p / "config.json").is_file())
 # result files that print a recorded run's report (their table rows are `tczoo report RUN -f md`'s)
 PRINTED = {"quickstart-crux": "quickstart-crux.md", "kattis-tcbench-crux-lcb": "kattis-tcbench-crux-lcb.md"}

@@ -4,7 +4,7 @@ prints the same drill-down; every text a model or program wrote stays text.
 The run is recorded by ``tczoo run`` with a scripted model whose answer is hostile
 (``<script>``, ``</textarea>``, NUL, a 300,000-character line); the recorded files then
 get what a run may also hold but main's writer cannot produce yet (lone surrogates,
-terminal escape sequences). The browser test (tests/test_view_browser.py) opens the
+terminal escape sequences). The browser test (tests/kernel/test_view_browser.py) opens the
 site in Chromium."""
 
 from __future__ import annotations

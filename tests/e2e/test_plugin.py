@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 RECIPE = re.compile(r"<!-- file: (\S+) -->\n```\w*\n(.*?)```", re.S)
 
 # Valid tests of zm04 (ribbon pieces): the largest L with sum(a_i // L) >= k.

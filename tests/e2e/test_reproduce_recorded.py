@@ -6,7 +6,7 @@ replay reads (``grid.json`` and every cell's ``exchanges.jsonl``) plus ``args.js
 files that run wrote). Replaying it (``--model replay:DIR``, no model loaded) through
 the whole pipeline — prompts, parsing, the sandbox, the runner, the report and layout
 code — must write the same files. A change that alters a table on purpose regenerates
-the expected files with ``python tests/test_reproduce_recorded.py``; to record a new
+the expected files with ``python tests/e2e/test_reproduce_recorded.py``; to record a new
 folder, see ``docs/reproduce.md`` (Tests).
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-RECORDED = Path(__file__).resolve().parent / "fixtures" / "recorded"
+RECORDED = Path(__file__).resolve().parents[1] / "fixtures" / "recorded"
 FOLDERS = sorted(p for p in RECORDED.iterdir() if (p / "args.json").is_file()) if RECORDED.is_dir() else []
 
 

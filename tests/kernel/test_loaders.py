@@ -22,7 +22,7 @@ from tczoo.benchmarks.loaders import (
 )
 from tczoo.schema import Language, Problem
 
-FIX = Path(__file__).parent / "fixtures" / "loaders"
+FIX = Path(__file__).resolve().parents[1] / "fixtures" / "loaders"
 
 
 def _roundtrip(problems: list[Problem]) -> None:
