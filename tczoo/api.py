@@ -148,6 +148,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "tczoo.registry",  # finding methods and runners by name
     "tczoo.paths",  # cache_dir, cached_json, data_root
     "tczoo.safetext",  # storing and printing untrusted text
+    "tczoo.testing",  # the scripted-model harness and self-checks for plugin tests
     "tczoo.cli.kit",  # commands: the helpers, under their historical name
     "tczoo.cli.options",  # commands: shared options, CLIError, value checks
     "tczoo.cli.output",  # commands: escaped printing, --format json

@@ -130,3 +130,25 @@ def test_an_outside_method_package_runs_through_the_cli(install, plugin_source, 
     bad = subprocess.run([tczoo, "edge", "prompt", "zm99"], cwd=work, env=env, capture_output=True, text=True,
                          timeout=300)
     assert bad.returncode == 2 and bad.stderr.startswith("error: zoo-mini has no problem 'zm99'"), bad.stderr
+
+
+PLUGIN_TEST = re.compile(r"<!-- plugin test: (\S+) -->\n```python\n(.*?)```", re.S)
+
+
+def test_the_readme_plugin_test_passes_with_tczoo_testing(plugin_source, tmp_path):
+    """The README's test of its plugin (tczoo.testing's harness and self-check), run with
+    pytest in a fresh virtualenv where tczoo and the plugin are installed."""
+    section = (ROOT / "README.md").read_text().split("## Adding a method", 1)[1]
+    [(name, code)] = PLUGIN_TEST.findall(section)
+    venv = tmp_path / "venv"
+    python = _fresh_venv(venv)
+    _pip(python, "-e", str(ROOT), cwd=tmp_path)
+    _pip(python, str(plugin_source), cwd=tmp_path)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / name).write_text(code)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider", name], cwd=work, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "2 passed" in done.stdout

@@ -228,6 +228,7 @@ def test_a_runner_that_cannot_serve_a_method_is_a_usage_error(tmp_path):
     assert "has no program under test to give method trails" in _one_line_error(proc)
 
 
+@pytest.mark.e2e
 def test_a_sampling_option_a_paper_fixes_is_named_not_silently_ignored(tmp_path):
     """--max-tokens/--temperature set methods whose paper fixes none; for harness (§4.1:
     0.6 / 32,000) the run says the paper's value applies and how to change it, and the

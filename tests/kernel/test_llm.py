@@ -66,6 +66,7 @@ def test_unknown_model_shape_is_a_clear_error():
 # --------------------------------------------------------------------------- provider path (real HTTP via LiteLLM)
 
 
+@pytest.mark.e2e
 def test_provider_call_is_cached_and_rerun_makes_zero_calls(tmp_path):
     with FakeOpenAI() as server:
         settings = _settings(tmp_path, api_base=server.base, api_key="sk-test")

@@ -241,6 +241,7 @@ def test_hub_without_datasets_package(monkeypatch):
         load_benchmark_spec("tcbench")
 
 
+@pytest.mark.e2e
 def test_hub_offline_fails_with_one_clear_line():
     pytest.importorskip("datasets")
     env = dict(os.environ, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")

@@ -6,11 +6,14 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 
 def _run(*args, timeout=600):
     return subprocess.run([sys.executable, "-m", "tczoo.cli", *args], capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.e2e
 def test_scaling_run_reports_and_plots(tmp_path):
     rules = tmp_path / "rules.jsonl"
     tests = [{"input": f"1 {k}\n{k}\n", "output": "1\n"} for k in range(1, 13)]

@@ -232,6 +232,7 @@ def test_runs_as_unprivileged_uid(sb, clean):
 # --------------------------------------------------------------------------- compile bombs
 
 
+@pytest.mark.e2e
 def test_template_bomb_compile_is_bounded(sb, clean):
     code = """
 template<int N, int M> struct A {

@@ -373,6 +373,7 @@ ERROR_BOMB = "\n".join(
     + ["int main() { T22 x = 1; return x; }"]) + "\n"
 
 
+@pytest.mark.e2e
 def test_compiler_output_bomb_keeps_host_memory_bounded(net, tmp_path):
     """~620 bytes of C++ make g++ print ~200 MB of one error's type name. The host
     process (its peak RSS, measured by the kernel) must not grow with it."""
@@ -402,6 +403,7 @@ box.close()
     assert_net_untouched(net)
 
 
+@pytest.mark.e2e
 def test_compile_timeout_costs_one_timeout(net, tmp_path):
     """A program that compiles forever, judged on 4 tests at once, is compiled once;
     a second Sandbox on the same machine retries it once; a third does not compile."""
@@ -452,6 +454,7 @@ int main(int argc, char **argv) {
 '''
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("autoreap", [False, True])
 def test_children_cpu_counts(solo, fresh, clean, autoreap):
     prog = cpp(CHILDREN_SPIN)
@@ -481,6 +484,7 @@ public class Spin { public static void main(String[] a) throws Exception {
   System.out.println("joined"); } }"""
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(shutil.which("javac") is None, reason="no JDK on this machine")
 def test_java_threads_cpu_counts(solo, fresh, clean):
     java = Program(code=JAVA_THREADS, language=Language.JAVA)

@@ -18,6 +18,8 @@ import pytest
 
 from test_view import HOSTILE, add_escapes, record_run, tczoo
 
+pytestmark = pytest.mark.e2e  # a real browser
+
 # Chromium on a machine without a network: no first-run, sync, component updates or QUIC
 # probes (each floods refused connections); --no-sandbox because CI runs as root.
 # Playwright gives every launch a fresh temporary profile (--user-data-dir).

@@ -40,6 +40,7 @@ def test_shape(problems):
     assert wrong_languages.count(Language.CPP) > wrong_languages.count(Language.PYTHON) > 0
 
 
+@pytest.mark.e2e
 def test_every_accepted_solution_passes_every_golden_test(problems, sandbox):
     for p in problems:
         limits = Limits.of(p)
@@ -49,6 +50,7 @@ def test_every_accepted_solution_passes_every_golden_test(problems, sandbox):
         assert not bad, f"{p.id}: {bad[:5]}"
 
 
+@pytest.mark.e2e
 def test_every_wrong_solution_fails_where_its_signature_says(problems, sandbox):
     """Re-judge each wrong code on the first golden test its stored signature fails."""
     for p in problems:

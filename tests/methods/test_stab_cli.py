@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 STATEMENT = r"""Grid Walk
 
 ## Input
@@ -91,6 +93,7 @@ def test_stab_boundary_objective_option(tmp_path):
     assert _cli("scenarios", str(path), "--mode", "both").returncode == 2
 
 
+@pytest.mark.e2e
 def test_stab_spec_prints_the_batch_prompt_and_per_test_prompts(tmp_path):
     path = tmp_path / "statement.md"
     path.write_text(STATEMENT + "\nSort the array in non-decreasing order first.\n")

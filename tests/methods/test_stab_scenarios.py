@@ -364,6 +364,7 @@ def minilm(catalog, tmp_path_factory):
     return ScenarioRetriever(catalog, mode="knn", cache_dir=cache), cache
 
 
+@pytest.mark.e2e
 @needs_minilm
 @pytest.mark.parametrize("expected", sorted(IMPLICIT))
 def test_minilm_knn_top2_on_clear_cut_statements(minilm, expected):
@@ -373,6 +374,7 @@ def test_minilm_knn_top2_on_clear_cut_statements(minilm, expected):
     assert retriever.embedder.model_id.startswith("sentence-transformers/all-MiniLM-L6-v2@")
 
 
+@pytest.mark.e2e
 @needs_minilm
 def test_minilm_union_and_centroid_cache(minilm, catalog):
     retriever, cache = minilm

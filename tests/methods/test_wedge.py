@@ -218,6 +218,7 @@ def test_efficiency_runner_gives_wedge_one_cpp_reference_and_the_registry_lists_
 # --------------------------------------------------------------------------- whole runs
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(not afl.available(), reason="AFL++ is not installed (apt-get install afl++)")
 def test_afl_run_on_zm04_finds_large_valid_inputs_and_the_efficiency_runner_scores_them(sandbox, zm04, tmp_path):
     reference = solution(zm04, "accepted/fast.cpp")
@@ -252,6 +253,7 @@ def test_afl_run_on_zm04_finds_large_valid_inputs_and_the_efficiency_runner_scor
     assert {"asr:cpp:fast", "asr:cpp:slow", "asr:ref:cpp"} <= set(record.metrics)
 
 
+@pytest.mark.e2e
 def test_python_reference_uses_the_loop_with_line_coverage(sandbox, zm04, tmp_path):
     reference = solution(zm04, "accepted/fast.py")
     suite, _, _ = run_wedge(sandbox, tmp_path, zm04, reference, fuzz_seconds=1, loop_batch=5)
@@ -262,6 +264,7 @@ def test_python_reference_uses_the_loop_with_line_coverage(sandbox, zm04, tmp_pa
     assert all(t.meta["conditions"] == [1, 2] and 190000 <= n_of(t) for t in suite.tests)
 
 
+@pytest.mark.e2e
 def test_validator_instrumented_copy_and_mutator_are_repaired(sandbox, zm04, tmp_path):
     reference = solution(zm04, "accepted/fast.cpp")
     # An instrumented copy that prints something else, a mutator that crashes, a validator
@@ -280,6 +283,7 @@ def test_validator_instrumented_copy_and_mutator_are_repaired(sandbox, zm04, tmp
     assert suite.tests and all(t.meta["conditions"] == [1, 2] for t in suite.tests)
 
 
+@pytest.mark.e2e
 def test_a_validator_that_fails_on_load_is_told_so_and_repairs_see_the_models_own_code(sandbox, zm04, tmp_path):
     # What the embedded 1.5B model wrote: a validator plus an "example usage" at the top level
     # that raises on its own made-up input, so no sample ever reaches validate_input.
@@ -296,6 +300,7 @@ def test_a_validator_that_fails_on_load_is_told_so_and_repairs_see_the_models_ow
     assert suite.tests and next(a for a in suite.artifacts if a.role == "validator").ok
 
 
+@pytest.mark.e2e
 def test_a_validator_repair_starts_from_the_answer_that_accepted_the_most_samples(sandbox, zm04, tmp_path):
     # What the embedded model did on zm10: a first answer rejecting one sample, then
     # repairs of repairs rejecting both. The next repair must start from the nearly
@@ -327,6 +332,7 @@ def test_without_a_validator_there_are_no_tests(sandbox, zm04, tmp_path):
     assert failures(suite) == [("validator", "accepts_empty"), ("validator", "no_validator")]
 
 
+@pytest.mark.e2e
 def test_inputs_breaking_the_parsed_constraints_are_flagged_or_dropped(sandbox, zm04, tmp_path):
     reference = solution(zm04, "accepted/fast.cpp")
     common = dict(validator=[SLOPPY_VALIDATOR], mutator=[OVERSIZED_MUTATOR], fuzz_seconds=1, fuzzer="loop",
@@ -340,6 +346,7 @@ def test_inputs_breaking_the_parsed_constraints_are_flagged_or_dropped(sandbox, 
     assert failures(suite)[-1] == ("fuzz", "no_tests")
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(not afl.available(), reason="AFL++ is not installed (apt-get install afl++)")
 def test_a_mutator_hanging_inside_afl_is_stopped_and_the_campaign_still_reports(sandbox, zm04, tmp_path):
     reference = solution(zm04, "accepted/fast.cpp")
@@ -360,6 +367,7 @@ def test_a_mutator_hanging_inside_afl_is_stopped_and_the_campaign_still_reports(
 # --------------------------------------------------------------------------- the command line
 
 
+@pytest.mark.e2e
 def test_tczoo_run_wedge_on_zoo_mini_generates_tests_the_efficiency_runner_scores(zm04, tmp_path):
     """The issue's acceptance: ``tczoo run --method wedge --benchmark zoo-mini`` (one problem,
     a scripted model, a two-second fuzzing budget) records WEDGE's tests and the efficiency

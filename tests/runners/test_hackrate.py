@@ -122,6 +122,7 @@ def test_category_is_the_first_failure_in_the_shuffled_order(sandbox):
     assert first_neg.detail["order"] == [0, 1] and first_neg.detail["wrong"] == {"both": "wa"}
 
 
+@pytest.mark.e2e
 def test_validators_get_the_reference_time_margin_and_wrong_codes_too(sandbox):
     """The reference runs validators and wrong codes under ulimit -t (TL // 1000 + 3) s:
     a correct code needing 1.5 s at a 1 s limit validates; a wrong code as slow passes."""

@@ -64,6 +64,7 @@ def test_bugfind_does_not_score_a_target_the_sandbox_failed(tmp_path, sandbox):
     assert rec.detail["outcome"] == "true_bug"
 
 
+@pytest.mark.e2e
 def test_bestofn_through_the_run_loop_reports_the_failure_apart(tmp_path, sandbox):
     """A candidate the sandbox cannot run: its problem's units are not scored; the
     report counts them as failed with reason score/infrastructure, no table shows a
