@@ -12,6 +12,7 @@ import pytest
 from tczoo.benchmarks import load_benchmark
 
 
+@pytest.mark.e2e
 def test_build_benchmark_on_a_zoo_mini_problem_keeps_the_papers_filters(tmp_path):
     out = tmp_path / "built.jsonl"
     proc = subprocess.run(

@@ -300,6 +300,7 @@ def test_a_broken_checktestdata_script_is_skipped_with_its_reason(tmp_path):
 # --------------------------------------------------------------------------- the check
 
 
+@pytest.mark.e2e
 def test_check_reports_each_submission_against_its_folder(tmp_path, sandbox):
     make_package(tmp_path, files={
         # in the TLE folder, but fast: the check must say so, not hide it

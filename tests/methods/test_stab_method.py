@@ -129,6 +129,7 @@ def test_kattis_style_line_phrasings_are_read():
         "1 ≤ h_i ≤ ℓ: h_i = 6 > ℓ = 5", "1 ≤ a < n: a = 3 ≥ n = 3"]
 
 
+@pytest.mark.e2e
 def test_zoo_mini_layouts_accept_every_golden_test(sandbox):
     for short in ("zm01", "zm05", "zm09"):
         p = zoo_problem(sandbox, short)

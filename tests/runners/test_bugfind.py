@@ -201,6 +201,7 @@ def test_table10_io_protocol_groups_one_test_responses(tmp_path, sandbox):
     assert [row[f"r=3 {c}"] for c in ("GI", "ITR", "TBR", "tests")] == [100, 50, 50, 2]
 
 
+@pytest.mark.e2e
 def test_data_without_limits_run_under_the_authors_20_seconds(tmp_path, sandbox):
     """A HarnessLLM-schema triplet whose buggy program spends ~2.5 s of CPU before the right
     answer: under the data's missing limits (the authors' 20 s) it is not a bug; the same

@@ -257,6 +257,7 @@ public class Fast { public static void main(String[] a) { long n = new Scanner(S
 System.out.println(n * (n - 1) / 2); } }"""
 
 
+@pytest.mark.e2e
 @pytest.mark.skipif(shutil.which("javac") is None, reason="no JDK on this machine")
 def test_java_solutions_are_ranked_and_exposed_too(sandbox, tmp_path, monkeypatch):
     """Java (a JDK is present): real JVM runs in the sandbox, same ASR rules."""
