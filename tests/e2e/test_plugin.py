@@ -17,11 +17,11 @@ import json
 import os
 import re
 import subprocess
-import sys
-import sysconfig
 from pathlib import Path
 
 import pytest
+
+from install_fixtures import fresh_venv, pip_install
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPE = re.compile(r"<!-- file: (\S+) -->\n```\w*\n(.*?)```", re.S)
@@ -52,25 +52,6 @@ def test_the_readme_recipe_is_complete():
     assert "tczoo.parsing import tests_from_json_answer" in files["tczoo_edge/__init__.py"]
 
 
-def _fresh_venv(path: Path) -> Path:
-    """A virtualenv whose only packages are what pip installs into it, plus this
-    interpreter's dependencies (read-only, through a .pth file)."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
-    python = path / "bin" / "python"
-    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          check=True, capture_output=True, text=True).stdout.strip()
-    deps = [p for p in dict.fromkeys([sysconfig.get_paths()["purelib"], *sys.path])
-            if p.endswith(("site-packages", "dist-packages")) and Path(p).is_dir()]
-    (Path(site) / "zz_tczoo_test_deps.pth").write_text("\n".join(deps) + "\n")
-    return python
-
-
-def _pip(python: Path, *args: str, cwd: Path) -> None:
-    done = subprocess.run([python, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--no-build-isolation",
-                           "--disable-pip-version-check", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-
-
 @pytest.fixture
 def plugin_source(tmp_path) -> Path:
     src = tmp_path / "tczoo-edge"
@@ -83,12 +64,12 @@ def plugin_source(tmp_path) -> Path:
 @pytest.mark.parametrize("install", ["editable", "wheel"])
 def test_an_outside_method_package_runs_through_the_cli(install, plugin_source, tmp_path, request):
     venv = tmp_path / "venv"
-    python = _fresh_venv(venv)
+    python = fresh_venv(venv)
     if install == "editable":
-        _pip(python, "-e", str(ROOT), cwd=tmp_path)
+        pip_install(python, "-e", str(ROOT), cwd=tmp_path)
     else:
-        _pip(python, str(request.getfixturevalue("tczoo_wheel")), cwd=tmp_path)
-    _pip(python, str(plugin_source), cwd=tmp_path)
+        pip_install(python, str(request.getfixturevalue("tczoo_wheel")), cwd=tmp_path)
+    pip_install(python, str(plugin_source), cwd=tmp_path)
     tczoo = venv / "bin" / "tczoo"
     env = dict(os.environ)
     env.pop("PYTHONPATH", None)
@@ -141,9 +122,9 @@ def test_the_readme_plugin_test_passes_with_tczoo_testing(plugin_source, tmp_pat
     section = (ROOT / "README.md").read_text().split("## Adding a method", 1)[1]
     [(name, code)] = PLUGIN_TEST.findall(section)
     venv = tmp_path / "venv"
-    python = _fresh_venv(venv)
-    _pip(python, "-e", str(ROOT), cwd=tmp_path)
-    _pip(python, str(plugin_source), cwd=tmp_path)
+    python = fresh_venv(venv)
+    pip_install(python, "-e", str(ROOT), cwd=tmp_path)
+    pip_install(python, str(plugin_source), cwd=tmp_path)
     work = tmp_path / "work"
     work.mkdir()
     (work / name).write_text(code)
