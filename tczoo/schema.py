@@ -108,7 +108,7 @@ class Validator(Model):
     memory_limit_mb: int = 1024  # problemtools' validation_memory default
 
 
-def _check_validator_checker(model) -> None:
+def _check_validator_checker(model: "Problem | Task") -> None:
     """An output validator and the comparator must agree: with a validator the checker
     is ``"program"`` (so no string comparison silently stands in for it), and
     ``"program"`` needs a validator."""

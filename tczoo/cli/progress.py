@@ -65,7 +65,7 @@ class RunReporter:
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._tick, daemon=True)
-        self._rich = None
+        self._rich: ProgressBar | None = None
 
     def __enter__(self) -> "RunReporter":
         if self.bar:
