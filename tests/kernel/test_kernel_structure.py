@@ -1,12 +1,14 @@
 """The kernel's structure is a picture without circles: no module imports itself back
 through others, no part of the kernel (``tczoo.run``, ``tczoo.distributed``,
-``tczoo.llm.local`` ...) imports a part that imports it, at any depth.
+``tczoo.llm.local`` ...) imports a part that imports it, at any depth; and
+docs/architecture.md names every kernel module, so its picture stays complete.
 
 The graph is grimp's (import-linter's engine), built from the source; imports under
 ``if TYPE_CHECKING:`` are left out (they are annotations, not imports that run)."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -59,3 +61,10 @@ def test_no_part_of_the_kernel_imports_a_part_that_imports_it(graph):
                 parts.add_edge(pa, pb, via=(a, b))
         found = _circles(parts)
         assert not found, (level, [[parts.edges[e]["via"] for e in parts.subgraph(c).edges] for c in found])
+
+
+def test_the_architecture_doc_names_every_kernel_module(graph):
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    named = set(re.findall(r"`(tczoo(?:\.[a-z_0-9]+)*)`", text))
+    missing = sorted(m for m in graph.nodes if m not in named)
+    assert not missing, f"docs/architecture.md does not name: {', '.join(missing)}"
