@@ -155,6 +155,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "tczoo.userfiles",  # reading a user's JSON/JSONL/YAML file with FILE:LINE errors
     "tczoo.submissions",  # labelled submissions of a problem, candidates files
     "tczoo.candidates",  # sampling model-written candidates (how: Sampling), labelled by the golden tests
+    "tczoo.testing",  # the scripted-model harness and self-checks for plugin tests
     "tczoo.cli.kit",  # commands: the helpers, under their historical name
     "tczoo.cli.options",  # commands: shared options, CLIError, value checks
     "tczoo.cli.output",  # commands: escaped printing, --format json

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from tczoo.llm import Completion, Session
-from tczoo.llm.backends import SAMPLE_STRIDE
+from tczoo.llm.interface import SAMPLE_STRIDE
 from tczoo.schema import OracleKind, Program, Provenance, Setting, Task, TestSuite
 from tczoo.templates import Prompts
 
@@ -139,7 +139,7 @@ class Context:
         temperature: float | None = None,
         max_tokens: int | None = None,
         response_format: dict[str, Any] | bool | None = None,
-        **variables,
+        **variables: Any,
     ) -> list[Completion]:
         """Render ``template``, sample ``n`` answers; failed calls are recorded on ``suite``
         and left out, so callers only see answers they can parse. Each answer's

@@ -22,6 +22,7 @@ every source file of the packages involved: any edit or (re)install recomputes i
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import importlib.util
 import inspect
@@ -30,11 +31,13 @@ import sys
 from functools import lru_cache
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from tczoo.errors import UserError
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from tczoo.method import Method
     from tczoo.runner import Runner
 
@@ -91,7 +94,8 @@ def _callable(group: str, kind: str, name: str) -> Callable[..., Any]:
     if not callable(obj) or inspect.isclass(obj):
         raise PluginError(f"{kind} {name!r} ({group} entry point {_group(group)[name].value}) is not a function "
                           f"(it is a {type(obj).__name__})")
-    return obj
+    found: Callable[..., Any] = obj
+    return found
 
 
 def method_names() -> list[str]:
@@ -106,14 +110,16 @@ def get_method(name: str) -> "type[Method]":
     """The method class registered as ``name`` (checked to be a ``Method`` subclass)."""
     from tczoo.method import Method
 
-    return _subclass("tczoo.methods", "method", name, Method)
+    found: type[Method] = _subclass("tczoo.methods", "method", name, Method)
+    return found
 
 
 def get_runner(name: str) -> "type[Runner]":
     """The runner class registered as ``name`` (checked to be a ``Runner`` subclass)."""
     from tczoo.runner import Runner
 
-    return _subclass("tczoo.runners", "runner", name, Runner)
+    found: type[Runner] = _subclass("tczoo.runners", "runner", name, Runner)
+    return found
 
 
 def analysis_names() -> list[str]:
@@ -131,7 +137,7 @@ def get_analysis(name: str) -> Callable[..., Any]:
 def command_plugins() -> list[tuple[str, Callable[[], Callable[..., Any]]]]:
     """(name, loader) of every ``tczoo.commands`` entry point; ``loader()`` imports and
     returns its ``register(app: typer.Typer)`` function (checked to be one)."""
-    return [(name, lambda name=name: _callable("tczoo.commands", "command", name))
+    return [(name, functools.partial(_callable, "tczoo.commands", "command", name))
             for name in sorted(_group("tczoo.commands"))]
 
 
@@ -148,7 +154,8 @@ def describe_methods() -> list[dict[str, Any]]:
     path = cache_dir() / "registry" / f"methods-{key}.json" if key else None
     if path is not None and path.is_file():
         try:
-            return json.loads(path.read_text())
+            cached: list[dict[str, Any]] = json.loads(path.read_text())
+            return cached
         except (OSError, ValueError):
             pass
     infos = [get_method(n).describe() for n in method_names()]
@@ -200,7 +207,7 @@ def missing_hint(kind: str, name: str, provenance: list[dict[str, Any]]) -> str:
     return ""
 
 
-def parameters(params: type) -> list[dict[str, Any]]:
+def parameters(params: "type[BaseModel]") -> list[dict[str, Any]]:
     """Every parameter of a ``Params`` model (a method's or a runner's): its name, type,
     default, one line of meaning (the field's description) and the paper's value where
     the field records one (``Field(..., json_schema_extra={"paper": VALUE})``, set where
@@ -214,7 +221,7 @@ def parameters(params: type) -> list[dict[str, Any]]:
         if info.default is not PydanticUndefined:
             default = info.default
         elif info.default_factory is not None:
-            default = info.default_factory()  # type: ignore[call-arg]
+            default = info.default_factory()  # type: ignore[call-arg]  # no-argument factories only
         else:
             default = None
         extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
@@ -234,7 +241,7 @@ def describe_runners() -> list[dict[str, Any]]:
     return out
 
 
-def _fingerprint(eps) -> str:
+def _fingerprint(eps: Iterable[EntryPoint]) -> str:
     """What the metadata of these entry points depends on: the entry points, their
     distributions' versions, and every source file of their packages and the kernel."""
     parts: list[Any] = [sys.version, sorted((ep.name, ep.value) for ep in eps)]

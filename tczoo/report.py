@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from tczoo.failures import generation_failure, transient
-from tczoo.runner import Table
+from tczoo.runner import Runner, Table
 from tczoo.safetext import dumps, printable
 
 FORMATS = ("table", "md", "csv", "json")
@@ -262,13 +262,14 @@ def runner_tables(stores: list) -> tuple[dict[str, list[Table]], RunSummary]:
             cell = part.cells.get((s.model, s.method))
             if g is None or cell is None or s.error is not None:
                 continue
-            runner = installed_runner(s.runner, store)
-            if generation_failure(g, scores_empty=runner.scores_empty_suites) is not None:
+            runner_cls = installed_runner(s.runner, store)
+            if generation_failure(g, scores_empty=runner_cls.scores_empty_suites) is not None:
                 continue  # scored by an older tczoo that scored failed generations
             by_runner.setdefault(s.runner, []).append(s)
     out: dict[str, list[Table]] = {}
     runner_names = sorted({c.runner for c in summary.cells.values()} | set(by_runner), key=str)
     for name in runner_names:
+        runner: Runner | None
         try:
             runner = get_runner(name)() if name else None  # built to read records: no sandbox
         except UnknownNameError:

@@ -24,6 +24,7 @@ from tczoo.errors import UserError
 from tczoo.schema import Problem, ScoreRecord, Setting, Task, TestSuite
 
 if TYPE_CHECKING:
+    from tczoo.method import Method
     from tczoo.sandbox import Sandbox
 
 
@@ -95,7 +96,7 @@ class Runner(ABC):
             raise RuntimeError(f"runner {self.name} was built to read records (no sandbox): it cannot run programs")
         return self._sandbox
 
-    def tasks(self, problem: Problem, method_cls: type, *, samples: int, seed: int) -> list[TaskSpec]:
+    def tasks(self, problem: Problem, method_cls: "type[Method]", *, samples: int, seed: int) -> list[TaskSpec]:
         """Default: ``samples`` independent tasks of the problem in the method's setting."""
         setting = method_cls.setting
         if setting is Setting.SPEC_TARGET:

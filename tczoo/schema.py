@@ -111,7 +111,7 @@ class Validator(Model):
     memory_limit_mb: int = Field(1024, gt=0, le=MAX_MEMORY_MB)  # problemtools' validation_memory default
 
 
-def _check_validator_checker(model) -> None:
+def _check_validator_checker(model: "Problem | Task") -> None:
     """An output validator and the comparator must agree: with a validator the checker
     is ``"program"`` (so no string comparison silently stands in for it), and
     ``"program"`` needs a validator."""

@@ -71,7 +71,7 @@ class Prompts:
             autoescape=False,
         )
 
-    def render(self, name: str, **variables) -> list[dict]:
+    def render(self, name: str, **variables: Any) -> list[dict[str, str]]:
         """Messages for template ``name`` (``"crux/generate"`` or ``"crux/generate.j2"``)."""
         path = name if name.endswith(".j2") else f"{name}.j2"
         try:
@@ -97,7 +97,7 @@ class Prompts:
             raise PromptError(f"prompt template {path!r} defines no system or user block")
         return messages
 
-    def response_format(self, name: str, **variables) -> dict[str, Any] | None:
+    def response_format(self, name: str, **variables: Any) -> dict[str, Any] | None:
         """``{"type": "json_schema", ...}`` from the template's ``answer_schema`` block,
         or None when the template has none."""
         path = name if name.endswith(".j2") else f"{name}.j2"

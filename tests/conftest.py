@@ -1,4 +1,11 @@
-"""Fixtures shared across test modules."""
+"""Fixtures shared across test modules, and the ``e2e`` mark.
+
+The tests mirror the layout: ``kernel/`` (tczoo/), ``methods/``, ``runners/``,
+``analyses/``, and ``e2e/`` for the whole pipeline (the CLI end to end, installs,
+recorded replays, Ray, the embedded model). Everything in ``e2e/``, everything marked
+``slow`` or ``local_model``, and the slow tests marked ``e2e`` in the other folders is
+``e2e``: ``pytest -m "not e2e"`` is the inner loop, ``pytest`` (what CI runs) runs all.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +24,15 @@ if _here not in list(getattr(sys.modules.get("tests"), "__path__", [])):
     _tests = types.ModuleType("tests")
     _tests.__path__ = [_here]  # type: ignore[attr-defined]
     sys.modules["tests"] = _tests
+
+E2E = Path(__file__).resolve().parent / "e2e"
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = Path(str(item.fspath)).resolve()
+        if E2E in path.parents or item.get_closest_marker("slow") or item.get_closest_marker("local_model"):
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(scope="session")

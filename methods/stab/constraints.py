@@ -20,7 +20,7 @@ input constraints (subtask limits, "print ..." rules, index ranges such as
 ``1 ≤ i ≤ n``, legend formulas) go to :attr:`ParseResult.ignored`.
 
 Every stage is linear in the text (``bench/stab_parser.py`` measures it on generated
-worst cases for each pattern; ``tests/test_stab_parser_attacks.py`` checks results).
+worst cases for each pattern; ``tests/methods/test_stab_attacks.py`` checks results).
 """
 
 from __future__ import annotations

@@ -168,8 +168,7 @@ def _one_line(text: str) -> str:
     return printable(" ".join(str(text).split()), newlines=False)
 
 
-INTERRUPTED = "interrupted; run the same command again to resume"
-stopped = __import__("threading").Event()  # Ctrl-C was pressed (typer turns it into exit code 130)
+from tczoo.cli.interrupt import INTERRUPTED, stopped  # noqa: E402 (below the app: what Ctrl-C sets)
 
 
 def _on_sigint(signum, frame) -> None:

@@ -52,7 +52,7 @@ def view(
         from tczoo.view.serve import serve_site
 
         serve_site(out, port, lambda line: err_console.print(line, markup=False))
-        from tczoo.cli import stopped
+        from tczoo.cli.interrupt import stopped
 
         stopped.clear()  # Ctrl-C is how serving ends: not an interruption to resume
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, Field
 
@@ -197,15 +197,17 @@ def _python(sandbox, program, inputs, limits, entry_point, slowdown) -> list[Cov
     return out
 
 
-def _marked_json(stdout: str, marker: str) -> tuple[int, object]:
-    """Where the driver's last ``marker`` line starts and the JSON after it (None if unreadable)."""
+def _marked_json(stdout: str, marker: str) -> tuple[int, dict[str, Any] | None]:
+    """Where the driver's last ``marker`` line starts and the JSON object after it (None
+    if unreadable, or not an object: the program may have printed the marker itself)."""
     at = stdout.rfind(marker)
     if at < 0:
         return at, None
     try:
-        return at, json.loads(stdout[at + len(marker):].split("\n", 1)[0])
+        data = json.loads(stdout[at + len(marker):].split("\n", 1)[0])
     except ValueError:
         return at, None
+    return at, data if isinstance(data, dict) else None
 
 
 def _read_python(run, marker: str) -> Coverage:

@@ -150,8 +150,11 @@ class SuiteJudge:
         if kind is OracleKind.EXPECTED_OUTPUT:
             return [TestUse(True, expected=t.output) if t.output is not None else TestUse(False, "no_expected_output")
                     for t in self.tests]
+        program = self.oracle.program
+        if program is None:  # an oracle that judges nothing by running code (an LLM judge, inputs only)
+            return [TestUse(False, f"no_oracle_program:{kind.value}") for _ in self.tests]
         inputs = list(dict.fromkeys(t.input for t in self.tests))
-        runs = dict(zip(inputs, [row[0] for row in self._run([self.oracle.program], inputs)])) if inputs else {}
+        runs = dict(zip(inputs, [row[0] for row in self._run([program], inputs)])) if inputs else {}
         out = []
         for t in self.tests:
             r = runs[t.input]

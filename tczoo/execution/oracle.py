@@ -59,12 +59,13 @@ def check_outputs(sandbox: "Sandbox", oracle: Oracle, cases: list[tuple[str, str
         raise OracleUnavailable(f"a {oracle.kind.value} oracle cannot check outputs by running code")
     if not cases:
         return []
-    if oracle.kind is OracleKind.CHECKER_PROGRAM:
-        return check_with_checker(sandbox, oracle.program.code, [(i, out) for i, _, out in cases],
+    program = oracle.program
+    if oracle.kind is OracleKind.CHECKER_PROGRAM and program is not None:
+        return check_with_checker(sandbox, program.code, [(i, out) for i, _, out in cases],
                                   functional=functional, time_ms=checker_time_ms)
-    if oracle.kind is OracleKind.REFERENCE_PROGRAM:
+    if oracle.kind is OracleKind.REFERENCE_PROGRAM and program is not None:
         inputs = list(dict.fromkeys(i for i, _, _ in cases))
-        ref = dict(zip(inputs, run_program(sandbox, oracle.program, inputs, limits=limits, entry_point=entry_point)))
+        ref = dict(zip(inputs, run_program(sandbox, program, inputs, limits=limits, entry_point=entry_point)))
         expected = [ref[i].output if ref[i].ok else None for i, _, _ in cases]
         missing = "no_reference_output"
         broken = {i for i, r in ref.items() if r.verdict is Verdict.SE}

@@ -249,9 +249,10 @@ def extract_program(text: str) -> Program:
     try:
         code = extract_code(text, "python")  # untagged fence or bare code that parses
     except ParseError:
-        code = None if code_blocks(text) else bare_python(text)
-        if code is None:
+        salvaged = None if code_blocks(text) else bare_python(text)
+        if salvaged is None:
             raise
+        code = salvaged
     if not code.strip():
         raise ParseError("no_code_block", "the code block is empty")
     if "#include" in code or "int main" in code:

@@ -86,8 +86,8 @@ def compiler_version(lang: Language) -> str:
     exe = shutil.which(COMPILERS.get(lang, "")) if lang in COMPILERS else None
     if not exe:
         return "missing"
-    out = subprocess.run([exe, "--version"], capture_output=True, text=True)
-    out = out.stdout or out.stderr
+    done = subprocess.run([exe, "--version"], capture_output=True, text=True)
+    out = done.stdout or done.stderr
     return out.splitlines()[0] if out else "unknown"
 
 
@@ -329,7 +329,8 @@ class Compiler:
                 if proc.poll() is None:
                     os.killpg(proc.pid, 9)  # bwrap --die-with-parent takes the jail with it
                 proc.wait()
-                proc.stdout.close()
+                if proc.stdout is not None:
+                    proc.stdout.close()
             timed_out = timed_out or proc.returncode in (-9, -24)  # SIGKILL / SIGXCPU (RLIMIT_CPU)
             text = compiler_message(head, total)
             if "internal compiler error: Killed" in text or "signal terminated program cc1" in text:
@@ -346,6 +347,7 @@ def _drain(proc: subprocess.Popen, wall_s: float) -> tuple[bytes, int, bool]:
     """Read the compiler's output as it comes, keeping the first OUTPUT_KEEP bytes:
     a 1 KB source can make g++ print gigabytes of errors, which must not become
     gigabytes of our memory. Returns (kept head, total bytes, ran past wall_s)."""
+    assert proc.stdout is not None, "the compiler runs with stdout=PIPE"
     fd = proc.stdout.fileno()
     poller = select.poll()
     poller.register(fd, select.POLLIN)
