@@ -1,6 +1,7 @@
-"""Sandbox overhead and throughput (issue 3, point 8). A script, not a test.
+"""Sandbox overhead and throughput (issues 3 and 33). A script, not a test.
 
-    python bench/bench_sandbox.py [--runs 300] [--batch 400] [--rounds 7] [--cache DIR] [--realtime]
+    python bench/bench_sandbox.py [--runs 300] [--batch 400] [--rounds 7] [--host-runs 10000]
+                                  [--cache DIR] [--realtime]
 
 1. Per-run latency of a trivial compiled C++ program (reads two numbers, prints the
    sum): bare ``subprocess.run`` vs ``Sandbox.run`` (one slot, warm), medians of
@@ -8,6 +9,12 @@
    the design the jailed worker replaces.
 2. Batch throughput of ``run_many`` over the same program with 1 worker vs all:
    short batches alternating between the two (warm) Sandboxes, medians of the rates.
+3. The host's share (issue 33): ``run_many`` of ``--host-runs`` trivial runs, this
+   process's own CPU (user+sys, ``getrusage(RUSAGE_SELF)``) per run beside the jail's
+   (the slot cgroups' CPU counters: worker + program) and a bare spawn's, with 1
+   worker and with all; and the host's ceiling, 1e6 / host us per run: the runs/s one
+   host process can feed however many workers it has. CPU times move much less with
+   other load than wall times do.
 
 On a machine other sessions keep busy, wall-clock figures swing 2-10x between identical
 runs (a woken task waits up to a 4 ms tick for a CPU). ``--realtime`` measures as if
@@ -62,6 +69,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=300)
     ap.add_argument("--batch", type=int, default=400)
     ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--host-runs", type=int, default=10_000, help="runs per host-CPU measurement")
     ap.add_argument("--cache", help="compile cache to use (default: a fresh temporary one)")
     ap.add_argument("--realtime", action="store_true",
                     help="on a busy machine: run this process (SCHED_FIFO 20) and the jails "
@@ -124,6 +132,8 @@ def main() -> None:
             sb_cpu = (cpu_s() - c0 + (int(usage.read_text()) - j0) / 1e9) / n
             print(f"CPU per run: bare {bare_cpu * 1e3:.3f} ms | sandbox {sb_cpu * 1e3:.3f} ms "
                   f"| ratio {sb_cpu / bare_cpu:.2f}x")
+        else:
+            bare_cpu = None
 
     # Throughput: both Sandboxes stay open (warm slots); short batches alternate between
     # them, so that load from elsewhere hits both alike; medians of the rates.
@@ -152,6 +162,33 @@ def main() -> None:
     if cores > 1:
         ratio = statistics.median(rates[cores]) / statistics.median(rates[1])
         print(f"speed-up {cores} workers vs 1: {ratio:.2f}x (target >= 1.8x)")
+
+    # The host's own CPU per run, over one long batch per worker count.
+    if opts.host_runs:
+        for w in counts:
+            host_share(program, cache, w, opts.host_runs, opts.realtime, bare_cpu)
+
+
+def host_share(program: Program, cache: Path, workers: int, n: int, realtime: bool,
+               bare_cpu: float | None) -> None:
+    jobs = [Job(program=program, stdin=f"{i} {i}", limits=Limits(time_ms=1000)) for i in range(n)]
+    with Sandbox(workers=workers, cache_dir=cache) as sb:
+        list(sb.run_many(jobs[: workers * 50]))  # start every slot
+        if realtime:
+            jails_realtime(sb)
+        usages = [s.groups.cpu_dir / "cpuacct.usage" for s in sb._pool.slots
+                  if s.groups is not None and getattr(s.groups, "cpu_dir", None)]
+        j0 = sum(int(u.read_text()) for u in usages)
+        r0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+        results = list(sb.run_many(jobs))
+        r1, t1 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+        j1 = sum(int(u.read_text()) for u in usages)
+    assert all(r.ok for r in results), next(r for r in results if not r.ok)
+    host_us = ((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)) / n * 1e6
+    jail = f"jail {(j1 - j0) / n / 1e3:.0f} us/run" if usages else "jail: no cpuacct group"
+    bare = f", bare spawn {bare_cpu * 1e6:.0f} us/run" if bare_cpu else ""
+    print(f"host CPU, {workers} worker(s), {n} runs: {host_us:.1f} us/run (target <= 15) beside {jail}{bare}; "
+          f"{n / (t1 - t0):.0f} runs/s; host ceiling {1e6 / host_us:,.0f} runs/s")
 
 
 if __name__ == "__main__":

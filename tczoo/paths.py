@@ -21,6 +21,21 @@ def cache_dir() -> Path:
     return private_dir(path)
 
 
+def data_dir() -> Path:
+    """Root of data tczoo derives once per machine and checks on every read, so that a
+    fresh ``TCZOO_CACHE`` does not derive it again (zoo-mini's golden tests, checked
+    against the sha256 in each problem's tests.lock.json). ``TCZOO_DATA``, default
+    ``$XDG_DATA_HOME/tczoo`` (``~/.local/share/tczoo``)."""
+    root = os.environ.get("TCZOO_DATA")
+    if root:
+        path = Path(root).expanduser()
+    else:
+        xdg = os.environ.get("XDG_DATA_HOME")
+        path = (Path(xdg).expanduser() if xdg else Path.home() / ".local" / "share") / "tczoo"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
 def data_root(package: str) -> Path:
     """Directory of a data package shipped with tczoo (``prompts``, ``catalog``),
     installed as ``tczoo.<package>`` (from the repository's top-level folder of that

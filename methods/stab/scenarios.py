@@ -30,13 +30,14 @@ import unicodedata
 from collections import Counter
 from functools import cached_property
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
-import numpy as np
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, computed_field, model_validator
 
 from tczoo.paths import cache_dir as default_cache_dir, data_root
+
+if TYPE_CHECKING:  # numpy and yaml are imported where used: importing the method (tczoo methods) stays light
+    import numpy as np
 
 CATALOG_FILE = "stab_scenarios.yaml"
 PAPER_SCENARIOS = 13
@@ -132,7 +133,12 @@ def load_catalog(path: Path | None = None, *, paper_counts: bool | None = None) 
     source = data_root("catalog") / CATALOG_FILE if bundled else Path(path)
     if bundled:
         text = source.read_text(encoding="utf-8")
-        raw = json.loads(text) if source.suffix == ".json" else yaml.safe_load(text)
+        if source.suffix == ".json":
+            raw = json.loads(text)
+        else:
+            import yaml
+
+            raw = yaml.safe_load(text)
     else:  # a catalog of one's own: read as every user file is (bounded, FILE:LINE errors)
         from tczoo.userfiles import read_yaml
 
@@ -291,6 +297,8 @@ class SentenceTransformerEmbedder:
             ) from exc
 
     def encode(self, texts: list[str]) -> np.ndarray:
+        import numpy as np
+
         vectors = self._model.encode(
             list(texts), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
         )
@@ -298,12 +306,16 @@ class SentenceTransformerEmbedder:
 
 
 def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    import numpy as np
+
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     return matrix / np.where(norms == 0, 1.0, norms)
 
 
 def build_centroids(catalog: Catalog, embedder: Embedder) -> np.ndarray:
     """One unit vector per scenario: the re-normalised mean of its unit anchor vectors."""
+    import numpy as np
+
     texts = [a for s in catalog.scenarios for a in s.anchors]
     vectors = _unit_rows(np.asarray(embedder.encode(texts), dtype=np.float32))
     centroids, start = [], 0
@@ -324,6 +336,8 @@ class CentroidCache:
         return self.root / f"{key}.npz"
 
     def load(self, model_id: str, catalog: Catalog) -> np.ndarray | None:
+        import numpy as np
+
         path = self.path(model_id, catalog)
         try:
             with np.load(path, allow_pickle=False) as data:
@@ -335,6 +349,8 @@ class CentroidCache:
         return centroids
 
     def store(self, model_id: str, catalog: Catalog, centroids: np.ndarray) -> Path:
+        import numpy as np
+
         path = self.path(model_id, catalog)
         path.parent.mkdir(parents=True, exist_ok=True)
         # Write then rename, so a concurrent reader never sees half a file.
@@ -431,6 +447,8 @@ class ScenarioRetriever:
 
     def knn_scores(self, statement: str) -> dict[str, float]:
         """Cosine similarity of the statement to every scenario centroid."""
+        import numpy as np
+
         query = _unit_rows(np.asarray(self.embedder.encode([statement]), dtype=np.float32))[0]
         sims = self.centroids @ query
         return {s.id: float(sim) for s, sim in zip(self.catalog.scenarios, sims)}

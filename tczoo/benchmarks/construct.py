@@ -17,6 +17,8 @@ Per problem, as the paper (§2.3) and the reference's ``data_construction`` scri
 from __future__ import annotations
 
 import json
+from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
@@ -30,21 +32,44 @@ if TYPE_CHECKING:
 
 LETTERS = {"AC": "A", "WA": "W", "TLE": "T", "RE": "R", "MLE": "M", "CE": "C", "OLE": "O", "SE": "R"}
 PAPER_LANGUAGES = (Language.CPP, Language.C)
+WA_ONLY = frozenset({"AC", "WA"})  # the verdicts of a wrong code the paper keeps (``only_wa``)
 
 
-def judge_matrix(problem: Problem, sandbox) -> list[list[str]]:
-    """Every wrong code on every golden test (no early exit: WrongSelect needs all of it),
-    under the problem's own limits, as the online judge that produced the matrix did."""
+def judge_matrix(problem: Problem, sandbox, *, keep: frozenset[str] | None = None) -> list[list[str]]:
+    """Every wrong code on every golden test, under the problem's own limits, as the
+    online judge that produced the matrix did.
+
+    ``keep``: a row is wanted only while its verdicts stay in this set (build-benchmark's
+    WA filter drops a code with any other verdict, whatever the rest of its row says):
+    the first other verdict stops its row, and its cells not judged yet are ``""``. The
+    tests then run largest input first, every code on one test before the next, so a
+    code that times out on a big test is not run on the other big tests (a timeout
+    costs the whole time limit)."""
     limits = Limits.of(problem)
-    tests = problem.golden_tests
-    jobs = [
-        Job(program=w, stdin=t.input, expected=t.output, comparator=problem.checker,
-            output_validator=problem.output_validator, limits=limits)
-        for w in problem.wrong_solutions
-        for t in tests
-    ]
-    verdicts = [r.verdict.value for r in sandbox.run_many(jobs)]
-    return [verdicts[i * len(tests) : (i + 1) * len(tests)] for i in range(len(problem.wrong_solutions))]
+    tests, codes = problem.golden_tests, problem.wrong_solutions
+    rows = [[""] * len(tests) for _ in codes]
+    order = [(i, j) for i in range(len(codes)) for j in range(len(tests))]
+    if keep is not None:
+        by_size = sorted(range(len(tests)), key=lambda j: -len(tests[j].input))
+        order = [(i, j) for j in by_size for i in range(len(codes))]
+    stopped: set[int] = set()
+    sent: deque[tuple[int, int]] = deque()
+
+    def jobs():
+        for i, j in order:
+            if i in stopped:
+                continue
+            sent.append((i, j))
+            t = tests[j]
+            yield Job(program=codes[i], stdin=t.input, expected=t.output, comparator=problem.checker,
+                      output_validator=problem.output_validator, limits=limits)
+
+    for result in sandbox.run_many(jobs()):
+        i, j = sent.popleft()
+        rows[i][j] = result.verdict.value
+        if keep is not None and result.verdict.value not in keep:
+            stopped.add(i)
+    return rows
 
 
 def tcbench_record(problem: Problem) -> dict:
@@ -91,8 +116,9 @@ def build_problem(problem: Problem, sandbox: "Sandbox", *, restarts: int = RESTA
         return None, {**row, "reason": "no golden tests or no wrong codes"}
     wanted = [w for w in problem.wrong_solutions if languages is None or w.language in languages]
     row["wrong_in_languages"] = len(wanted)
-    rows = judge_matrix(problem.model_copy(update={"wrong_solutions": wanted}), sandbox)
-    pairs = [(w, r) for w, r in zip(wanted, rows) if not only_wa or set(r) <= {"AC", "WA"}]
+    rows = judge_matrix(problem.model_copy(update={"wrong_solutions": wanted}), sandbox,
+                        keep=WA_ONLY if only_wa else None)
+    pairs = [(w, r) for w, r in zip(wanted, rows) if not only_wa or set(r) <= WA_ONLY]
     row["wrong_only_wa"] = len(pairs)
     correct = [s for s in problem.solutions if languages is None or s.language in languages]
     selection = select_fastest(problem.model_copy(update={"solutions": correct}), sandbox, n=validators,
@@ -138,17 +164,26 @@ def build_benchmark(problems: list[Problem], sandbox: "Sandbox", out: Path, *, r
                     languages: tuple[Language, ...] | None = PAPER_LANGUAGES, only_wa: bool = True,
                     progress: Callable[[str], None] | None = None) -> list[dict]:
     """Judge, filter and select every problem; write the kept ones to ``out`` (JSONL,
-    atomically). Returns one report row per problem, saying what was kept and why not."""
-    kept, report = [], []
-    for problem in problems:
-        built, row = build_problem(problem, sandbox, restarts=restarts, max_steps=max_steps, seed=seed,
-                                   min_rank=min_rank, languages=languages, only_wa=only_wa)
-        report.append(row)
-        if built is not None:
-            kept.append(built)
+    atomically). Returns one report row per problem, saying what was kept and why not.
+
+    Several problems are built at once (their batches share the sandbox's slots: one
+    problem's compiles and its batch's start overlap another's tail); the output and
+    the report keep the problems' order."""
+
+    def one(problem: Problem) -> tuple[Problem | None, dict]:
+        result = build_problem(problem, sandbox, restarts=restarts, max_steps=max_steps, seed=seed,
+                               min_rank=min_rank, languages=languages, only_wa=only_wa)
         if progress is not None:
             progress(problem.id)
+        return result
+
     from tczoo.paths import write_atomic
 
+    at_once = max(1, min(len(problems), max(2, sandbox.workers // 4)))
+    with ThreadPoolExecutor(at_once, thread_name_prefix="build-benchmark") as pool:
+        built_rows = list(pool.map(one, problems))
+    kept = [built for built, _ in built_rows if built is not None]
+    report = [row for _, row in built_rows]
+    out.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(out, "".join(json.dumps(tcbench_record(p)) + "\n" for p in kept))
     return report

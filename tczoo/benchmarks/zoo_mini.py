@@ -13,7 +13,11 @@ Each problem is a directory under ``zoo_mini/problems/<id>/``::
 
 Large inputs are produced at load time by ``gen.py`` and expected outputs by the
 reference solution in the sandbox; both are checked against ``tests.lock.json`` and
-cached, so a second load costs nothing. ``python -m tczoo.benchmarks.zoo_mini lock``
+kept in tczoo's data directory (``tczoo.paths.data_dir``: derived once per machine,
+checked against the lock on every read), so a later load, with an empty cache too,
+reads them back in a second or two. Deriving them (~155 generator runs, ~30 s of CPU
+here) runs the generators on every core at once, one interpreter per core, while the
+references compile. ``python -m tczoo.benchmarks.zoo_mini lock``
 rewrites the lock and signature files after an edit (maintainers only). Every verdict
 must sit clear of the limits (TLE at >= 2x the time limit, everything that must run at
 <= 0.5x): docs/zoo-mini.md, checked by bench/audit_zoo_mini_timing.py.
@@ -23,13 +27,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import queue
 import subprocess
 import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable
 
 import yaml
 
-from tczoo.paths import cached_json
+from tczoo.paths import data_dir, write_atomic
 from tczoo.schema import (
     FailureSignature,
     GoldenTest,
@@ -66,44 +75,75 @@ def _program(path: Path, meta: dict | None, *, wrong: bool = False, signature=No
     return cls(**kwargs)
 
 
-def _golden_inputs(pdir: Path) -> list[tuple[str, str]]:
-    """(name, input) for every golden test, manual ones first, then generated ones."""
-    tests = []
+GEN_DRIVER = Path(__file__).with_name("zoo_mini_gen.py")
+GEN_TIMEOUT_S = 120  # one generator process's last answer
+
+
+def _golden_specs(pdir: Path) -> list[tuple[str, str | None, list[str]]]:
+    """(name, manual input or None, generator argv) for every golden test: manual ones
+    first, then generated ones."""
+    tests: list[tuple[str, str | None, list[str]]] = []
     manual = pdir / "tests" / "manual"
     if manual.is_dir():
         for f in sorted(manual.glob("*.in")):
-            tests.append((f"manual/{f.stem}", f.read_text()))
+            tests.append((f"manual/{f.stem}", f.read_text(), []))
     spec_path = pdir / "tests.yaml"
     specs = yaml.safe_load(spec_path.read_text()) if spec_path.is_file() else []
     for spec in specs or []:
-        args = [str(a) for a in spec.get("args", [])]
-        proc = subprocess.run(
-            [sys.executable, "-I", str(pdir / "gen.py"), str(spec["seed"]), *args],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        if proc.returncode != 0:
-            raise ZooMiniError(f"{pdir.name}: gen.py failed for {spec['name']}: {proc.stderr[-500:]}")
-        tests.append((f"gen/{spec['name']}", proc.stdout))
+        tests.append((f"gen/{spec['name']}", None, [str(spec["seed"]), *(str(a) for a in spec.get("args", []))]))
     return tests
 
 
-def _reference_outputs(problem: Problem, reference: Program, inputs: list[str], sandbox) -> list[str]:
-    from tczoo.sandbox import Job, Limits
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
-    # Generous limits: this computes the answer key, it is not judging the reference.
-    limits = Limits(time_ms=max(10_000, problem.time_limit_ms * 5), memory_mb=max(1024, problem.memory_limit_mb))
-    jobs = [Job(program=reference, stdin=s, limits=limits) for s in inputs]
-    outputs = []
-    for (inp, res) in zip(inputs, sandbox.run_many(jobs)):
-        if not res.ok:
-            raise ZooMiniError(
-                f"{problem.id}: reference {reference.name} failed ({res.verdict.value}) on a golden "
-                f"input: {res.stderr[-300:]}"
-            )
-        outputs.append(res.stdout)
-    return outputs
+
+def _generate(work: list[tuple[Path, str, list[str]]]) -> list[str]:
+    """Run ``gen.py`` for each (problem dir, test name, argv): as many at once as there
+    are cores, each core's runs in one interpreter (``zoo_mini_gen.py``). Returns the
+    inputs in order; a generator that fails raises ``ZooMiniError`` naming its test."""
+    results: list[str | None] = [None] * len(work)
+    errors: list[str] = []
+    todo: queue.SimpleQueue[int] = queue.SimpleQueue()
+    for i in range(len(work)):
+        todo.put(i)
+
+    def worker() -> None:
+        proc = subprocess.Popen([sys.executable, "-I", str(GEN_DRIVER)], stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, text=True, encoding="utf-8")
+        try:
+            while not errors:
+                try:
+                    i = todo.get_nowait()
+                except queue.Empty:
+                    return
+                pdir, name, argv = work[i]
+                proc.stdin.write(json.dumps([str(pdir / "gen.py"), argv]) + "\n")
+                proc.stdin.flush()
+                line = proc.stdout.readline()
+                reply = json.loads(line) if line else {"ok": False, "error": "the generator process died"}
+                if not reply["ok"]:
+                    errors.append(f"{pdir.name}: gen.py failed for {name.removeprefix('gen/')}: "
+                                  f"{reply['error'][-500:]}")
+                    return
+                results[i] = reply["out"]
+        finally:
+            proc.stdin.close()
+            try:
+                proc.wait(GEN_TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    threads = [threading.Thread(target=worker, name="zoo-mini-gen", daemon=True)
+               for _ in range(max(1, min(len(work), _cores())))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise ZooMiniError(errors[0])
+    return results  # type: ignore[return-value]
 
 
 def _base_problem(pdir: Path) -> tuple[Problem, dict]:
@@ -151,40 +191,128 @@ def _reference(problem: Problem, meta: dict) -> Program:
 
 
 def materialise(pdir: Path, sandbox=None, *, check_lock: bool = True) -> Problem:
-    """Load one problem with its golden tests (generated and answered once, then cached).
+    """Load one problem with its golden tests (derived once, then kept).
 
-    ``check_lock=False`` (maintainers re-locking after an edit) always regenerates: a
-    cache keyed by the old lock would hand back the old tests."""
+    ``check_lock=False`` (maintainers re-locking after an edit) always derives them: a
+    copy kept under the old lock would hand back the old tests."""
+    if check_lock:
+        return materialise_many([pdir], sandbox)[0]
     problem, meta = _base_problem(pdir)
-    lock_path = pdir / "tests.lock.json"
-    lock = json.loads(lock_path.read_text()) if lock_path.is_file() else None
-
-    def build() -> list[dict]:
-        tests = _build_golden(problem, meta, pdir, sandbox)
-        if check_lock and lock is not None:
-            _check_against_lock(problem.id, tests, lock)
-        return [t.model_dump() for t in tests]
-
-    cacheable = check_lock and lock is not None
-    data = cached_json("zoo-mini", [problem.id, lock], build) if cacheable else build()
-    problem.golden_tests = [GoldenTest(**t) for t in data]
+    problem.golden_tests = _derive([(problem, meta, pdir)], sandbox)[0]
     _apply_rank(problem)
     return problem
 
 
-def _build_golden(problem: Problem, meta: dict, pdir: Path, sandbox) -> list[GoldenTest]:
-    named_inputs = _golden_inputs(pdir)
+_DERIVING = threading.Lock()  # one derivation at a time in this process (others wait, then read it)
+
+
+def materialise_many(dirs: list[Path], sandbox=None,
+                     progress: Callable[[int, int], None] | None = None) -> list[Problem]:
+    """Load problems with their golden tests: read back those this machine derived
+    before (checked against tests.lock.json), derive the others all at once.
+    ``progress(done, total)`` hears each problem whose tests are ready."""
+    loaded = [(*_base_problem(d), d) for d in dirs]
+    say = progress or (lambda done, total: None)
+    locks = [_lock(pdir) for _, _, pdir in loaded]
+    tests: dict[int, list[GoldenTest]] = {}
+
+    def read_kept(indices) -> list[int]:
+        missing = []
+        for i in indices:
+            kept = _read_kept(loaded[i][0].id, locks[i]) if locks[i] is not None else None
+            if kept is None:
+                missing.append(i)
+            else:
+                tests[i] = kept
+                say(len(tests), len(loaded))
+        return missing
+
+    missing = read_kept(range(len(loaded)))
+    if missing:
+        with _DERIVING:
+            missing = read_kept(missing)  # another thread may have derived them meanwhile
+            derived = _derive([loaded[i] for i in missing], sandbox) if missing else []
+            for i, golden in zip(missing, derived):
+                problem_id, lock = loaded[i][0].id, locks[i]
+                if lock is not None:
+                    _check_against_lock(problem_id, golden, lock)
+                    write_atomic(_kept_path(problem_id, lock),
+                                 json.dumps([[t.name, t.input, t.output] for t in golden]))
+                tests[i] = golden
+                say(len(tests), len(loaded))
+    problems = []
+    for i, (problem, _, _) in enumerate(loaded):
+        problem.golden_tests = tests[i]
+        _apply_rank(problem)
+        problems.append(problem)
+    return problems
+
+
+def _lock(pdir: Path) -> dict | None:
+    path = pdir / "tests.lock.json"
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def _kept_path(problem_id: str, lock: dict) -> Path:
+    digest = hashlib.sha256(json.dumps(lock, sort_keys=True).encode()).hexdigest()[:24]
+    return data_dir() / "zoo-mini" / f"{problem_id}-{digest}.json"
+
+
+def _read_kept(problem_id: str, lock: dict) -> list[GoldenTest] | None:
+    """The golden tests this machine derived before, if every one still matches the lock
+    (a damaged or stale file is derived again, never trusted)."""
+    try:
+        rows = json.loads(_kept_path(problem_id, lock).read_text())
+        tests = [GoldenTest(name=name, input=inp, output=out) for name, inp, out in rows]
+        _check_against_lock(problem_id, tests, lock)
+    except (OSError, ValueError, TypeError, ZooMiniError):
+        return None
+    return tests
+
+
+def _derive(items: list[tuple[Problem, dict, Path]], sandbox) -> list[list[GoldenTest]]:
+    """Golden tests of several problems at once: every generator run on all cores while
+    the references compile, then every reference run in one batch over all slots."""
+    from tczoo.sandbox import Job, Limits
+
     own_sandbox = sandbox is None
     if own_sandbox:
         from tczoo.sandbox import Sandbox
 
         sandbox = Sandbox()
     try:
-        outputs = _reference_outputs(problem, _reference(problem, meta), [i for _, i in named_inputs], sandbox)
+        references = [_reference(problem, meta) for problem, meta, _ in items]
+        specs = [_golden_specs(pdir) for _, _, pdir in items]
+        with ThreadPoolExecutor(max(1, sandbox.workers), thread_name_prefix="zoo-mini-compile") as pool:
+            compiled = [pool.submit(sandbox.compile, ref) for ref in references]
+            made = iter(_generate([(pdir, name, argv) for (_, _, pdir), sp in zip(items, specs)
+                                   for name, text, argv in sp if text is None]))
+            inputs = [[(name, text if text is not None else next(made)) for name, text, _ in sp] for sp in specs]
+            for (problem, _, _), ref, c in zip(items, references, compiled):
+                built = c.result()
+                if not built.ok:
+                    raise ZooMiniError(f"{problem.id}: reference {ref.name} does not compile: {built.message[:300]}")
+        jobs = []
+        for (problem, _, _), ref, named in zip(items, references, inputs):
+            # Generous limits: this computes the answer key, it is not judging the reference.
+            limits = Limits(time_ms=max(10_000, problem.time_limit_ms * 5),
+                            memory_mb=max(1024, problem.memory_limit_mb))
+            jobs += [Job(program=ref, stdin=inp, limits=limits) for _, inp in named]
+        runs = iter(sandbox.run_many(jobs))
+        derived = []
+        for (problem, _, _), ref, named in zip(items, references, inputs):
+            golden = []
+            for name, inp in named:
+                res = next(runs)
+                if not res.ok:
+                    raise ZooMiniError(f"{problem.id}: reference {ref.name} failed ({res.verdict.value}) on golden "
+                                       f"test {name}: {res.stderr[-300:]}")
+                golden.append(GoldenTest(name=name, input=inp, output=res.stdout))
+            derived.append(golden)
+        return derived
     finally:
         if own_sandbox:
             sandbox.close()
-    return [GoldenTest(name=n, input=i, output=o) for (n, i), o in zip(named_inputs, outputs)]
 
 
 def _check_against_lock(problem_id: str, tests: list[GoldenTest], lock: dict) -> None:
@@ -231,12 +359,7 @@ def load(problems: list[str] | None = None, *, sandbox=None, root: Path = ROOT, 
         dirs = [d for pid, d in sorted(by_id.items()) if pid in chosen]
     if limit is not None:
         dirs = dirs[:limit]
-    loaded = []
-    for i, d in enumerate(dirs):
-        loaded.append(materialise(d, sandbox))
-        if progress is not None:
-            progress(i + 1, len(dirs))
-    return loaded
+    return materialise_many(dirs, sandbox, progress=progress)
 
 
 # --------------------------------------------------------------------------- maintenance

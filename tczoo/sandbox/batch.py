@@ -4,9 +4,19 @@ The thread-pool way (``executor.LocalExecutor``: a thread per slot, a future per
 the consumer woken per result) put two thread hand-offs and a dozen GIL round trips on
 every run: with two slots the host threads queued for the GIL while the jails sat
 idle, and 2 workers gave 1.5-1.7x the throughput of one. Here the consumer's thread
-drives every slot itself: it writes a request to each free slot, polls all their
-reply pipes, parses what arrives, and dispatches the next job on the slot that just
-answered. Only compiles (seconds, not microseconds) go to helper threads.
+drives every slot itself: it queues requests on each slot, polls all their reply
+pipes, parses what arrives, and tops the queues up. Only compiles (seconds, not
+microseconds) go to helper threads.
+
+One request and one reply per run left ~55-100 us of host CPU per run (a write, a
+wake-up, a read, a dozen Python calls), so one host process could feed at most
+10-18k runs/s, and on two cores the host's share capped two workers at ~1.6x one. So
+runs are queued on a slot ahead of its worker (``depth``: about ``QUEUE_MS`` of work,
+judged from the batch's recent runs; one until the first run answers), sent with
+one write per top-up, and the worker holds its replies until half the queue is done
+(``FLAG_FLUSH``) or it runs dry: the host wakes once per several runs. A slot's
+queue holds runs with its cgroup limits only, and no more bytes than its request pipe
+holds.
 
 Semantics are ``ordered_stream``'s: results in job order, streamed; ``progress(done,
 total)``; when ``cancelled`` is set, nothing more is dispatched or yielded. Runs in
@@ -35,20 +45,24 @@ if TYPE_CHECKING:
     from tczoo.sandbox.sandbox import Sandbox
 
 log = logging.getLogger("tczoo.sandbox")
-LOOKAHEAD = 4  # jobs taken from the iterator per slot (compiles start that early)
+LOOKAHEAD = 4  # jobs taken from the iterator per slot beyond its queue (compiles start that early)
+QUEUE_MS = 20.0  # work queued on a slot ahead of its worker: small, so a batch's tail stays balanced
+MAX_DEPTH = 64  # runs queued on one slot at most
 
 
 class _Pending:
-    __slots__ = ("index", "job", "compiled", "failures", "request", "limits", "deadline", "parent")
+    __slots__ = ("index", "job", "compiled", "failures", "request", "limits", "stdin", "parent")
+    # (``request`` and ``stdin`` are what ``Slot.fill`` sends)
 
     def __init__(self, index: int, job: Job, parent: "tuple[_Pending, RunResult] | None" = None):
         self.index = index  # the result's place in the stream
         self.job = job
         self.compiled: CompileResult | Future | None = None
-        self.failures: list[str] = []
+        self.failures: list[str] | None = None  # why each attempt failed (sandbox errors)
         self.request: dict | None = None
         self.limits = job.limits
-        self.deadline = 0.0
+        # A lone surrogate (from JSON, an LLM) reaches the program as bytes.
+        self.stdin = to_bytes(job.stdin)
         # An output validator's run: the judged job and its (accepted) run.
         self.parent = parent
 
@@ -71,37 +85,51 @@ def stream(sb: "Sandbox", jobs: Iterable[Job], cancelled: threading.Event,
 class _Driver:
     def __init__(self, sb: "Sandbox", jobs: Iterator[Job], cancelled: threading.Event):
         self.sb = sb
+        self.workers = sb.workers
         self.jobs = jobs
         self.cancelled = cancelled
         self.exhausted = False
         self.pulled = 0
         self.ready: deque[_Pending] = deque()  # compiled, waiting for a slot
         self.compiling: list[_Pending] = []
-        self.flight: dict[int, tuple[Slot, _Pending]] = {}  # reply fd -> run in flight
-        self.idle: list[Slot] = []  # slots we hold with nothing to do
+        self.held: list[Slot] = []  # slots this batch holds (running its jobs or about to)
+        self.busy: dict[int, Slot] = {}  # reply fd -> a held slot with runs in flight
         self.finished: dict[int, RunResult] = {}
         self.next_index = 0
+        self.wall_ms = 0.0  # the batch's recent runs (moving average): how deep to queue
         self.poller = select.poll()
         self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         self.poller.register(self._wake_r, select.POLLIN)
         self._compile_pool: ThreadPoolExecutor | None = None
+        self._comparator: object = object()  # the last comparator checked
+        self._last: tuple | None = None  # (program, limits, args, compiled, request, wire limits)
 
     # ------------------------------------------------------------------ the loop
 
     def results(self) -> Iterator[RunResult]:
+        finished = self.finished
         while not self.cancelled.is_set():
             self._pull()
             self._dispatch()
-            if self.next_index in self.finished:
-                yield self.finished.pop(self.next_index)
-                self.next_index += 1
+            if self.next_index in finished:
+                while self.next_index in finished:
+                    yield finished.pop(self.next_index)
+                    self.next_index += 1
+                    if self.cancelled.is_set():
+                        return
                 continue
             if self.exhausted and self.next_index >= self.pulled:
                 return
             self._wait()
 
+    def depth(self) -> int:
+        """Runs to queue on a slot: about QUEUE_MS of work; one until a run answered."""
+        if not self.wall_ms:
+            return 1
+        return max(1, min(MAX_DEPTH, int(QUEUE_MS / (self.wall_ms + 0.05))))
+
     def _pull(self) -> None:
-        window = LOOKAHEAD * self.sb.workers
+        window = (LOOKAHEAD + self.depth()) * self.workers
         while not self.exhausted and self.pulled - self.next_index < window:
             try:
                 job = next(self.jobs)
@@ -109,7 +137,9 @@ class _Driver:
                 self.exhausted = True
                 return
             if job.output_validator is None:  # a bad comparator is the caller's bug
-                parse_comparator(job.comparator)
+                if job.comparator is not self._comparator:
+                    parse_comparator(job.comparator)
+                    self._comparator = job.comparator
                 if job.expected is not None and job.comparator == PROGRAM:
                     raise ValueError("comparator 'program' needs the problem's output_validator")
             p = _Pending(self.pulled, job)
@@ -117,11 +147,19 @@ class _Driver:
             self._admit(p)
 
     def _admit(self, p: _Pending) -> None:
-        known = self.sb.compiler.known(p.job.program)
+        job, last = p.job, self._last
+        # Consecutive jobs of one program share its compile and request (the common
+        # batch: one program on many tests); files make a request per run.
+        if last is not None and job.program is last[0] and job.args is last[2] and not job.files \
+                and (job.limits is last[1] or job.limits.__dict__ == last[1].__dict__):
+            p.compiled, p.request, p.limits = last[3], last[4], last[5]
+            self._queue(p)
+            return
+        known = self.sb.compiler.known(job.program)
         if known is not None:
             self._compiled(p, known)
         else:
-            p.compiled = self._compiles().submit(self.sb._build, p.job.program)
+            p.compiled = self._compiles().submit(self.sb._build, job.program)
             p.compiled.add_done_callback(self._wake)
             self.compiling.append(p)
 
@@ -129,76 +167,114 @@ class _Driver:
         if not built.ok:
             self._complete(p, self.sb._compile_failure(built))
             return
+        job = p.job
         p.compiled = built
-        p.request, p.limits = self.sb._request(p.job.program, p.job.limits, p.job.args, p.job.files)
+        p.request, p.limits = self.sb._request(job.program, job.limits, job.args, job.files)
+        if not job.files:
+            self._last = (job.program, job.limits, job.args, built, p.request, p.limits)
+        self._queue(p)
+
+    def _queue(self, p: _Pending) -> None:
         if p.parent is not None:
             self.ready.appendleft(p)  # an output validator's run: its result is awaited
         else:
             self.ready.append(p)
 
     def _dispatch(self) -> None:
-        while self.ready:
-            slot = self._slot()
+        ready = self.ready
+        if not ready:
+            return
+        # Every slot we may have, while there is work for it ...
+        while len(self.held) < self.workers and len(ready) > sum(len(s.inflight) == 0 for s in self.held):
+            slot = self._acquire()
             if slot is None:
+                break
+            self.held.append(slot)
+        # ... then each one's queue topped up. The worker answers when a quarter of
+        # its queue is left (FLAG_FLUSH every 3/4 of the depth): one wake-up of this
+        # thread per that many runs, and the worker still has work while we refill.
+        depth = self.depth()
+        step = max(1, depth * 3 // 4)
+        for slot in self.held:
+            if not ready:
                 return
-            p = self.ready.popleft()
-            try:
-                slot.ensure_started()
-                # A lone surrogate (from JSON, an LLM) reaches the program as bytes.
-                stdin = to_bytes(p.job.stdin)
-                slot.send(p.request, stdin, p.limits.memory_mb << 20, p.limits.processes)
-            except WorkerDied as e:
-                self._failed(slot, p, f"worker failed: {e}")
-                continue
-            p.deadline = time.monotonic() + p.limits.wall_guard_ms / 1000.0 + HOST_SLACK_S
-            self.flight[slot.reply_fd] = (slot, p)
+            if len(slot.inflight) < depth:
+                self._fill(slot, depth, step)
+
+    def _fill(self, slot: Slot, depth: int, step: int) -> None:
+        try:
+            slot.ensure_started()
+        except WorkerDied as e:
+            self._failed(slot, self.ready.popleft(), f"worker failed: {e}")
+            return
+        try:
+            slot.fill(self.ready, depth, step)
+        except WorkerDied as e:
+            self._lost(slot, slot.reset(), f"worker failed: {e}")
+            return
+        if slot.inflight and slot.reply_fd not in self.busy:
+            self.busy[slot.reply_fd] = slot
             self.poller.register(slot.reply_fd, select.POLLIN)
 
-    def _slot(self) -> Slot | None:
-        if self.idle:
-            return self.idle.pop()
-        if len(self.flight) >= self.sb.workers:
-            return None
+    def _acquire(self) -> Slot | None:
         slot = self.sb._pool.try_acquire()
-        if slot is None and not self.flight:
+        if slot is None and not self.busy:
             # Every slot is busy elsewhere (another thread's runs): wait for one.
             slot = self.sb._pool.acquire(timeout=0.05)
         return slot
 
     def _wait(self) -> None:
         now = time.monotonic()
-        timeout = min((p.deadline for _, p in self.flight.values()), default=now + 0.05) - now
-        if self.ready and len(self.flight) < self.sb.workers:
+        timeout = min((s.deadline for s in self.busy.values()), default=now + 0.05) - now
+        if self.ready and len(self.held) < self.workers:
             timeout = min(timeout, 0.02)  # a slot may come free in another thread
         for fd, _ in self.poller.poll(max(0.0, timeout) * 1000 + 1):
             if fd == self._wake_r:
                 self._drain_wake()
                 self._collect_compiles()
                 continue
-            slot, p = self.flight[fd]
-            try:
-                reply = slot.feed()
-            except WorkerDied as e:
-                self._land(fd)
-                self._failed(slot, p, f"worker failed: {e}")
+            slot = self.busy.get(fd)
+            if slot is None:
                 continue
-            if reply is not None:
-                self._land(fd)
-                result = self.sb._verdict(*reply, p.limits)
-                if result.verdict is Verdict.SE:
-                    slot.stop()
-                    self._failed(slot, p, result.message)
-                    continue
-                self._keep(slot)
-                self._complete(p, result)
+            done, lost, why = slot.feed()
+            if done:
+                self._replies(slot, done)
+            if lost or why is not None or not slot.inflight:
+                self._lost(slot, lost, f"worker failed: {why}" if why is not None else None)
         now = time.monotonic()
-        for fd, (slot, p) in list(self.flight.items()):
-            if now > p.deadline:
-                self._land(fd)
-                try:
-                    slot.fail("worker did not answer in time")
-                except WorkerDied as e:
-                    self._failed(slot, p, f"worker failed: {e}")
+        for slot in [s for s in self.busy.values() if now > s.deadline]:
+            lost, why = slot.fail("worker did not answer in time")
+            self._lost(slot, lost, f"worker failed: {why}")
+
+    def _replies(self, slot: Slot, done: list) -> None:
+        verdict, complete, se = self.sb._verdict, self._complete, Verdict.SE
+        for p, fields, out, err in done:
+            result = verdict(fields, out, err, p.limits)
+            if result.verdict is se:  # the worker could not start the program
+                self._failed(slot, p, result.message)
+                self._lost(slot, slot.reset(), None)
+                continue
+            complete(p, result)
+        # How long runs take: a moving average over replies (the last of each read).
+        wall = sum(d[1][3] for d in done) / len(done)
+        self.wall_ms = wall if not self.wall_ms else 0.7 * self.wall_ms + 0.3 * wall
+
+    def _lost(self, slot: Slot, lost: list, why: str | None) -> None:
+        """After a slot's replies: runs it lost go back to the queue (the first one
+        with a failure when the worker failed on it); a slot with nothing in flight
+        stops being polled, and goes back to the pool when there is no work for it."""
+        fd = next((fd for fd, s in self.busy.items() if s is slot), None)
+        if fd is not None and (not slot.inflight or fd != slot.reply_fd):
+            self.poller.unregister(fd)
+            del self.busy[fd]
+        if lost:
+            first, rest = (lost[0], lost[1:]) if why is not None else (None, lost)
+            self.ready.extendleft(reversed(rest))  # they never ran: no failure counted
+            if first is not None:
+                self._failed(slot, first, why)
+        if not slot.inflight and not self.ready and slot in self.held:
+            self.held.remove(slot)
+            self.sb._pool.release(slot)
 
     def _complete(self, p: _Pending, result: RunResult) -> None:
         """A run is over: judge it (an output validator is one more run), file it."""
@@ -219,26 +295,13 @@ class _Driver:
                 result.verdict = Verdict.WA
         self.finished[p.index] = result
 
-    def _land(self, fd: int) -> None:
-        self.poller.unregister(fd)
-        del self.flight[fd]
-
-    def _keep(self, slot: Slot) -> None:
-        """A slot that answered: the next ready job goes to it, or it goes back."""
-        if self.ready:
-            self.idle.append(slot)
-        else:
-            self.sb._pool.release(slot)
-
     def _failed(self, slot: Slot, p: _Pending, why: str) -> None:
         """An infrastructure failure: try again on a fresh jail, up to SE_RETRIES times."""
         log.warning("sandbox worker slot %d failed: %s", slot.index, why)
-        p.failures.append(why[:2000])
+        p.failures = [*(p.failures or ()), why[:2000]]
         if len(p.failures) <= SE_RETRIES:
             self.ready.appendleft(p)
-            self._keep(slot)
             return
-        self._keep(slot)
         message = f"sandbox error, {len(p.failures)} attempts on fresh slots: " + " | ".join(p.failures)
         log.error("%s", message[:4000])
         self._complete(p, RunResult(verdict=Verdict.SE, message=message[:4000]))
@@ -284,33 +347,37 @@ class _Driver:
     def close(self) -> None:
         """Hand runs still in flight to a thread that finishes them and returns their
         slots; return the idle ones now."""
-        for slot in self.idle:
-            self.sb._pool.release(slot)
-        self.idle = []
-        if self.flight:
-            flight = list(self.flight.values())
-            threading.Thread(target=_finish_in_background, args=(self.sb, flight),
+        busy = [s for s in self.held if s.inflight]
+        for slot in self.held:
+            if not slot.inflight:
+                self.sb._pool.release(slot)
+        self.held = []
+        self.busy = {}
+        if busy:
+            threading.Thread(target=_finish_in_background, args=(self.sb, busy),
                              name="tczoo-batch-drain", daemon=True).start()
-        self.flight = {}
         if self._compile_pool is not None:
             self._compile_pool.shutdown(wait=False, cancel_futures=True)
         for fd in (self._wake_r, self._wake_w):
             os.close(fd)
 
 
-def _finish_in_background(sb: "Sandbox", flight: list[tuple[Slot, _Pending]]) -> None:
-    for slot, p in flight:
+def _finish_in_background(sb: "Sandbox", slots: list[Slot]) -> None:
+    """Let each slot's queued runs finish (their results are not wanted: the stream
+    ended), then return it to the pool, clean."""
+    for slot in slots:
         try:
-            while True:
-                left = p.deadline - time.monotonic()
+            while slot.inflight:
+                left = slot.deadline - time.monotonic()
                 if left <= 0:
                     slot.fail("worker did not answer in time")
-                if slot.wait_reply(left) and slot.feed() is not None:
                     break
-        except WorkerDied:
-            pass
+                if slot.wait_reply(left):
+                    _, _, why = slot.feed()
+                    if why is not None:
+                        break
         except Exception:  # noqa: BLE001 - whatever went wrong, the slot must come back clean
             log.exception("sandbox slot %d: finishing an abandoned run failed", slot.index)
-            slot.stop()
+            slot.reset()
         finally:
             sb._pool.release(slot)

@@ -15,8 +15,9 @@ joins its slot group once, at start, and the programs it forks inherit it. The h
 itself uses (measured once at start: ~2 tasks, a few MB), so the program gets its
 own limit; the files stay root-owned and are not visible in the jail. The worker
 reads the slot's CPU counter through an fd the host opened, so a run's CPU is that of
-its whole process tree. After a run the host checks that the slot holds no more
-memory than the idle jail did (else the slot is restarted).
+its whole process tree; and, through three more, the slot's memory: after each run it
+checks that the slot holds no more memory than the idle jail did (else its reply says
+so and the host restarts the slot), and it counts the run's OOM kills.
 """
 
 from __future__ import annotations
@@ -68,13 +69,10 @@ class SlotGroups:
         self._last: tuple[int, int] | None = None
         self.base_tasks = 0
         self.base_memory = 0  # memory.usage / memory.current of the idle jail
-        self.base_held = 0  # its anon + shmem: what a run must give back
-        self._oom_seen = 0
         for d in self.dirs:
             d.mkdir(parents=True, exist_ok=True)
         usage = "memory.usage_in_bytes" if version == "v1" else "memory.current"
         self._usage_fd = os.open(mem_dir / usage, os.O_RDONLY | os.O_CLOEXEC)
-        self._stat_fd = os.open(mem_dir / "memory.stat", os.O_RDONLY | os.O_CLOEXEC)
 
     @property
     def dirs(self) -> list[Path]:
@@ -94,55 +92,33 @@ class SlotGroups:
         except OSError:
             return None
 
+    def open_memory(self) -> tuple[list[int], str]:
+        """Read-only fds on the slot's memory usage, memory.stat and OOM-kill counter
+        for the worker, which checks after every run that the slot is back to the idle
+        jail's memory (``SETTLE_SLACK``, ``SETTLE_WAIT_S``) and counts OOM kills; with
+        the worker's MEMORY argument that describes them."""
+        v1 = self.version == "v1"
+        names = ("memory.usage_in_bytes" if v1 else "memory.current", "memory.stat",
+                 "memory.oom_control" if v1 else "memory.events")
+        fds: list[int] = []
+        try:
+            for name in names:
+                fds.append(os.open(self.mem_dir / name, os.O_RDONLY))
+        except OSError:
+            for fd in fds:
+                os.close(fd)
+            return [], "-"
+        arg = ",".join(str(x) for x in (*fds, int(not v1), SETTLE_SLACK, int(SETTLE_WAIT_S * 1000)))
+        return fds, arg
+
     def _usage(self) -> int:
         return int(os.pread(self._usage_fd, 64, 0))
-
-    def _held(self) -> int:
-        """Memory nothing can reclaim: anonymous pages and tmpfs/shm (not page cache)."""
-        stat = os.pread(self._stat_fd, 1 << 14, 0).decode()
-        keys = ("rss", "shmem") if self.version == "v1" else ("anon", "shmem")
-        total = 0
-        for line in stat.splitlines():
-            name, _, value = line.partition(" ")
-            if name in keys:
-                total += int(value)
-        return total
 
     def measure_idle(self) -> None:
         """Record what the idle jail uses; limits are added on top of it."""
         self.base_tasks = self._charged_tasks()
         self.base_memory = self._usage()
-        self.base_held = self._held()
-        self._oom_seen = self.oom_kills()
         self._last = None
-
-    def settled(self) -> bool:
-        """After a run: is the slot's memory back to the idle jail's? Page cache may
-        stay (it is reclaimable); anything held (tmpfs, shm, a process) may not."""
-        if self._usage() <= self.base_memory + SETTLE_SLACK:
-            return True
-        deadline = time.monotonic() + SETTLE_WAIT_S
-        while self._held() > self.base_held + SETTLE_SLACK:
-            if time.monotonic() > deadline:
-                return False
-            time.sleep(0.005)
-        return True
-
-    def oom_kills(self) -> int:
-        name = "memory.oom_control" if self.version == "v1" else "memory.events"
-        try:
-            for line in (self.mem_dir / name).read_text().splitlines():
-                if line.startswith("oom_kill "):
-                    return int(line.split()[1])
-        except OSError:
-            pass
-        return 0
-
-    def new_oom_kills(self) -> int:
-        """OOM kills since the last call (read only when a program died of SIGKILL)."""
-        now = self.oom_kills()
-        fresh, self._oom_seen = now - self._oom_seen, now
-        return fresh
 
     def set_limits(self, memory_bytes: int, processes: int) -> None:
         """Limits of the next run; writes only what changed (most batches repeat)."""
@@ -216,11 +192,10 @@ class SlotGroups:
 
     def remove(self) -> None:
         self.kill()
-        for fd in (self._usage_fd, self._stat_fd):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        try:
+            os.close(self._usage_fd)
+        except OSError:
+            pass
         for base in self.dirs:
             for _ in range(50):
                 try:

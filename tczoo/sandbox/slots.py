@@ -3,10 +3,17 @@
 A slot = one uid, one jail, one worker process, one set of cgroups. A slot runs one
 program at a time; parallelism comes from several slots. Slots start lazily on first
 use and are handed out through a queue, so any thread may call ``Sandbox.run``.
+
+Requests are pipelined: a batch queues several runs on a slot (``push`` ... ``commit``:
+one write), the worker answers them in order and holds its replies until the host has
+something to do with them (see worker.c), and ``feed`` parses whatever arrived at
+once. Per run the host packs a request and parses a reply; the rest (the slot's
+memory check, OOM kills, cleaning) is the worker's.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import logging
 import os
@@ -18,7 +25,9 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections import deque
 from pathlib import Path
+from typing import Any
 
 from tczoo.safetext import to_bytes
 from tczoo.sandbox import jail
@@ -29,12 +38,18 @@ log = logging.getLogger("tczoo.sandbox")
 WORKER_C = Path(__file__).parent / "worker.c"
 HOST_SLACK_S = 10.0  # the worker enforces the wall guard; we only catch a stuck worker
 SE_RETRIES = 2  # a run that failed in the sandbox is tried again on this many fresh slots
-MAGIC = 0x7A637431
-# exit_code, signal, cpu_ms, wall_ms, maxrss_kb, killed, stdout_len, stderr_len, dirty
-REPLY = struct.Struct("<qqddqqQQq")
+MAGIC = 0x7A637432
+# exit_code, signal, cpu_ms, wall_ms, maxrss_kb, killed, stdout_len, stderr_len, dirty, oom_kills
+REPLY = struct.Struct("<qqddqqQQqq")
 LIMITS = struct.Struct("<I9Q")  # magic, then LIMIT_FIELDS
-FRAME = struct.Struct("<II")  # kind (0 end, 1 stdout, 2 stderr), length; then the bytes
+# kind (1 stdout, 2 stderr, 0 the reply: REPLY, then the rest of stdout and of stderr), length
+FRAME = struct.Struct("<II")
+CHUNK = 65536  # bytes of stdout or stderr the worker holds before it sends a frame (worker.c)
+TRAILER = struct.Struct("<IQ")  # a request's flags and its stdin's length; then stdin
+FLAG_FLUSH = 1  # the worker sends its buffered replies after this run
 KILLED = {0: None, 1: "cpu", 2: "wall", 3: "output"}
+DIRTY = {1: "could not empty its directories", 2: "memory held"}
+PIPE_SIZE = 1 << 20  # request pipe's capacity asked for (bytes queued on a slot stay below half)
 LIMIT_FIELDS = ("cpu_ms", "wall_ms", "cpu_s", "out_bytes", "err_bytes", "file_bytes",
                 "nproc", "stack_bytes", "as_bytes")
 PROGRAM_ENV = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp", "TMPDIR": "/tmp"}
@@ -108,43 +123,22 @@ def pack_prefix(request: dict) -> bytes:
     return b"".join(parts)
 
 
-def pack_request(request: dict, stdin: bytes) -> bytes:
-    prefix = request.get("prefix") or pack_prefix(request)
-    return b"".join((prefix, struct.pack("<Q", len(stdin)), stdin))
+
+class _Single:
+    """One run's request for ``Slot.fill`` (a batch queues its own kind of item)."""
+
+    __slots__ = ("request", "stdin")
+
+    def __init__(self, request: dict, stdin: bytes):
+        self.request, self.stdin = request, stdin
 
 
-class _Reader:
-    """The worker's reply pipe, read in large chunks (one read for a typical run)."""
-
-    def __init__(self, fd: int):
-        self.fd = fd
-        self.buf = bytearray()
-        self._poll = select.poll()  # not select(): fds past 1023 are fine
-        self._poll.register(fd, select.POLLIN)
-
-    def wait(self, seconds: float) -> bool:
-        return bool(self._poll.poll(seconds * 1000 + 1))
-
-    def read_once(self) -> None:
-        b = os.read(self.fd, READ_SIZE)
-        if not b:
-            raise WorkerDied("worker closed its pipe")
-        self.buf += b
-
-    def need(self, n: int, deadline: float | None) -> None:
-        """Read until the buffer holds at least n bytes."""
-        while len(self.buf) < n:
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                if left <= 0 or not self.wait(left):
-                    raise TimeoutError("worker did not answer in time")
-            self.read_once()
-
-    def exact(self, n: int, deadline: float | None) -> bytes:
-        self.need(n, deadline)
-        data = bytes(self.buf[:n])
-        del self.buf[:n]
-        return data
+def header(fields: tuple) -> dict:
+    """A reply's REPLY fields by name (-1 for no exit code or signal: None)."""
+    code, sig, cpu, wall, rss, killed, _, _, dirty, ooms = fields
+    return {"exit_code": None if code < 0 else code, "signal": None if sig < 0 else sig,
+            "cpu_ms": cpu, "wall_ms": wall, "maxrss_kb": rss, "killed": KILLED[killed],
+            "oom_kills": ooms, "dirty": dirty}
 
 
 class Slot:
@@ -160,10 +154,24 @@ class Slot:
         self.uid: int | None = None  # claimed when the worker starts
         self._uid_lock: int | None = None
         self.proc: subprocess.Popen | None = None
-        self._fds: list[int] = []  # cache dir, cgroup CPU counter: the worker's, kept open
-        self._reader: _Reader | None = None
-        self._reply: _Reply | None = None  # the run in flight
+        self._fds: list[int] = []  # cache dir, cgroup counters: the worker's, kept open
         self.starts = 0  # jails started (restarts after a dirty run or a failure count)
+        self.reply_fd = -1
+        self._in_fd = -1
+        self._buf = bytearray()  # reply bytes not parsed yet
+        self._chunk = bytearray(READ_SIZE)  # what one read fills
+        self._view = memoryview(self._chunk)
+        self._poll: select.poll | None = None
+        # Sent, not answered, in order: (caller's token, (stdout cap, stderr cap), how long
+        # the worker may take on it (wall guard + slack), the request's size in bytes).
+        self.inflight: deque[tuple[Any, tuple[int, int], float, int]] = deque()
+        self.deadline = 0.0  # by when the worker must have answered the oldest of them
+        self._queued_bytes = 0  # of the requests in flight: what the request pipe may hold
+        self._pipe_room = 0
+        self._limits: tuple[int, int] | None = None  # (memory, processes) of the runs in flight
+        self._unflushed = 0  # requests sent since the last one with FLAG_FLUSH
+        self._parts: tuple[list[bytes], list[bytes]] = ([], [])  # the oldest run's output so far
+        self._sizes = [0, 0]
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -174,7 +182,8 @@ class Slot:
         # exists in the jail, so a program sees its own binary and nothing else.
         cache_fd = os.open(self.cache_dir, os.O_RDONLY | os.O_DIRECTORY)
         cpu_fd = self.groups.open_cpu() if self.groups else None
-        self._fds = [cache_fd] + ([cpu_fd] if cpu_fd is not None else [])
+        mem_fds, memory = self.groups.open_memory() if self.groups else ([], "-")
+        self._fds = [cache_fd] + ([cpu_fd] if cpu_fd is not None else []) + mem_fds
         worker = worker_binary(self.cache_dir)
         exe = f"/proc/self/fd/{cache_fd}/{worker.relative_to(self.cache_dir)}"
         fds = [str(cache_fd), str(cpu_fd if cpu_fd is not None else -1)]
@@ -187,7 +196,7 @@ class Slot:
             cmd += jail.bwrap_seal()
             for k, v in PROGRAM_ENV.items():
                 cmd += ["--setenv", k, v]
-            cmd += ["--chdir", "/tmp", exe, *fds, "/tmp/run", "1", "1", "1", *jail.JAIL_WRITABLE]
+            cmd += ["--chdir", "/tmp", exe, *fds, "/tmp/run", "1", "1", "1", memory, *jail.JAIL_WRITABLE]
         else:
             run_dir = self.scratch / f"slot{self.index}"
             run_dir.mkdir(mode=0o700, exist_ok=True)
@@ -196,7 +205,7 @@ class Slot:
             env["HOME"] = env["TMPDIR"] = str(run_dir)
             own = "1" if self.uid is not None else "0"  # kill(-1), IPC removal: all of our uid
             nproc_base = "1" if self.uid is not None else "-1"
-            cmd += [exe, *fds, str(run_dir / "run"), own, nproc_base, own, str(run_dir)]
+            cmd += [exe, *fds, str(run_dir / "run"), own, nproc_base, own, memory, str(run_dir)]
         # Before anything forks: exempt the jail (bwrap, worker) from the OOM killer,
         # so a run at its memory limit loses the program, never the worker (it sets
         # its programs to +1000); and join the slot's cgroups, so nothing escapes them.
@@ -210,20 +219,44 @@ class Slot:
             pass_fds=self._fds, env=env, bufsize=0,
         )
         self.starts += 1
-        self._reader = _Reader(self.proc.stdout.fileno())
+        self.reply_fd = self.proc.stdout.fileno()
+        self._in_fd = self.proc.stdin.fileno()
+        self._buf = bytearray()
+        self._poll = select.poll()  # not select(): fds past 1023 are fine
+        self._poll.register(self.reply_fd, select.POLLIN)
+        self._pipe_room = self._widen_pipe() // 2
+        self._limits = None
         try:
-            ready = self._reader.exact(1, time.monotonic() + 30)
-        except (WorkerDied, TimeoutError) as e:
+            deadline = time.monotonic() + 30
+            while not self._buf:
+                left = deadline - time.monotonic()
+                if left <= 0 or not self.wait_reply(left):
+                    raise TimeoutError("worker did not answer in time")
+                self._read()
+        except (WorkerDied, TimeoutError, OSError) as e:
             tail = self.stderr_tail()
             self.stop()
             raise WorkerDied(f"worker did not start: {e} {tail}") from e
+        ready = bytes(self._buf)
         if ready != b"R":
             self.stop()
             raise WorkerDied(f"worker did not start: {ready!r}")
+        self._buf.clear()
         if self.groups:
             self.groups.measure_idle()
 
+    def _widen_pipe(self) -> int:
+        """A request pipe large enough for a queue of small runs: never a blocked write."""
+        try:
+            return fcntl.fcntl(self._in_fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+        except OSError:
+            try:
+                return fcntl.fcntl(self._in_fd, fcntl.F_GETPIPE_SZ)
+            except OSError:
+                return 0
+
     def stop(self) -> None:
+        """Tear the jail down (what was in flight is lost: ``reset`` hands it back)."""
         if self.proc is not None:
             try:
                 # EOF on its request pipe makes the worker exit, and bwrap with it; a
@@ -241,12 +274,23 @@ class Slot:
                 if f:
                     f.close()
             self.proc = None
-            self._reader = None
+            self._poll = None
+            self.reply_fd = self._in_fd = -1
         if self.groups:
             self.groups.kill()
         for fd in self._fds:
             os.close(fd)
         self._fds = []
+
+    def reset(self) -> list[Any]:
+        """Stop the jail; the tokens of the runs it had not answered, oldest first."""
+        self.stop()
+        lost = [r[0] for r in self.inflight]
+        self.inflight.clear()
+        self._queued_bytes = self._unflushed = 0
+        self._parts = ([], [])
+        self._sizes = [0, 0]
+        return lost
 
     def release_uid(self) -> None:
         if self._uid_lock is not None:
@@ -270,122 +314,171 @@ class Slot:
             self.stop()
             self.start()
 
-    @property
-    def reply_fd(self) -> int:
-        return self._reader.fd
+    def fill(self, queue: deque, depth: int, step: int) -> None:
+        """Send requests from the left of ``queue`` until ``depth`` runs are in flight,
+        in one write. Started slots only (``ensure_started`` first). A queued item has
+        ``request`` (``Sandbox._request``'s) and ``stdin`` (bytes); it comes back as the
+        token of its reply. Every ``step``-th request asks the worker to send the replies
+        it holds (``FLAG_FLUSH``): one wake-up of the host per that many runs.
 
-    def send(self, request: dict, stdin: bytes, memory_bytes: int, processes: int) -> None:
-        """Start one run on a started slot (``ensure_started`` first); its reply is read
-        with ``execute``'s loop or, by a caller polling ``reply_fd``, with ``feed``."""
-        lim = request["limits"]
-        self._reply = _Reply(self._reader.buf, lim["out_bytes"], lim["err_bytes"])
+        An idle slot takes anything (and the cgroup limits of its first run); a busy
+        one only runs under the limits it has (they are per slot) and no more bytes
+        than its request pipe holds (a write blocked while the worker writes output to
+        us would never end). Raises ``WorkerDied`` when the worker is gone (``reset``
+        then hands back what was in flight).
+        """
+        inflight = self.inflight
+        queued, room, limits, count = self._queued_bytes, self._pipe_room, self._limits, self._unflushed
+        trailer, trailer_size = TRAILER.pack, TRAILER.size
+        out: list[bytes] = []
         try:
-            if self.groups:
-                self.groups.set_limits(memory_bytes, processes)
-            data = pack_request(request, stdin)
-            fd = self.proc.stdin.fileno()
-            view = memoryview(data)
+            while queue and len(inflight) < depth:
+                item = queue[0]
+                request, stdin = item.request, item.stdin
+                prefix = request["prefix"]
+                size = len(prefix) + trailer_size + len(stdin)
+                if inflight and (request["cgroup"] != limits or queued + size > room):
+                    break
+                queue.popleft()
+                count += 1
+                flags = 0
+                if count >= step:
+                    flags, count = FLAG_FLUSH, 0
+                inflight.append((item, request["caps"], request["guard_s"], size))
+                queued += size
+                out += (prefix, trailer(flags, len(stdin)), stdin)
+                if len(inflight) == 1:  # an idle slot: its first run sets the pace and the limits
+                    self.deadline = time.monotonic() + request["guard_s"]
+                    if request["cgroup"] != limits:
+                        limits = self._limits = None
+                        if self.groups:
+                            self.groups.set_limits(*request["cgroup"])
+                        limits = self._limits = request["cgroup"]
+        except OSError as e:  # the run is in flight: ``reset`` hands it back
+            raise WorkerDied(f"{type(e).__name__}: {e}") from e
+        finally:
+            self._queued_bytes, self._unflushed = queued, count
+        if not out:
+            return
+        try:
+            view = memoryview(b"".join(out))
             while view:
-                view = view[os.write(fd, view):]
-        except (OSError, ValueError, KeyError, struct.error) as e:
-            self._fail(e)
-
-    def feed(self) -> tuple[dict, bytes, bytes] | None:
-        """Read what the worker sent (the reply fd is readable); the reply when complete."""
-        try:
-            self._reader.read_once()
-            reply = self._reply.parse()
-        except (OSError, WorkerDied, ValueError, KeyError, struct.error) as e:
-            self._fail(e)
-        return None if reply is None else self._finish(reply)
+                view = view[os.write(self._in_fd, view):]
+        except (OSError, ValueError) as e:
+            raise WorkerDied(f"{type(e).__name__}: {e} {self.stderr_tail()}".strip()) from e
 
     def wait_reply(self, seconds: float) -> bool:
         """Whether the reply fd became readable within ``seconds``."""
-        return self._reader.wait(seconds)
+        return bool(self._poll.poll(seconds * 1000 + 1))
 
-    def fail(self, why: str) -> None:
-        """The caller gave up on this run (e.g. its deadline passed): replace the jail."""
-        self._fail(TimeoutError(why))
+    def _read(self) -> None:
+        # Into a buffer kept for the purpose: os.read would allocate (and page-fault
+        # in) READ_SIZE bytes per call, which cost more than parsing a run's reply.
+        n = os.readv(self.reply_fd, (self._chunk,))
+        if not n:
+            raise WorkerDied("worker closed its pipe")
+        self._buf += self._view[:n]
 
-    def execute(self, request: dict, stdin: bytes, memory_bytes: int, processes: int,
-                deadline: float) -> tuple[dict, bytes, bytes]:
-        """One run on a started slot (``ensure_started`` first)."""
-        self.send(request, stdin, memory_bytes, processes)
-        while True:
-            reply = self._reply.parse() if self._reader.buf else None
-            if reply is not None:
-                return self._finish(reply)
-            left = deadline - time.monotonic()
-            if left <= 0 or not self.wait_reply(left):
-                self.fail("worker did not answer in time")
-            reply = self.feed()
-            if reply is not None:
-                return reply
-
-    def _fail(self, e: BaseException) -> None:
-        tail = self.stderr_tail()
-        self.stop()  # a worker we cannot trust any more is replaced
-        raise WorkerDied(f"{type(e).__name__}: {e} {tail}".strip()) from e
-
-    def _finish(self, reply: tuple[dict, bytes, bytes]) -> tuple[dict, bytes, bytes]:
-        header = reply[0]
-        self._reply = None
-        if self.groups and header["signal"] == 9:
-            header["oom_kills"] = self.groups.new_oom_kills()
-        # Nothing of this run may reach the next one: a jail the worker could not
-        # empty, or whose memory is not back to the idle jail's, is replaced.
-        if header["dirty"] or (self.groups and not self.groups.settled()):
+    def feed(self) -> tuple[list[tuple[Any, tuple, bytes, bytes]], list[Any], str | None]:
+        """Read what the worker sent (the reply fd is readable). Returns the runs it
+        completed, as (token, REPLY fields, stdout, stderr) in order; the tokens of runs the
+        slot lost, oldest first; and why, when the worker failed (then the first lost
+        run is the one it failed on, and the others never started). Runs are lost
+        without a failure when a run left the slot dirty: the jail is replaced before
+        anything else runs in it."""
+        done: list[tuple[Any, tuple, bytes, bytes]] = []
+        try:
+            self._read()
+            dirty = self._parse(done)
+        except (OSError, WorkerDied, ValueError, KeyError, IndexError, struct.error) as e:
+            return done, self.reset(), f"{type(e).__name__}: {e} {self.stderr_tail()}".strip()
+        if dirty:
             log.warning("sandbox slot %d kept state after a run (%s): restarting it", self.index,
-                        "could not empty its directories" if header["dirty"] else "memory held")
-            self.stop()
-        return reply
+                        DIRTY.get(dirty, dirty))
+            return done, self.reset(), None
+        return done, [], None
 
+    def _parse(self, done: list) -> int:
+        """Parse complete frames in the buffer into ``done``; a reply's dirty flag, or 0."""
+        buf, inflight = self._buf, self.inflight
+        n, pos, dirty = len(buf), 0, 0
+        frame, reply, frame_size, reply_size = FRAME.unpack_from, REPLY.unpack_from, FRAME.size, REPLY.size
+        try:
+            while n - pos >= frame_size and not dirty:
+                kind, length = frame(buf, pos)
+                start = pos + frame_size
+                end = start + length
+                if kind == 0:  # a run's reply, with the end of its output
+                    if not reply_size <= length <= reply_size + 2 * CHUNK:
+                        raise WorkerDied(f"bad reply frame ({length} bytes)")
+                    if n < end:
+                        break
+                    if not inflight:
+                        raise WorkerDied("a reply to no request")
+                    fields = reply(buf, start)
+                    run = inflight.popleft()
+                    sizes = self._sizes
+                    out_tail, err_tail = fields[6] - sizes[0], fields[7] - sizes[1]
+                    if (out_tail < 0 or err_tail < 0 or out_tail + err_tail != length - reply_size
+                            or fields[6] > run[1][0] or fields[7] > run[1][1]):
+                        raise WorkerDied("reply sizes do not match the output frames")
+                    if fields[5] not in KILLED:
+                        raise WorkerDied(f"bad reply (killed={fields[5]})")
+                    mid = start + reply_size + out_tail
+                    if sizes[0] or sizes[1]:  # a long output came in frames before
+                        out_parts, err_parts = self._parts
+                        out = b"".join((*out_parts, buf[start + reply_size:mid]))
+                        err = b"".join((*err_parts, buf[mid:end]))
+                        self._parts, self._sizes = ([], []), [0, 0]
+                    else:
+                        out = bytes(buf[start + reply_size:mid])
+                        err = bytes(buf[mid:end]) if err_tail else b""
+                    self._queued_bytes -= run[3]
+                    done.append((run[0], fields, out, err))
+                    dirty = fields[8]
+                    pos = end
+                    continue
+                if kind not in (1, 2) or not 0 < length <= CHUNK:
+                    raise WorkerDied(f"bad frame {kind}/{length}")
+                if n < end:
+                    break
+                if not inflight:
+                    raise WorkerDied("output for no request")
+                sizes = self._sizes
+                sizes[kind - 1] += length
+                if sizes[kind - 1] > inflight[0][1][kind - 1]:
+                    raise WorkerDied("worker sent more output than the cap")
+                self._parts[kind - 1].append(bytes(buf[start:end]))
+                pos = end
+        finally:
+            del buf[:pos]
+            if done and inflight:  # the oldest run in flight is a new one
+                self.deadline = time.monotonic() + inflight[0][2]
+        return dirty
 
-class _Reply:
-    """Parses one run's reply frames as they arrive: stdout and stderr chunks, then the
-    fixed reply. Keeps its place, so a large output is parsed once."""
+    def fail(self, why: str) -> tuple[list[Any], str]:
+        """The caller gave up on the oldest run (its deadline passed): replace the jail.
+        Returns ``feed``'s lost tokens and reason."""
+        return self.reset(), f"TimeoutError: {why} {self.stderr_tail()}".strip()
 
-    def __init__(self, buf: bytearray, out_cap: int, err_cap: int):
-        self.buf = buf
-        self.caps = (out_cap, err_cap)
-        self.pos = 0
-        self.spans: tuple[list, list] = ([], [])  # (start, end) of each stdout / stderr frame
-        self.sizes = [0, 0]
-
-    def parse(self) -> tuple[dict, bytes, bytes] | None:
-        buf = self.buf
-        while len(buf) >= self.pos + FRAME.size:
-            kind, length = FRAME.unpack_from(buf, self.pos)
-            start, end = self.pos + FRAME.size, self.pos + FRAME.size + length
-            if kind == 0:
-                if length != REPLY.size:
-                    raise WorkerDied(f"bad reply frame ({length} bytes)")
-                if len(buf) < end:
-                    return None
-                if len(buf) != end:
-                    raise WorkerDied("stray bytes after the reply")
-                return self._done(REPLY.unpack_from(buf, start))
-            if kind not in (1, 2) or length > READ_SIZE:
-                raise WorkerDied(f"bad frame {kind}/{length}")
-            if len(buf) < end:
-                return None
-            self.sizes[kind - 1] += length
-            if self.sizes[kind - 1] > self.caps[kind - 1]:
-                raise WorkerDied("worker sent more output than the cap")
-            self.spans[kind - 1].append((start, end))
-            self.pos = end
-        return None
-
-    def _done(self, fields: tuple) -> tuple[dict, bytes, bytes]:
-        out, err = (b"".join(self.buf[a:b] for a, b in s) for s in self.spans)
-        self.buf.clear()
-        code, sig, cpu, wall, rss, killed, out_len, err_len, dirty = fields
-        if (out_len, err_len) != tuple(self.sizes):
-            raise WorkerDied("reply sizes do not match the output frames")
-        header = {"exit_code": None if code < 0 else code, "signal": None if sig < 0 else sig,
-                  "cpu_ms": cpu, "wall_ms": wall, "maxrss_kb": rss, "killed": KILLED[killed],
-                  "oom_kills": 0, "dirty": bool(dirty)}
-        return header, out, err
+    def execute(self, request: dict, stdin: bytes) -> tuple[tuple, bytes, bytes]:
+        """One run on a started, idle slot (``ensure_started`` first); raises
+        ``WorkerDied`` when the worker failed on it."""
+        try:
+            self.fill(deque([_Single(request, stdin)]), 1, 1)
+        except WorkerDied:
+            self.reset()
+            raise
+        while True:
+            left = self.deadline - time.monotonic()
+            if left <= 0 or not self.wait_reply(left):
+                _, why = self.fail("worker did not answer in time")
+                raise WorkerDied(why)
+            done, _, why = self.feed()
+            if why is not None:
+                raise WorkerDied(why)
+            if done:
+                return done[0][1:]
 
 
 class SlotPool:

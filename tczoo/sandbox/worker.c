@@ -30,7 +30,19 @@
  *    compile cache: its binary (or source) is opened here, relative to a directory
  *    fd only this worker holds, and handed over as an fd.
  *
- * usage: tczoo-worker CACHE_FD CPU_FD RUN_DIR KILL_ALL NPROC_BASE CLEAN_IPC [WIPE_DIR...]
+ *  - the slot must be as clean after a run as before it: when the slot's memory
+ *    cgroup still holds more than the idle jail did (read through fds the host
+ *    opened), the reply says so and the worker exits, so the host replaces the jail
+ *    before anything else runs in it.
+ *
+ * Requests are pipelined: the host may queue several before the first is answered
+ * (one write for many runs), and replies are held in a buffer and written together
+ * (one wake-up of the host for many runs): the buffer goes out when no request is
+ * waiting, when a request asks for it (FLAG_FLUSH), when a run has lasted 5 ms, or
+ * when it is full. Per run, nothing crosses the boundary but the request and reply.
+ *
+ * usage: tczoo-worker CACHE_FD CPU_FD RUN_DIR KILL_ALL NPROC_BASE CLEAN_IPC MEMORY [WIPE_DIR...]
+ *   MEMORY: "-" or "USAGE_FD,STAT_FD,OOM_FD,V2,SLACK_BYTES,WAIT_MS" (the slot's memory cgroup)
  * Protocol on fd 0 (requests) / fd 1 (replies), little-endian, see slots.py.
  */
 #define _GNU_SOURCE
@@ -64,8 +76,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAGIC 0x7a637431u
+#define MAGIC 0x7a637432u
 #define CHUNK 65536 /* bytes of output held before they are sent to the host */
+#define OBUF (4 * CHUNK) /* replies (and output frames) held for one write */
+#define FLAG_FLUSH 1u /* request flag: send the buffered replies after this run */
+#define FLUSH_AFTER_MS 5.0 /* a run that lasts this long sends the replies held before it */
+#define DIRTY_FILES 1 /* reply.dirty: a writable directory could not be emptied */
+#define DIRTY_MEMORY 2 /* reply.dirty: the memory cgroup holds more than the idle jail */
 #define FRAME_OUT 1
 #define FRAME_ERR 2
 #define FRAME_END 0
@@ -76,6 +93,9 @@ extern char **environ;
 static int ctrl_in, ctrl_out, cache_fd, cpu_fd;
 static const char *run_dir;
 static int kill_all, clean_ipc, ncpu = 1;
+/* The slot's memory cgroup (-1: none): usage, memory.stat, the OOM-kill counter. */
+static int mem_usage_fd = -1, mem_stat_fd = -1, oom_fd = -1, mem_v2;
+static long long settle_slack, settle_wait_ms, base_usage, base_held, oom_seen;
 static long nproc_base;
 static struct root *roots;
 static int n_roots;
@@ -85,9 +105,8 @@ static void die(const char *what) {
     _exit(3);
 }
 
-/* Requests come in one write from the host: read them through a buffer, so that
-   parsing one costs a read() or two, not one per field. The host sends nothing more
-   until it has our reply, so the buffer never holds part of the next request. */
+/* Requests come in one write from the host (often several at once): read them
+   through a buffer, so that parsing one costs a read() or less, not one per field. */
 static char rbuf[65536];
 static size_t rpos, rlen;
 
@@ -133,6 +152,34 @@ static void write_all_v(struct iovec *iov, int cnt) {
         while (cnt && (size_t)w >= iov->iov_len) { w -= (ssize_t)iov->iov_len; iov++; cnt--; }
         if (cnt) { iov->iov_base = (char *)iov->iov_base + w; iov->iov_len -= (size_t)w; }
     }
+}
+
+/* Everything for the host goes through one buffer, written when flush_out() is called
+   (or when it is full), so that the replies of many short runs cost one write. */
+static char obuf[OBUF];
+static size_t olen;
+
+static void flush_out(void) {
+    struct iovec iov = {obuf, olen};
+    if (olen) write_all_v(&iov, 1);
+    olen = 0;
+}
+
+static void emit(const struct iovec *iov, int cnt) {
+    size_t total = 0;
+    for (int i = 0; i < cnt; i++) total += iov[i].iov_len;
+    if (olen + total > OBUF) flush_out();
+    for (int i = 0; i < cnt; i++) {
+        memcpy(obuf + olen, iov[i].iov_base, iov[i].iov_len);
+        olen += iov[i].iov_len;
+    }
+}
+
+/* Is (part of) another request already here? Then the host is not waiting on us. */
+static int request_waiting(void) {
+    if (rpos < rlen) return 1;
+    struct pollfd p = {ctrl_in, POLLIN, 0};
+    return poll(&p, 1, 0) > 0;
 }
 
 static void write_all(int fd, const void *buf, size_t n) {
@@ -201,6 +248,58 @@ static double cpu_ms_of(pid_t pid) {
     if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
         return 0;
     return (ut + st) * 1000.0 / sysconf(_SC_CLK_TCK);
+}
+
+/* ------------------------------------------------------------------ memory */
+
+static long long read_number(int fd) {
+    char buf[64];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0) return -1;
+    buf[n] = 0;
+    return strtoll(buf, NULL, 10);
+}
+
+/* The value of "key N" in a flat keyed file (memory.stat, memory.oom_control ...). */
+static long long keyed(int fd, const char *key) {
+    static char buf[16384];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0) return -1;
+    buf[n] = 0;
+    size_t k = strlen(key);
+    for (char *line = buf; *line;) {
+        if (!strncmp(line, key, k) && line[k] == ' ') return strtoll(line + k + 1, NULL, 10);
+        char *next = strchr(line, '\n');
+        if (!next) break;
+        line = next + 1;
+    }
+    return 0;
+}
+
+/* Memory nothing can reclaim: anonymous pages and tmpfs/shm (not page cache). */
+static long long held_memory(void) {
+    long long a = keyed(mem_stat_fd, mem_v2 ? "anon" : "rss"), b = keyed(mem_stat_fd, "shmem");
+    return a < 0 || b < 0 ? -1 : a + b;
+}
+
+/* After a run: is the slot's memory back to the idle jail's? Page cache may stay
+   (it is reclaimable); anything held (tmpfs, shm, a process outside our reach) may
+   not. Frees the kernel defers get settle_wait_ms. */
+static int settled(void) {
+    if (mem_usage_fd < 0) return 1;
+    long long usage = read_number(mem_usage_fd);
+    if (usage >= 0 && usage <= base_usage + settle_slack) return 1;
+    double deadline = now_ms() + (double)settle_wait_ms;
+    for (;;) {
+        long long held = held_memory();
+        if (held >= 0 && held <= base_held + settle_slack) return 1;
+        if (now_ms() > deadline) return 0;
+        usleep(5000);
+    }
+}
+
+static long long oom_kills(void) {
+    return oom_fd < 0 ? 0 : keyed(oom_fd, "oom_kill");
 }
 
 static double tv_ms(struct timeval a, struct timeval b) {
@@ -450,7 +549,7 @@ static void flush_stream(struct stream *s) {
     if (!s->len) return;
     uint32_t hdr[2] = {s->kind, (uint32_t)s->len};
     struct iovec iov[2] = {{hdr, sizeof hdr}, {s->buf, s->len}};
-    write_all_v(iov, 2);
+    emit(iov, 2);
     s->len = 0;
 }
 
@@ -498,6 +597,7 @@ static void handle(void) {
         free(name);
         free(data);
     }
+    uint32_t flags = rd32();
     uint64_t in_len = rd64();
     int in_fd = memfd_create("stdin", MFD_CLOEXEC); /* the program sees only this fd */
     if (in_fd < 0) die("memfd_create");
@@ -597,6 +697,10 @@ static void handle(void) {
         }
         double until = next_cpu < wall_deadline ? next_cpu : wall_deadline;
         int timeout = (int)(until - t) + 1;
+        if (olen) { /* replies of earlier runs wait: a run that lasts sends them on */
+            if (t - start >= FLUSH_AFTER_MS) flush_out();
+            else timeout = 1;
+        }
         struct pollfd p[3] = {{pidfd, POLLIN, 0}, {oopen ? out[0] : -1, POLLIN, 0},
                               {eopen ? err[0] : -1, POLLIN, 0}};
         int n = poll(p, 3, timeout);
@@ -653,37 +757,47 @@ static void handle(void) {
     int dirty = 0;
     if (clean_ipc) remove_ipc();
     for (int i = 0; i < n_roots; i++)
-        if (roots[i].fd >= 0 && wipe(&roots[i])) dirty = 1;
+        if (roots[i].fd >= 0 && wipe(&roots[i])) dirty = DIRTY_FILES;
+    int64_t ooms = 0;
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) { /* OOM kills since the last look */
+        long long now = oom_kills();
+        ooms = now - oom_seen;
+        oom_seen = now;
+    }
+    if (!dirty && !settled()) dirty = DIRTY_MEMORY;
 
     struct {
         int64_t exit_code, signal;
         double cpu_ms, wall_ms;
         int64_t maxrss_kb, killed;
         uint64_t out_len, err_len;
-        int64_t dirty;
+        int64_t dirty, oom_kills;
     } reply = {
         WIFEXITED(status) ? WEXITSTATUS(status) : -1,
         WIFSIGNALED(status) ? WTERMSIG(status) : -1,
-        cpu, wall, ru.ru_maxrss, killed, out_s.sent, err_s.sent, dirty,
+        cpu, wall, ru.ru_maxrss, killed, out_s.sent, err_s.sent, dirty, ooms,
     };
-    /* What is still buffered goes out with the reply, in one write when small. */
-    uint32_t ho[2] = {FRAME_OUT, (uint32_t)out_s.len}, he[2] = {FRAME_ERR, (uint32_t)err_s.len};
-    uint32_t hr[2] = {FRAME_END, sizeof reply};
-    struct iovec iov[6];
-    int cnt = 0;
-    if (out_s.len) { iov[cnt++] = (struct iovec){ho, sizeof ho}; iov[cnt++] = (struct iovec){out_s.buf, out_s.len}; }
-    if (err_s.len) { iov[cnt++] = (struct iovec){he, sizeof he}; iov[cnt++] = (struct iovec){err_s.buf, err_s.len}; }
-    iov[cnt++] = (struct iovec){hr, sizeof hr};
-    iov[cnt++] = (struct iovec){&reply, sizeof reply};
-    write_all_v(iov, cnt);
+    /* The reply frame: the reply, then what is still held of stdout and of stderr
+       (the host tells them apart by the totals in the reply): a short run's answer
+       is one frame. */
+    uint32_t hr[2] = {FRAME_END, (uint32_t)(sizeof reply + out_s.len + err_s.len)};
+    struct iovec iov[4] = {{hr, sizeof hr}, {&reply, sizeof reply}, {out_s.buf, out_s.len},
+                           {err_s.buf, err_s.len}};
+    int cnt = 4;
+    emit(iov, cnt);
     free(artifact);
     for (uint32_t i = 0; i < argc; i++) free(argv[i]);
     free(argv);
+    if (dirty) { /* nothing more may run in this jail: the host replaces it */
+        flush_out();
+        _exit(0);
+    }
+    if (flags & FLAG_FLUSH) flush_out();
 }
 
 int main(int argc, char **argv) {
-    if (argc < 7) {
-        fprintf(stderr, "usage: %s CACHE_FD CPU_FD RUN_DIR KILL_ALL NPROC_BASE CLEAN_IPC [WIPE_DIR...]\n",
+    if (argc < 8) {
+        fprintf(stderr, "usage: %s CACHE_FD CPU_FD RUN_DIR KILL_ALL NPROC_BASE CLEAN_IPC MEMORY [WIPE_DIR...]\n",
                 argv[0]);
         return 2;
     }
@@ -693,7 +807,16 @@ int main(int argc, char **argv) {
     kill_all = atoi(argv[4]);
     nproc_base = atol(argv[5]);
     clean_ipc = atoi(argv[6]);
-    n_roots = argc - 7;
+    if (strcmp(argv[7], "-") &&
+        sscanf(argv[7], "%d,%d,%d,%d,%lld,%lld", &mem_usage_fd, &mem_stat_fd, &oom_fd, &mem_v2,
+               &settle_slack, &settle_wait_ms) != 6) {
+        fprintf(stderr, "tczoo-worker: bad MEMORY argument %s\n", argv[7]);
+        return 2;
+    }
+    int memory_fds[] = {mem_usage_fd, mem_stat_fd, oom_fd};
+    for (int i = 0; i < 3; i++)
+        if (memory_fds[i] >= 0 && fcntl(memory_fds[i], F_SETFD, FD_CLOEXEC)) die("memory fd");
+    n_roots = argc - 8;
     /* The cache and cgroup fds are ours alone: never inherited by a program. */
     if (fcntl(cache_fd, F_SETFD, FD_CLOEXEC)) die("cache fd");
     if (cpu_fd >= 0 && fcntl(cpu_fd, F_SETFD, FD_CLOEXEC)) die("cpu fd");
@@ -702,7 +825,7 @@ int main(int argc, char **argv) {
     /* The writable roots stay open, with their modes as the jail made them. */
     roots = calloc((size_t)n_roots + 1, sizeof *roots);
     for (int i = 0; i < n_roots; i++) {
-        roots[i].fd = open(argv[7 + i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        roots[i].fd = open(argv[8 + i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (roots[i].fd >= 0 && fstat(roots[i].fd, &roots[i].after) == 0)
             roots[i].mode = roots[i].after.st_mode & 07777;
         else
@@ -728,9 +851,19 @@ int main(int argc, char **argv) {
         fprintf(stderr, "tczoo-worker: no seccomp filter (%s): kernel keyrings stay open\n", strerror(errno));
     for (int s = 1; s < NSIG; s++)
         if (s != SIGKILL && s != SIGSTOP && s != SIGCHLD) signal(s, SIG_IGN);
+    /* The idle jail's memory, which every run must leave as it found it. Touch our
+       own buffers first: they are the worker's, not a run's. */
+    memset(obuf, 0, sizeof obuf);
+    memset(rbuf, 0, sizeof rbuf);
+    if (mem_usage_fd >= 0) {
+        base_usage = read_number(mem_usage_fd);
+        base_held = held_memory();
+        oom_seen = oom_kills();
+    }
     char ready = 'R';
     write_all(ctrl_out, &ready, 1);
     for (;;) {
+        if (!request_waiting()) flush_out(); /* the host waits for these */
         uint32_t magic = rd32();
         if (magic != MAGIC) { errno = EPROTO; die("bad request"); }
         handle();

@@ -183,16 +183,32 @@ def test_plugin_sub_apps_use_the_same_convention():
     assert "--format" in proc.stdout and "--json" not in proc.stdout
 
 
-HEAVY = ("ortools", "networkx", "pandas", "torch", "litellm")
+HEAVY = ("ortools", "networkx", "pandas", "torch", "litellm", "ray", "numpy", "datasets", "sentence_transformers",
+         "llama_cpp")
 _PROBE = ("import sys\nfrom tczoo.cli import main\n"
           "try:\n    main(sys.argv[1:])\nexcept SystemExit:\n    pass\n"
           "sys.stderr.write('\\nLOADED ' + ','.join(m for m in {heavy!r} if m in sys.modules) + '\\n')\n")
 
 
-@pytest.mark.parametrize("args", [["--help"], ["methods"], ["methods", "-f", "json"], ["stab", "--help"]])
+def test_building_the_whole_command_line_imports_no_heavy_dependency():
+    """The app with every command and every plugin's sub-app built (what any `tczoo ...`
+    does before it runs a command) loads no solver, graph or dataframe library, no
+    numpy, torch, LiteLLM, Ray, datasets or embedded model: a command imports those when
+    it runs."""
+    probe = ("import sys, typer.main\nimport tczoo.cli as cli\ncli._register_plugins([])\n"
+             "typer.main.get_command(cli.app)\n"
+             f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))\n")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "", proc.stdout
+
+
+@pytest.mark.parametrize("args", [["--help"], ["run", "--help"], ["methods"], ["methods", "-f", "json"],
+                                  ["stab", "--help"]])
 def test_listing_imports_no_heavy_dependency(args, tmp_path):
-    """`tczoo --help` and `tczoo methods` load no solver, graph, dataframe, torch or LiteLLM —
-    with a cold method-metadata cache (every method module imported) and a warm one."""
+    """`tczoo --help`, `tczoo run --help` and `tczoo methods` load no solver, graph,
+    dataframe, numpy, torch, LiteLLM or Ray — with a cold method-metadata cache (every
+    method module imported) and a warm one."""
     env = dict(os.environ, TCZOO_CACHE=str(tmp_path))
     for _ in ("cold", "warm"):
         proc = subprocess.run([sys.executable, "-c", _PROBE.format(heavy=HEAVY), *args], capture_output=True,

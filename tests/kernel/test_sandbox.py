@@ -405,3 +405,25 @@ def test_run_many_judges_with_output_validators_as_judge_does(sb):
               (sb.judge(j.program, j.stdin, j.expected, j.limits, output_validator=j.output_validator) for j in jobs)]
     assert batch == single
     assert [v for v, _ in batch] == [Verdict.AC, Verdict.WA, Verdict.RE, Verdict.SE, Verdict.SE]
+
+
+def test_cpp_with_bits_stdcpp_compiles_against_a_precompiled_header(tmp_path, monkeypatch):
+    """The precompiled <bits/stdc++.h> (issue 33) makes no difference but speed: the
+    binary is byte for byte the plain compile's; other flags, and TCZOO_PCH=0, do
+    without it."""
+    from tczoo.paths import cache_dir
+
+    code = '#include <bits/stdc++.h>\nint main(){ std::vector<int> v{3, 1, 2}; std::sort(v.begin(), v.end());' \
+           ' printf("%d%d%d\\n", v[0], v[1], v[2]); }\n'
+    binaries = {}
+    for pch in ("1", "0"):
+        monkeypatch.setenv("TCZOO_PCH", pch)
+        with Sandbox(workers=1, cache_dir=tmp_path / f"compile-{pch}") as box:
+            program = cpp(code)
+            assert box.run(program, "", FAST).stdout == "123\n"
+            binaries[pch] = (tmp_path / f"compile-{pch}" / box.compiler.artifact(program)).read_bytes()
+            if pch == "1":
+                assert list(cache_dir().glob("pch/*/bits/stdc++.h.gch")), "no precompiled header was built"
+            flagged = cpp(code, flags=["-O2", "-std=c++17", "-DX=1"])
+            assert box.run(flagged, "", FAST).stdout == "123\n"
+    assert binaries["1"] == binaries["0"]

@@ -549,6 +549,116 @@ def test_worker_killed_under_a_batch_is_retried(solo, fresh, clean):
     next_run_is_clean(solo, fresh, restarted=True)
 
 
+# --------------------------------------------------------------------------- pipelined batches
+# A batch queues several runs on a slot before the first answers (issue 33). Every
+# guarantee above must hold for a run that waited in the queue behind others.
+
+QUICK = cpp('#include <cstdio>\nint main(){ long long a, b; scanf("%lld %lld", &a, &b); printf("%lld\\n", a + b); }\n')
+QUICK_LIMITS = Limits(time_ms=2000, memory_mb=64)
+
+
+def quick_jobs(n: int, base: int = 0) -> list[Job]:
+    return [Job(program=QUICK, stdin=f"{base + i} 1", limits=QUICK_LIMITS) for i in range(n)]
+
+
+def test_queued_runs_keep_their_own_limits(solo, fresh, clean):
+    """The cgroup limits are the slot's: runs under other limits never share a queue.
+    100 MB is MLE at 64 MB and fits in 256 MB, whichever order the runs come in."""
+    grab = cpp("#include <cstdio>\n#include <vector>\nint main(){ int mb; scanf(\"%d\", &mb);"
+               " std::vector<char> v((size_t)mb << 20, 1); long s = 0; for (size_t i = 0; i < v.size(); i += 4096)"
+               " s += v[i]; printf(\"ok %ld\\n\", s); }")
+    assert solo.compile(grab).ok
+    jobs = quick_jobs(60)  # the queue gets deep first
+    for i in range(12):
+        jobs.append(Job(program=grab, stdin="100", limits=Limits(time_ms=2000, memory_mb=64 if i % 3 else 256)))
+        jobs += quick_jobs(5, 100 * i)
+    results = list(solo.run_many(jobs))
+    want = [("AC", f"{i + 1}\n") for i in range(60)]
+    for i in range(12):
+        want.append(("MLE", None) if i % 3 else ("AC", "ok 25600\n"))
+        want += [("AC", f"{100 * i + j + 1}\n") for j in range(5)]
+    got = [(r.verdict.value, r.stdout if w[1] is not None else None) for r, w in zip(results, want)]
+    assert got == want
+    next_run_is_clean(solo, fresh)
+
+
+def test_memory_held_under_a_queue_reruns_the_rest_on_a_fresh_jail(solo, fresh, clean):
+    """The worker checks the slot's memory after every run: when a run leaves the slot
+    holding memory (here a process outside the worker's reach, put in the slot's memory
+    cgroup while the batch runs) the worker says so and stops; the runs queued behind
+    it never start in that jail, and run on a fresh one. No run is lost, none is an SE."""
+    slot = solo._pool.slots[0]
+    solo.run(QUICK, "1 1", QUICK_LIMITS)
+    starts = slot.starts
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\nsys.stdin.readline()\n"
+                               "b = b'x' * (60 << 20)\nprint('held', flush=True)\ntime.sleep(120)"],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def inject(done, _total):
+        if done == 150:
+            (slot.groups.mem_dir / "cgroup.procs").write_text(str(holder.pid))
+            holder.stdin.write("go\n")
+            holder.stdin.flush()
+            assert holder.stdout.readline() == "held\n"
+
+    try:
+        results = list(solo.run_many(quick_jobs(400), progress=inject))
+        assert [(r.verdict, r.stdout) for r in results] == [(Verdict.AC, f"{i + 1}\n") for i in range(400)]
+        assert holder.wait(5) == -9  # killed with the jail it sat in
+    finally:
+        holder.kill()
+        holder.wait()
+    assert slot.starts == starts + 1
+    next_run_is_clean(solo, fresh, restarted=True)
+
+
+def test_worker_killed_under_a_deep_queue_loses_no_run(solo, fresh, clean):
+    """A jail killed while many runs are queued on it: the run it was on is retried,
+    the ones behind it run on the fresh jail; all come back, in order."""
+    slot = solo._pool.slots[0]
+    solo.run(QUICK, "1 1", QUICK_LIMITS)
+    starts = slot.starts
+
+    def kill_jail(done, _total):
+        if done == 150:
+            for pid in slot.groups.pids():
+                try:
+                    os.kill(pid, 9)
+                except ProcessLookupError:
+                    pass
+
+    results = list(solo.run_many(quick_jobs(400), progress=kill_jail))
+    assert [(r.verdict, r.stdout) for r in results] == [(Verdict.AC, f"{i + 1}\n") for i in range(400)]
+    assert slot.starts == starts + 1
+    next_run_is_clean(solo, fresh, restarted=True)
+
+
+def test_queues_carry_large_inputs_and_outputs(solo, fresh, clean):
+    """Inputs larger than the request pipe go to an idle slot only (a queued write that
+    blocked while the worker streams output to the host would never end); outputs
+    larger than a frame arrive whole, runs queued behind them intact."""
+    echo = cpp("#include <cstdio>\n#include <string>\n#include <iostream>\nint main(){ std::string s, all;"
+               " while (std::getline(std::cin, s)) all += s; unsigned h = 0; for (char c : all) h = h * 31 + c;"
+               " printf(\"%zu %u\\n\", all.size(), h); for (size_t i = 0; i < all.size() % 300000; i++)"
+               " putchar('a' + i % 26); }")
+    assert solo.compile(echo).ok
+    jobs, want = quick_jobs(60), [f"{i + 1}\n" for i in range(60)]
+    for i in range(8):
+        text = ("%07d" % i) * (300_000 if i % 2 else 20_000 + i)  # 2.1 MB or ~140 KB, one line
+        jobs.append(Job(program=echo, stdin=text, limits=Limits(time_ms=2000, memory_mb=64)))
+        h = 0
+        for c in text:
+            h = (h * 31 + ord(c)) & 0xFFFFFFFF
+        tail = "".join(chr(ord("a") + k % 26) for k in range(len(text) % 300000))
+        want.append(f"{len(text)} {h}\n{tail}")
+        jobs += quick_jobs(3, 10 * i)
+        want += [f"{10 * i + j + 1}\n" for j in range(3)]
+    results = list(solo.run_many(jobs))
+    assert all(r.verdict is Verdict.AC for r in results), [r.message for r in results if not r.ok]
+    assert [r.stdout for r in results] == want
+    next_run_is_clean(solo, fresh)
+
+
 def test_jails_outlive_the_thread_that_started_them(net, tmp_path):
     """bwrap --die-with-parent fires when the *thread* that forked it exits: a slot
     first used from a short-lived thread (asyncio.to_thread...) was killed under the

@@ -70,3 +70,74 @@ def test_every_wrong_solution_fails_where_its_signature_says(problems, sandbox):
 def test_every_problem_directory_is_locked():
     for d in problem_dirs(ROOT):
         assert (d / "tests.lock.json").is_file() and (d / "signatures.json").is_file(), d.name
+
+
+# --------------------------------------------------------------------------- derived once (issue 33)
+
+def _one_problem_root(tmp_path, name="zm09"):
+    """A root holding a copy of one zoo-mini problem (zm09: its generators are quick)."""
+    import shutil
+
+    src = next(d for d in problem_dirs(ROOT) if d.name.startswith(name))
+    root = tmp_path / "problems"
+    shutil.copytree(src, root / src.name)
+    return root
+
+
+def test_golden_tests_are_derived_once_and_read_back_with_an_empty_cache(tmp_path, monkeypatch, sandbox):
+    """Deriving golden tests runs generators and the reference; a later load with an
+    empty cache reads what this machine derived, checked against the lock, and starts
+    no generator and no sandbox."""
+    from tczoo.benchmarks import zoo_mini
+
+    root = _one_problem_root(tmp_path)
+    monkeypatch.setenv("TCZOO_DATA", str(tmp_path / "data"))
+    monkeypatch.setenv("TCZOO_CACHE", str(tmp_path / "cache1"))
+    [first] = zoo_mini.load(sandbox=sandbox, root=root)
+    kept = list((tmp_path / "data" / "zoo-mini").glob("*.json"))
+    assert len(kept) == 1
+    monkeypatch.setenv("TCZOO_CACHE", str(tmp_path / "cache2"))
+
+    def refuse(*a, **kw):
+        raise AssertionError("derived again")
+
+    monkeypatch.setattr(zoo_mini, "_derive", refuse)
+    [again] = zoo_mini.load(root=root)
+    assert again.golden_tests == first.golden_tests and again.rank == first.rank
+
+
+def test_a_damaged_copy_is_derived_again(tmp_path, monkeypatch, sandbox):
+    """What was kept is checked against tests.lock.json on every read: a changed byte
+    (or a truncated file) is never served; the tests are derived again, right."""
+    import json
+
+    from tczoo.benchmarks import zoo_mini
+
+    root = _one_problem_root(tmp_path)
+    monkeypatch.setenv("TCZOO_DATA", str(tmp_path / "data"))
+    [first] = zoo_mini.load(sandbox=sandbox, root=root)
+    [path] = (tmp_path / "data" / "zoo-mini").glob("*.json")
+    rows = json.loads(path.read_text())
+    rows[-1][1] = rows[-1][1].replace("1", "2", 1)
+    path.write_text(json.dumps(rows))
+    [again] = zoo_mini.load(sandbox=sandbox, root=root)
+    assert again.golden_tests == first.golden_tests
+    path.write_text(path.read_text()[:1000])
+    [third] = zoo_mini.load(sandbox=sandbox, root=root)
+    assert third.golden_tests == first.golden_tests
+    assert json.loads(path.read_text()) == [[t.name, t.input, t.output] for t in first.golden_tests]
+
+
+def test_a_failing_generator_names_its_test(tmp_path, monkeypatch, sandbox):
+    import yaml
+
+    from tczoo.benchmarks import zoo_mini
+
+    root = _one_problem_root(tmp_path)
+    [pdir] = root.iterdir()
+    specs = yaml.safe_load((pdir / "tests.yaml").read_text())
+    specs[1]["args"] = ["mode=no-such-mode"]
+    (pdir / "tests.yaml").write_text(yaml.safe_dump(specs))
+    monkeypatch.setenv("TCZOO_DATA", str(tmp_path / "data"))
+    with pytest.raises(zoo_mini.ZooMiniError, match=f"gen.py failed for {specs[1]['name']}"):
+        zoo_mini.load(sandbox=sandbox, root=root)

@@ -8,6 +8,8 @@ ggml's reference CPU kernels (see ``ReferenceKernels``).
 from __future__ import annotations
 
 import ctypes
+import logging
+import os
 from pathlib import Path
 
 import numpy as np
@@ -15,10 +17,51 @@ import numpy as np
 from tczoo.llm.interface import ModelSpecError
 
 
+log = logging.getLogger("tczoo.llm.local")
+
+# How llama.cpp's threads wait for each other (TCZOO_LOCAL_WAIT). Its CPU backend is
+# built with OpenMP (libgomp): the threads meet at a barrier after every operation of
+# the graph, hundreds per token, and by default a thread that arrives first spins for
+# ~300,000 iterations before it sleeps. Beside other busy processes the thread it waits
+# for is often descheduled, and the spinning keeps it so: the model slowed to a
+# fraction of its fair share (docs/local-model.md). "passive" makes waiting threads
+# sleep at once (OMP_WAIT_POLICY=PASSIVE); "spin" leaves libgomp's default.
+WAIT_POLICIES = {"passive": {"OMP_WAIT_POLICY": "PASSIVE"}, "spin": {}}
+DEFAULT_WAIT = "passive"
+
+
+def wait_policy() -> str:
+    value = (os.environ.get("TCZOO_LOCAL_WAIT") or DEFAULT_WAIT).strip().lower()
+    if value not in WAIT_POLICIES:
+        raise ModelSpecError(f"TCZOO_LOCAL_WAIT={value!r} must be one of {', '.join(WAIT_POLICIES)}")
+    return value
+
+
+def prepare_openmp() -> None:
+    """Set the waiting policy before libgomp is loaded (it reads its environment once,
+    when the first library that needs it loads: importing ``llama_cpp``). A user's own
+    OMP_WAIT_POLICY or GOMP_SPINCOUNT wins."""
+    if "OMP_WAIT_POLICY" in os.environ or "GOMP_SPINCOUNT" in os.environ:
+        return
+    settings = WAIT_POLICIES[wait_policy()]
+    if settings and _libgomp_loaded():
+        log.debug("libgomp is already loaded: llama.cpp's threads keep its waiting policy")
+    os.environ.update(settings)
+
+
+def _libgomp_loaded() -> bool:
+    try:
+        with open("/proc/self/maps") as maps:
+            return any("libgomp" in line for line in maps)
+    except OSError:
+        return False
+
+
 def llama_cpp_module():
     """``llama_cpp`` with its log output off (it prints every load step to stderr)."""
     from tczoo.llm.local.gguf import INSTALL_HINT
 
+    prepare_openmp()
     try:
         import llama_cpp
         from llama_cpp import _logger

@@ -60,6 +60,9 @@ def grammar_for(response_format: Any) -> str | None:
                                 reason="bad_request")
     else:
         raise ProviderError(f"unsupported response_format type {kind!r}", reason="bad_request")
+    from tczoo.llm.local.native import prepare_openmp
+
+    prepare_openmp()  # importing llama_cpp loads libgomp: its waiting policy first
     from llama_cpp.llama_grammar import json_schema_to_gbnf
 
     try:
