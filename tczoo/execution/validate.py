@@ -17,23 +17,20 @@ from tczoo.execution.oracle import Check, check_with_checker
 if TYPE_CHECKING:
     from tczoo.sandbox import Sandbox
 
-# ``strict``: only ``True`` accepts (a validator that returns ``(False, "why")`` must not
-# pass a tuple off as a yes); otherwise any truthy value accepts, as ``if valid:`` does.
+# A truthy answer accepts, as ``if valid:`` reads it; a tuple is decided by its first
+# element (``(False, "why")`` is a no, as SAGA's own driver reads it).
 _WRAPPER = '''
 
 
 def check_output(generated_input, captured_output):
     _tczoo_verdict = {function}(generated_input)
-    if {strict}:
-        assert _tczoo_verdict is True or (type(_tczoo_verdict) is int and _tczoo_verdict == 1), \\
-            "returned %r" % (_tczoo_verdict,)
-    else:
-        assert _tczoo_verdict, "returned %r" % (_tczoo_verdict,)
+    _tczoo_yes = _tczoo_verdict[0] if isinstance(_tczoo_verdict, tuple) and _tczoo_verdict else _tczoo_verdict
+    assert _tczoo_yes, "returned %r" % (_tczoo_verdict,)
 '''
 
 
 def validate_inputs(sandbox: "Sandbox", code: str, inputs: list[str], *, function: str = "validate_input",
-                    strict: bool = False, time_ms: int = 5000, memory_mb: int = 1024) -> list[Check]:
+                    time_ms: int = 5000, memory_mb: int = 1024) -> list[Check]:
     """One ``Check`` per input: ``ok`` when ``function`` accepted it. A rejection is
     ``kind="assertion"`` (the detail says what it returned), a crash or timeout of the
     validator is ``crash``/``timeout``, and ``sandbox_error`` means it never ran."""
@@ -41,6 +38,6 @@ def validate_inputs(sandbox: "Sandbox", code: str, inputs: list[str], *, functio
         raise ValueError(f"not a function name: {function!r}")
     if not inputs:
         return []
-    program = code + _WRAPPER.format(function=function, strict=bool(strict))
+    program = code + _WRAPPER.format(function=function)
     return check_with_checker(sandbox, program, [(text, "") for text in inputs], functional=False,
                               time_ms=time_ms, memory_mb=memory_mb)
