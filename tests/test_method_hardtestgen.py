@@ -20,7 +20,7 @@ from tczoo.methods.hardtestgen.kit import parse_checks, parse_inputs
 from tczoo.sandbox import Limits
 from tczoo.schema import Language, OracleKind, Program, Setting, Task
 from tczoo.templates import Prompts
-from tcbench_fixtures import failures, fenced, script, zoo_problem
+from tcbench_fixtures import failures, fenced, hackrate, script, zoo_problem
 
 CHECKS = r"Part 1: the input validator"
 INPUTS = r"Written inputs \(LLMGen\)"
@@ -129,6 +129,11 @@ def test_pipeline_on_zm01(sandbox, tmp_path):
 
     runs = run_program(sandbox, ref, [t.input for t in suite.tests], limits=Limits.of(problem))
     assert [r.output for r in runs] == [t.output for t in suite.tests]
+    # Scored by TC-Bench's HackRate runner: every test valid; the overflow hack catches
+    # the 32-bit total.
+    score = hackrate(problem, task, suite, sandbox)
+    assert (score["pass_rate"], score["hack_rate"], score["n_valid"]) == (100.0, 40.0, 7.0)
+    assert score["wrong"]["wrong/int_total.cpp"] == "wa"
 
 
 STRATIFIED = """

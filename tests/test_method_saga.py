@@ -16,7 +16,7 @@ from tczoo.methods.saga.answer import parse_answer
 from tczoo.sandbox import Limits
 from tczoo.schema import Setting, Task, shown_wrong
 from tczoo.templates import Prompts
-from tcbench_fixtures import failures, fenced, script, zoo_problem
+from tcbench_fixtures import failures, fenced, hackrate, script, zoo_problem
 
 MULTIDIM = r"Analyse the solution along three dimensions"
 DIFFERENTIAL = r"Compare the two along three dimensions"
@@ -111,6 +111,10 @@ def test_saga_on_zm01(sandbox, tmp_path):
         wrong = task.wrong_pairs[t.meta["pair"]].wrong
         [run] = run_program(sandbox, wrong, [t.input], limits=Limits.of(problem))
         assert t.meta["exposes"] is (not run.ok or run.output.split() != t.output.split())
+    # Scored by TC-Bench's HackRate runner (its validators agree with every output).
+    score = hackrate(problem, task, suite, sandbox)
+    assert score["pass_rate"] == 100.0 and score["wrong"]["wrong/int_total.cpp"] == "wa"
+    assert score["wrong"]["wrong/set_of_fees.cpp"] == "wa"  # the equal-fees boundary test
     got = failures(suite)
     assert ("validator", "invalid_input", "multidim-0:gen_case_3") in got
     assert ("generator", "crash", "multidim-0:gen_case_4") in got
