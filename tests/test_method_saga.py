@@ -167,3 +167,15 @@ def test_parse_answer_takes_the_fullest_module():
     # gen_case_10 sorts after gen_case_9
     code = "\n".join(f"def gen_case_{k}():\n    return '{k}'\n" for k in (10, 9, 1))
     assert [c.function for c in parse_answer(fenced(code)).cases] == ["gen_case_1", "gen_case_9", "gen_case_10"]
+
+
+def test_bug_finding_refuses_saga(sandbox):
+    """The bug-finding runner studies one wrong program at a time: the wrong submissions a
+    spec+correct+wrong task shows could include it, so it refuses such a method."""
+    import pytest
+
+    from tczoo.errors import UserError
+    from tczoo.runners.bugfind import BugfindRunner
+
+    with pytest.raises(UserError, match="may include the program whose bug is to be found"):
+        BugfindRunner(sandbox).tasks(zoo_problem(sandbox, "zm01"), Saga, samples=1, seed=0)
