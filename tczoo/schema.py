@@ -255,11 +255,13 @@ class Task(Model):
         return self
 
     def shown_programs(self) -> set[str]:
-        """Digests of every program this task shows its method (correct programs, wrong
-        submissions and their corrected versions; ``Program.digest``): a runner that
-        scores a suite against labelled submissions leaves these out, so that a method
-        is never scored on the very programs it was shown."""
-        shown = [*self.correct_programs, *([self.target] if self.target else [])]
+        """Digests (``Program.digest``) of the programs this task shows its method as
+        material — correct programs, wrong submissions and their corrected versions: a
+        runner that scores a suite against labelled submissions leaves these out, so that
+        a method is never scored on the very programs it studied. The program under test
+        of a spec+target task is not among them: a suite written against it is meant to
+        be scored on it (bug finding, Fault Exposure)."""
+        shown = list(self.correct_programs)
         for pair in self.wrong_pairs:
             shown += [pair.wrong, *([pair.fixed] if pair.fixed else [])]
         return {p.digest for p in shown}
