@@ -334,3 +334,21 @@ def test_candidates_usage_errors_are_one_line(tmp_path, args, says):
                            "--out", str(tmp_path / "c.jsonl"), *args], capture_output=True, text=True, timeout=300)
     assert done.returncode == 2 and says in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "c.jsonl").exists()
+
+
+def test_a_run_the_wall_clock_guard_stopped_below_the_cpu_limit_runs_again(sandbox):
+    """A loaded machine starves a program until the wall-clock guard stops it, far
+    below its CPU limit (a sleep stands in for the starvation here): that is the
+    machine's load, not a verdict, so the run gets a ten times wider guard. A program
+    that still does not finish keeps its TLE."""
+    from tczoo.execution import SuiteJudge
+    from tczoo.sandbox import Limits
+    from tczoo.schema import Language, Oracle, OracleKind, Problem, Program, TestCase
+
+    problem = Problem(id="p", statement="print 1")
+    late = Program(code="import time\ntime.sleep(0.6)\nprint(1)\n", language=Language.PYTHON, name="late")
+    never = Program(code="import time\ntime.sleep(60)\nprint(1)\n", language=Language.PYTHON, name="never")
+    judge = SuiteJudge(sandbox, problem, [TestCase(input="", output="1\n")], Oracle(kind=OracleKind.EXPECTED_OUTPUT),
+                       limits=Limits(time_ms=2000, wall_ms=300))
+    [a, b] = judge.judge([late, never])
+    assert a.verdicts == ["AC"] and b.verdicts == ["TLE"]

@@ -13,7 +13,9 @@ records each program's verdict per test:
   with the problem's comparator or output validator);
 - ``WA``: ran cleanly and the oracle rejected the output (a checker program's failed
   assertion, crash or timeout rejects it too, as HarnessLLM's harness does);
-- ``TLE``/``RE``/``MLE``/``OLE``: the run's own verdict;
+- ``TLE``/``RE``/``MLE``/``OLE``: the run's own verdict (TLE is CPU time over the
+  limit: a run the wall-clock guard stopped below it, on a loaded machine, runs again
+  with ``WALL_ROOM`` times the guard before it counts);
 - ``SE``: the sandbox failed the run, or the problem's output validator failed itself —
   infrastructure, never the program's behaviour.
 
@@ -34,8 +36,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Collection
 
 from tczoo.execution.oracle import can_check, check_outputs
-from tczoo.execution.programs import run_program, run_programs
-from tczoo.sandbox.types import Limits, Verdict
+from tczoo.execution.programs import Execution, run_program, run_programs
+from tczoo.sandbox.types import DAY_MS, Limits, Verdict
 from tczoo.schema import Language, Oracle, OracleKind, Problem, Program, TestCase
 
 if TYPE_CHECKING:
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
 ACCEPT, REJECT, CANNOT_RUN, UNDETERMINED = "accept", "reject", "cannot_run", "undetermined"
 NOT_RUN = ""  # a test the program did not run (it had stopped)
 FAILING = {"WA", "TLE", "RE", "MLE", "OLE"}  # verdicts that reject a program
+WALL_ROOM = 10  # a starved run's second chance: the wall-clock guard this many times wider
 
 
 def failed(verdict: str) -> bool:
@@ -140,8 +143,7 @@ class SuiteJudge:
             return [TestUse(True, expected=t.output) if t.output is not None else TestUse(False, "no_expected_output")
                     for t in self.tests]
         inputs = list(dict.fromkeys(t.input for t in self.tests))
-        runs = dict(zip(inputs, run_program(self.sandbox, self.oracle.program, inputs, limits=self.limits,
-                                            entry_point=self.problem.entry_point))) if inputs else {}
+        runs = dict(zip(inputs, [row[0] for row in self._run([self.oracle.program], inputs)])) if inputs else {}
         out = []
         for t in self.tests:
             r = runs[t.input]
@@ -152,6 +154,24 @@ class SuiteJudge:
             else:
                 out.append(TestUse(False, f"reference_{r.verdict.value}"))
         return out
+
+    def _run(self, programs: list[Program], inputs: list[str]) -> list[list[Execution]]:
+        """``run_programs`` under the limits, where a TLE below the CPU limit — the
+        wall-clock guard stopped a program a loaded machine starved — is run again once
+        with a wall guard ``WALL_ROOM`` times wider: the machine's load never decides a
+        verdict. A program still stopped then (it sleeps, it blocks) keeps its TLE."""
+        runs = run_programs(self.sandbox, programs, inputs, limits=self.limits, entry_point=self.problem.entry_point)
+        starved = [(i, j) for i, row in enumerate(runs) for j, r in enumerate(row)
+                   if r.verdict is Verdict.TLE and r.cpu_ms < self.limits.time_ms]
+        if starved:
+            room = self.limits.model_copy(update={"wall_ms": min(DAY_MS, WALL_ROOM * self.limits.wall_guard_ms)})
+            for j in sorted({j for _, j in starved}):
+                rows = [i for i, jj in starved if jj == j]
+                again = run_program(self.sandbox, programs[j], [inputs[i] for i in rows], limits=room,
+                                    entry_point=self.problem.entry_point)
+                for i, r in zip(rows, again):
+                    runs[i][j] = r
+        return runs
 
     @property
     def check_oracle(self) -> Oracle:
@@ -200,8 +220,7 @@ class SuiteJudge:
 
     def _round(self, programs: list[Program], judgements: list[ProgramJudgement], chunk: list[int]) -> None:
         tests = [self.tests[self.usable[p]] for p in chunk]
-        runs = run_programs(self.sandbox, programs, [t.input for t in tests], limits=self.limits,
-                            entry_point=self.problem.entry_point)
+        runs = self._run(programs, [t.input for t in tests])
         clean = [(row, col) for row in range(len(chunk)) for col in range(len(programs)) if runs[row][col].ok]
         expected = [self.uses[self.usable[p]].expected for p in chunk]
         checks = check_outputs(self.sandbox, self.check_oracle,
