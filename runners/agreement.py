@@ -246,7 +246,7 @@ class AgreementRunner(Runner):
                 for i, key in enumerate(keys(f"target:{target.name}")):
                     specs.append(TaskSpec(key=key, task=task, sample=i, context={**context, "sample": i}))
             return specs
-        if setting is Setting.SPEC_CORRECT:
+        if setting in (Setting.SPEC_CORRECT, Setting.SPEC_CORRECT_WRONG):  # SAGA: + shown wrong submissions
             accepted = [s for s in subs if s.label is Label.ACCEPTED and s.source.value != "candidate"]
             if not accepted:
                 return []
@@ -349,7 +349,11 @@ class AgreementRunner(Runner):
 
     def score(self, problem: Problem, spec: TaskSpec, suite: TestSuite) -> ScoreRecord:
         given = set(spec.context.get("given") or [])
-        subs = [s for s in self.submissions(problem) if s.name not in given]
+        # Nothing the task showed the method is judged: its correct programs, and the wrong
+        # submissions (with their corrections) a spec+correct+wrong task shows (SAGA).
+        shown = spec.task.shown_programs() if spec.task is not None else set()
+        subs = [s for s in self.submissions(problem) if s.name not in given and s.program.digest not in shown]
+        given |= {s.name for s in self.submissions(problem) if s.program.digest in shown}
         target = spec.context.get("target")
         record = ScoreRecord(runner=self.name, method=suite.provenance.method, model=suite.provenance.model,
                              problem_id=problem.id)

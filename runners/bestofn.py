@@ -181,7 +181,7 @@ class BestOfNRunner(Runner):
         r = samples if samples > 1 else self.params.responses
         k = self.params.first_k or method_cls.first_k or self.params.max_tests
         setting = method_cls.setting
-        if setting is Setting.SPEC_CORRECT:
+        if setting in (Setting.SPEC_CORRECT, Setting.SPEC_CORRECT_WRONG):
             raise UserError(f"bestofn selects among candidates without a known correct one; "
                              f"method {method_cls.name} needs correct code")
         specs = []

@@ -67,7 +67,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from tczoo.errors import InfrastructureFailure
+from tczoo.errors import InfrastructureFailure, UserError
 from tczoo.execution import (
     Evidence,
     Limits,
@@ -219,6 +219,9 @@ class BugfindRunner(Runner):
             # Table 10: each response is asked for k tests; R responses make one group
             total, budget = n * max(self.params.repeats), min(k, self.params.max_tests)
         setting = method_cls.setting
+        if setting is Setting.SPEC_CORRECT_WRONG:
+            raise UserError(f"bugfind cannot give method {method_cls.name} wrong submissions to study: the ones "
+                            "a spec+correct+wrong task shows may include the program whose bug is to be found")
         specs = []
         for j in self.wrong_indices(problem):
             f = problem.wrong_solutions[j]

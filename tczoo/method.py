@@ -4,7 +4,8 @@ A method is a class with a ``generate(task, ctx) -> TestSuite`` coroutine. It de
 
 - ``name``      how users call it (``--method crux``);
 - ``paper``     where it comes from;
-- ``setting``   what it may see (``Setting.SPEC``, ``SPEC_CORRECT``, ``SPEC_TARGET``);
+- ``setting``   what it may see (``Setting.SPEC``, ``SPEC_CORRECT``, ``SPEC_TARGET``,
+                ``SPEC_CORRECT_WRONG``);
 - ``produces``  its oracle kind (expected outputs, reference program, checker, LLM judge);
 - ``runner``    the runner its paper scores it with (``hackrate``, ``bugfind`` ...);
 - ``Params``    a pydantic model of its knobs (a subclass of ``MethodParams``, which

@@ -103,7 +103,7 @@ class Runner(ABC):
             raise UserError(
                 f"runner {self.name} has no program under test to give method {method_cls.name}"
             )
-        if setting is Setting.SPEC_CORRECT and not problem.solutions:
+        if setting in (Setting.SPEC_CORRECT, Setting.SPEC_CORRECT_WRONG) and not problem.solutions:
             return []
         budget = self.budget(problem)
         return [

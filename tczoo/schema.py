@@ -170,8 +170,58 @@ class Setting(str, Enum):
     """What a method is allowed to see (the papers' settings)."""
 
     SPEC = "spec"  # statement only (CRUX, PSEUDO, ALGO, STAB, TRAILS ...)
-    SPEC_CORRECT = "spec+correct"  # + accepted solution(s) (LCB, HT, EvalPerf)
+    SPEC_CORRECT = "spec+correct"  # + accepted solution(s) (LCB, HT, EvalPerf, HardTestGen)
     SPEC_TARGET = "spec+target"  # + the program under test (HarnessLLM)
+    # + accepted solutions + part of the wrong submissions, each with a corrected version
+    # (SAGA's differential analysis); the other part is held out for scoring
+    SPEC_CORRECT_WRONG = "spec+correct+wrong"
+
+
+# Of a problem's wrong submissions, the share a spec+correct+wrong method is shown
+# (rounded down, so at least as many stay held out for scoring as are shown).
+SHOWN_WRONG_SHARE = 0.5
+
+
+class WrongPair(Model):
+    """A wrong submission and a corrected version of it, as a method may see them."""
+
+    wrong: Program
+    fixed: Program | None = None  # None: the problem has no accepted solution to pair it with
+
+
+def shown_wrong(problem: "Problem", share: float = SHOWN_WRONG_SHARE) -> list["WrongProgram"]:
+    """The wrong submissions of ``problem`` a spec+correct+wrong method is shown: the
+    first ``floor(share * n)`` in an order fixed by each program's hash (so the split
+    does not depend on the order a loader lists them in, and every runner and every run
+    draws the same ones). The rest are the held-out submissions a runner scores on."""
+    if not 0 <= share <= 1:
+        raise ValueError(f"share {share} is not in [0, 1]")
+    order = sorted(problem.wrong_solutions,
+                   key=lambda w: hashlib.sha256(f"{problem.id}\0{w.digest}".encode()).hexdigest())
+    return order[: int(share * len(order))]
+
+
+def fix_for(wrong: "Program", solutions: list["Program"]) -> "Program | None":
+    """The accepted solution that stands for ``wrong``'s corrected version: the one its
+    ``meta["fixed"]`` names, else the most similar one by lines (same language first).
+    Benchmarks rarely keep the submitter's own next accepted submission (the pair SAGA
+    analyses), so the closest accepted program stands in for it."""
+    if not solutions:
+        return None
+    named = wrong.meta.get("fixed")
+    if named:
+        for s in solutions:
+            if s.name == named or s.name.rsplit("/", 1)[-1] == named:
+                return s
+    import difflib
+
+    lines = wrong.code.splitlines()
+
+    def closeness(s: "Program") -> tuple[bool, float, str]:
+        return (s.language == wrong.language,
+                difflib.SequenceMatcher(None, lines, s.code.splitlines(), autojunk=False).ratio(), s.digest)
+
+    return max(solutions, key=closeness)
 
 
 class Task(Model):
@@ -190,6 +240,7 @@ class Task(Model):
     setting: Setting
     correct_programs: list[Program] = Field(default_factory=list)
     target: Program | None = None
+    wrong_pairs: list[WrongPair] = Field(default_factory=list)  # spec+correct+wrong only
     budget: int = 10  # how many tests the runner wants
     seed: int = 0
 
@@ -198,13 +249,27 @@ class Task(Model):
         _check_validator_checker(self)
         if self.setting is Setting.SPEC and (self.correct_programs or self.target):
             raise ValueError("a spec-only task must not carry programs")
-        if self.setting is Setting.SPEC_CORRECT and self.target is not None:
-            raise ValueError("a spec+correct task must not carry a program under test")
-        if self.setting is Setting.SPEC_CORRECT and not self.correct_programs:
-            raise ValueError("a spec+correct task needs at least one correct program")
+        if self.setting in (Setting.SPEC_CORRECT, Setting.SPEC_CORRECT_WRONG) and self.target is not None:
+            raise ValueError(f"a {self.setting.value} task must not carry a program under test")
+        if self.setting in (Setting.SPEC_CORRECT, Setting.SPEC_CORRECT_WRONG) and not self.correct_programs:
+            raise ValueError(f"a {self.setting.value} task needs at least one correct program")
         if self.setting is Setting.SPEC_TARGET and self.target is None:
             raise ValueError("a spec+target task needs the program under test")
+        if self.wrong_pairs and self.setting is not Setting.SPEC_CORRECT_WRONG:
+            raise ValueError(f"a {self.setting.value} task must not carry wrong submissions")
         return self
+
+    def shown_programs(self) -> set[str]:
+        """Digests (``Program.digest``) of the programs this task shows its method as
+        material — correct programs, wrong submissions and their corrected versions: a
+        runner that scores a suite against labelled submissions leaves these out, so that
+        a method is never scored on the very programs it studied. The program under test
+        of a spec+target task is not among them: a suite written against it is meant to
+        be scored on it (bug finding, Fault Exposure)."""
+        shown = list(self.correct_programs)
+        for pair in self.wrong_pairs:
+            shown += [pair.wrong, *([pair.fixed] if pair.fixed else [])]
+        return {p.digest for p in shown}
 
     @classmethod
     def from_problem(
@@ -217,7 +282,16 @@ class Task(Model):
         correct: list[Program] | None = None,
         target: Program | None = None,
     ) -> "Task":
-        """Build the task for ``setting``; never hands over more than the setting allows."""
+        """Build the task for ``setting``; never hands over more than the setting allows.
+        A spec+correct+wrong task shows the wrong submissions ``shown_wrong`` picks, each
+        paired with its stand-in correction (``fix_for``), all neutralised."""
+        correct_programs = (correct if correct is not None else problem.solutions) \
+            if setting in (Setting.SPEC_CORRECT, Setting.SPEC_CORRECT_WRONG) else []
+        pairs = []
+        if setting is Setting.SPEC_CORRECT_WRONG:
+            for w in shown_wrong(problem):
+                fixed = fix_for(w, problem.solutions)
+                pairs.append(WrongPair(wrong=neutral(w, "wrong"), fixed=neutral(fixed, "fixed") if fixed else None))
         return cls(
             problem_id=problem.id,
             title=problem.title,
@@ -230,19 +304,18 @@ class Task(Model):
             checker=problem.checker,
             output_validator=problem.output_validator,
             setting=setting,
-            correct_programs=(correct if correct is not None else problem.solutions)
-            if setting is Setting.SPEC_CORRECT
-            else [],
+            correct_programs=correct_programs,
             target=neutral(target) if setting is Setting.SPEC_TARGET and target is not None else None,
+            wrong_pairs=pairs,
             budget=budget,
             seed=seed,
         )
 
 
-def neutral(program: Program) -> Program:
+def neutral(program: Program, name: str = "target") -> Program:
     """A program as a method may see it: code, language and flags, nothing that names or
     describes it (a wrong solution's name and meta tell its bug)."""
-    return Program(code=program.code, language=program.language, name="target", flags=program.flags)
+    return Program(code=program.code, language=program.language, name=name, flags=program.flags)
 
 
 # --------------------------------------------------------------------------- test suites

@@ -228,10 +228,56 @@ VERIFIER_RULES: list[tuple[str, str | list[str]]] = [
 ]
 
 
+# HardTestGen (prompts/hardtestgen/): the checks answer (validator, no judge) and the
+# inputs answer (LLMGen, RPGen, HackGen), each an analysis then JSON.
+HTG_CHECKS = "# Analysis\nn, d_i, p_i ranges; no judge.\n\n# Result\n" + fenced(json.dumps(
+    {"input_validator": VALIDATOR, "needs_output_judge": False, "output_judge": None}, indent=1), "json")
+HTG_INPUTS = "# Analysis\nA greedy by deadline fails.\n\n# Result\n" + fenced(json.dumps({
+    "llmgen_inputs": ["1\n1 1\n", "2\n1 5\n1 5\n", "3\n3 4\n1 2\n2 9\n"],
+    "multi_category": False,
+    "programmed_generator": RANDOM_GENERATOR.replace("def generate()", "def gen_range_based_input()"),
+    "hacking_generator": ("def gen_hacking_input_overflow():\n"
+                          "    return \"3\\n1 1000000000\\n2 1000000000\\n3 1000000000\\n\"\n\n"
+                          "def gen_hacking_input_equal_fees():\n    return \"3\\n2 5\\n2 5\\n2 5\\n\"\n"),
+}, indent=1), "json")
+
+# SAGA (prompts/saga/): one module per analysis, a validator and gen_case functions.
+SAGA_MODULE = VALIDATOR + '''
+
+def gen_case_1():
+    """One offer."""
+    return "1\\n1 5\\n"
+
+
+def gen_case_2():
+    """Equal fees."""
+    return "3\\n2 5\\n2 5\\n2 5\\n"
+
+
+def gen_case_3():
+    """A total beyond 32 bits."""
+    return "3\\n1 1000000000\\n2 1000000000\\n3 1000000000\\n"
+'''
+SAGA_DIFFERENTIAL = SAGA_MODULE + '''
+
+def gen_case_4():
+    """A deadline far beyond n."""
+    return "2\\n1000000000 7\\n1 3\\n"
+'''
+
+HTG_SAGA_RULES: list[tuple[str, str | list[str]]] = [
+    (r"Part 1: the input validator", HTG_CHECKS),
+    (r"Written inputs \(LLMGen\)", HTG_INPUTS),
+    (r"Analyse the solution along three dimensions", "# Analysis\nPhase 1 ...\n\n# Tests\n" + fenced(SAGA_MODULE)),
+    (r"Compare the two along three dimensions", "# Analysis\nPhase 1 ...\n\n# Tests\n" + fenced(SAGA_DIFFERENTIAL)),
+]
+
+
 def zm01_rules() -> list[tuple[str, str | list[str]]]:
     """(regex, answer) for every built-in method's templates, most specific first."""
     stab_batch = "\n\n".join(fenced(_efficiency_generator(20000, reverse=i % 2 == 1)) for i in range(5))
     return [
+        *HTG_SAGA_RULES,  # before HT's validator rule: their prompts name validate_input too
         *VERIFIER_RULES,
         *WEDGE_RULES,
         (r"(?s)Your previous generator failed.*perf_input_gen", fenced(

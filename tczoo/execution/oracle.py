@@ -4,10 +4,13 @@
 - ``REFERENCE_PROGRAM``: the output the suite's reference program gives on the input;
 - ``CHECKER_PROGRAM``: the suite's checker judges the (input, output) pair — Python code
   defining ``check_output(generated_input, captured_output)`` that raises
-  ``AssertionError`` on a wrong output (HarnessLLM's harness). A failed assertion, a
-  crash and a timeout all reject the output; the reason is kept. For functional
-  problems the checker receives the decoded arguments and the returned value
-  re-evaluated from its repr inside the sandbox;
+  ``AssertionError`` on a wrong output (HarnessLLM's harness). A checker that takes a
+  third positional parameter, ``check_output(generated_input, captured_output,
+  expected_output)``, also receives the test's expected output (None when the test has
+  none): a special judge that compares with a reference answer (HardTestGen's
+  output-judging function). A failed assertion, a crash and a timeout all reject the
+  output; the reason is kept. For functional problems the checker receives the decoded
+  arguments and the returned value re-evaluated from its repr inside the sandbox;
 - ``INPUTS_ONLY`` and ``LLM_JUDGE``: no program can check outputs — ``can_check`` is
   False and a runner that needs outputs says why (or takes them from a reference).
 """
@@ -62,7 +65,8 @@ def check_outputs(sandbox: "Sandbox", oracle: Oracle, cases: list[tuple[str, str
     program = oracle.program
     if oracle.kind is OracleKind.CHECKER_PROGRAM and program is not None:
         return check_with_checker(sandbox, program.code, [(i, out) for i, _, out in cases],
-                                  functional=functional, time_ms=checker_time_ms)
+                                  functional=functional, time_ms=checker_time_ms,
+                                  expected=[e for _, e, _ in cases])
     if oracle.kind is OracleKind.REFERENCE_PROGRAM and program is not None:
         inputs = list(dict.fromkeys(i for i, _, _ in cases))
         ref = dict(zip(inputs, run_program(sandbox, program, inputs, limits=limits, entry_point=entry_point)))
@@ -112,20 +116,36 @@ def _tczoo_decode(text):
         return text
 
 
+def _tczoo_takes_expected(fn):
+    import inspect
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return True
+    return len([p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]) >= 3
+
+
 def _tczoo_check(pairs, limit_s, functional):
     import json, signal, traceback
 
     def alarm(*_):
         raise _TczooAlarm()
 
+    with_expected = _tczoo_takes_expected(check_output)
     results = []
-    for given, captured in pairs:
+    for given, captured, expected in pairs:
         if functional:
             given, captured = json.loads(given), _tczoo_decode(captured)
+            expected = None if expected is None else _tczoo_decode(expected)
         signal.signal(signal.SIGPROF, alarm)
         signal.setitimer(signal.ITIMER_PROF, limit_s)
         try:
-            check_output(given, captured)
+            if with_expected:
+                check_output(given, captured, expected)
+            else:
+                check_output(given, captured)
             res = {"ok": True}
         except _TczooAlarm:
             res = {"ok": False, "kind": "timeout", "error": "over %.1f s of CPU time" % limit_s}
@@ -141,20 +161,28 @@ def _tczoo_check(pairs, limit_s, functional):
 '''
 
 def check_with_checker(sandbox: "Sandbox", code: str, pairs: list[tuple[str, str]], *, functional: bool,
-                       time_ms: int = 5000, memory_mb: int = 1024, batch: int = 40) -> list[Check]:
-    """``check_output(input, output)`` for every pair, in the sandbox; identical pairs are
-    checked once. A batch whose process dies as a whole is checked again pair by pair."""
-    unique = list(dict.fromkeys(pairs))
+                       time_ms: int = 5000, memory_mb: int = 1024, batch: int = 40,
+                       expected: list[str | None] | None = None) -> list[Check]:
+    """``check_output(input, output)`` for every pair, in the sandbox — or
+    ``check_output(input, output, expected)`` when the checker takes a third parameter,
+    with ``expected[k]`` the expected output of pair k (None when unknown). Identical
+    cases are checked once. A batch whose process dies as a whole is checked again case
+    by case."""
+    wanted = list(expected) if expected is not None else [None] * len(pairs)
+    if len(wanted) != len(pairs):
+        raise ValueError("one expected output per pair")
+    cases = [(i, out, exp) for (i, out), exp in zip(pairs, wanted)]
+    unique = list(dict.fromkeys(cases))
     program = with_prelude(code) + _CHECK_TAIL
 
-    def call(chunk: list[tuple[str, str]]) -> PyCall:
+    def call(chunk: list[tuple[str, str, str | None]]) -> PyCall:
         total = time_ms * len(chunk) + 1000
         return PyCall(code=program, function="_tczoo_check", args=[[list(p) for p in chunk], time_ms / 1000, functional],
                       limits=Limits(time_ms=total, wall_ms=2 * total + 2000, memory_mb=memory_mb))
 
-    verdicts: dict[tuple[str, str], Check] = {}
+    verdicts: dict[tuple[str, str, str | None], Check] = {}
     chunks = [unique[i:i + batch] for i in range(0, len(unique), batch)]
-    retry: list[tuple[str, str]] = []
+    retry: list[tuple[str, str, str | None]] = []
     for chunk, res in zip(chunks, sandbox.call_many([call(c) for c in chunks])):
         if res.ok and isinstance(res.value, list) and len(res.value) == len(chunk):
             for p, r in zip(chunk, res.value):
@@ -168,7 +196,7 @@ def check_with_checker(sandbox: "Sandbox", code: str, pairs: list[tuple[str, str
             verdicts[p] = Check(False, "sandbox_error", res.error[-1500:])
         else:
             verdicts[p] = Check(False, "timeout" if res.error_type == "timeout" else "crash", res.error[-1500:])
-    return [verdicts[p] for p in pairs]
+    return [verdicts[c] for c in cases]
 
 
 def _check_of(r: dict) -> Check:

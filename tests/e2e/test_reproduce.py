@@ -36,6 +36,9 @@ FAST = {
     "stab-table2": {"runner:efficiency": {"languages": ["cpp"]}},
     "stab-table3": {"runner:efficiency": {"languages": ["cpp"]}},
     "stab-table4": {"runner:efficiency": {"languages": ["cpp"]}, "wedge": {"fuzz_seconds": 2}},
+    "hardtests-precision": {"hardtestgen": {"rpgen_inputs": 3, "rpgen_attempts": 4, "hackgen_inputs": 1,
+                                            "hackgen_attempts": 1}},
+    "saga-tcgbench": {"saga": {"differential_pairs": 1}},
 }
 RUNNABLE = [n for n, t in targets().items() if not t.missing_methods()]
 

@@ -361,3 +361,35 @@ def test_outputs_are_matched_by_the_problems_output_validator(sandbox):
     assert [c.kind for c in checks] == ["pass", "pass", "mismatch", "validator_failed"]
     with pytest.raises(ValueError):
         outputs_match(None, cases, comparator="program", validator=v)
+
+
+def test_checker_with_a_third_parameter_gets_the_expected_output(sandbox):
+    """A special judge compares with the reference answer: ``check_output(input, output,
+    expected)`` receives the test's expected output; a two-parameter checker does not."""
+    judge = ("def check_output(generated_input, captured_output, expected_output):\n"
+             "    assert sorted(captured_output.split()) == sorted(expected_output.split()), 'not the same set'\n")
+    oracle = Oracle(kind=OracleKind.CHECKER_PROGRAM, program=Program(code=judge, language=Language.PYTHON))
+    cases = [("2", "1 2", "2 1"), ("2", "1 2", "1 3"), ("1", "7", "7")]
+    assert [c.ok for c in check_outputs(sandbox, oracle, cases, limits=LIMITS)] == [True, False, True]
+    two = Oracle(kind=OracleKind.CHECKER_PROGRAM, program=Program(
+        code="def check_output(generated_input, captured_output):\n    assert captured_output == generated_input\n",
+        language=Language.PYTHON))
+    assert [c.ok for c in check_outputs(sandbox, two, [("5", None, "5"), ("5", "5", "6")], limits=LIMITS)] == [
+        True, False]
+
+
+def test_validate_inputs_runs_a_model_validator(sandbox):
+    from tczoo.execution import validate_inputs
+
+    code = ("def validate_input(s):\n"
+            "    if s.startswith('boom'):\n        raise ValueError('boom')\n"
+            "    if s.startswith('spin'):\n        while True: pass\n"
+            "    if s.startswith('tuple'):\n        return (False, 'why')\n"
+            "    return s.strip().isdigit()\n")
+    inputs = ["12\n", "x\n", "boom", "spin", "tuple"]
+    checks = validate_inputs(sandbox, code, inputs, time_ms=300)
+    # a tuple is decided by its first element: (False, 'why') is a no
+    assert [(c.ok, c.kind) for c in checks] == [(True, "pass"), (False, "assertion"), (False, "crash"),
+                                               (False, "timeout"), (False, "assertion")]
+    assert "returned False" in checks[1].detail and "ValueError" in checks[2].detail
+    assert "returned (False, 'why')" in checks[4].detail

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -262,8 +263,9 @@ def test_check_command_exit_codes_and_json(tmp_path):
     reports = {r["package"]: r for r in json.loads(proc.stdout)}
     assert reports["chatty"]["loaded"] is False and reports["chatty"]["reason"].startswith("interactive")
     assert reports["good"]["mismatches"] == 0 and len(reports["good"]["submissions"]) == 2
+    # 80 columns, as CI's log is: the reason is printed whole below the table, not folded into a cell
     text = subprocess.run([sys.executable, "-m", "tczoo.cli", "benchmarks", "--check", f"kattis:{tmp_path}"],
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "80"})
     assert text.returncode == 0 and "skipped: interactive" in text.stdout and "wrong_answer/w.py" in text.stdout
     bad = subprocess.run([sys.executable, "-m", "tczoo.cli", "benchmarks", "--check", f"tcbench:{tmp_path}"],
                          capture_output=True, text=True, timeout=120)

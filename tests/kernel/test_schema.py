@@ -89,3 +89,46 @@ def test_language_spellings(text, lang):
 def test_unknown_language_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown language"):
         Language.parse("brainfuck")
+
+
+def _pair_problem(n_wrong: int) -> Problem:
+    fast = Program(code="#include <cstdio>\nint main(){long long a,b;scanf(\"%lld%lld\",&a,&b);printf(\"%lld\",a+b);}\n",
+                   language=Language.CPP, name="accepted/fast.cpp")
+    py = Program(code="a, b = map(int, input().split())\nprint(a + b)\n", language=Language.PYTHON,
+                 name="accepted/sol.py")
+    wrong = [WrongProgram(code=f"a, b = map(int, input().split())\nprint(a + b + {k})\n", language=Language.PYTHON,
+                          name=f"wrong/off{k}.py", meta={"bug": f"adds {k}"}) for k in range(1, n_wrong + 1)]
+    return Problem(id="pairs", statement="Add.", solutions=[fast, py], wrong_solutions=wrong)
+
+
+def test_spec_correct_wrong_shows_half_the_wrong_submissions_with_a_fix():
+    from tczoo.schema import SHOWN_WRONG_SHARE, fix_for, shown_wrong
+
+    problem = _pair_problem(5)
+    shown = shown_wrong(problem)
+    assert len(shown) == int(SHOWN_WRONG_SHARE * 5) == 2
+    # the split does not depend on the order the loader listed the submissions in
+    reordered = problem.model_copy(update={"wrong_solutions": problem.wrong_solutions[::-1]})
+    assert [w.name for w in shown_wrong(reordered)] == [w.name for w in shown]
+    assert shown_wrong(_pair_problem(1)) == []  # at least as many held out as shown
+    # the fix: the closest accepted program, same language first; or the one meta names
+    assert fix_for(shown[0], problem.solutions).name == "accepted/sol.py"
+    named = shown[0].model_copy(update={"meta": {"fixed": "fast.cpp"}})
+    assert fix_for(named, problem.solutions).name == "accepted/fast.cpp"
+
+    task = Task.from_problem(problem, Setting.SPEC_CORRECT_WRONG)
+    assert len(task.correct_programs) == 2 and len(task.wrong_pairs) == 2
+    # what the method sees names nothing and describes no bug
+    assert {(p.wrong.name, p.fixed.name) for p in task.wrong_pairs} == {("wrong", "fixed")}
+    assert all(p.wrong.meta == {} for p in task.wrong_pairs)
+    shown_digests = task.shown_programs()
+    assert {w.digest for w in shown} <= shown_digests
+    held_out = [w for w in problem.wrong_solutions if w.digest not in shown_digests]
+    assert len(held_out) == 3
+    # other settings carry no wrong submissions
+    assert Task.from_problem(problem, Setting.SPEC_CORRECT).wrong_pairs == []
+    with pytest.raises(ValueError, match="must not carry wrong submissions"):
+        Task(problem_id="p", statement="s", time_limit_ms=1, memory_limit_mb=1, setting=Setting.SPEC_CORRECT,
+             correct_programs=problem.solutions, wrong_pairs=task.wrong_pairs)
+    with pytest.raises(ValueError, match="needs at least one correct program"):
+        Task(problem_id="p", statement="s", time_limit_ms=1, memory_limit_mb=1, setting=Setting.SPEC_CORRECT_WRONG)

@@ -186,38 +186,3 @@ def check_path(path: str | Path, sandbox, problems: list[str] | None = None,
 
 def as_json(reports: list[PackageCheck]) -> list[dict]:
     return [{**asdict(r), "mismatches": r.mismatches} for r in reports]
-
-
-def render(reports: list[PackageCheck], console) -> None:
-    """The report as rich tables: one line per package, then its submissions."""
-    from rich.table import Table
-
-    summary = Table(title="Kattis packages", show_lines=False)
-    for col in ("package", "status", "time limit", "checker", "tests", "submissions", "mismatches", "inputs"):
-        summary.add_column(col, overflow="fold")
-    for r in reports:
-        if not r.loaded:
-            summary.add_row(r.package, f"skipped: {r.reason}", "", "", "", "", "", "")
-            continue
-        inputs = (f"{r.inputs_checked - len(r.inputs_rejected)}/{r.inputs_checked} valid"
-                  if r.inputs_checked else "no input validator")
-        skipped = f" (+{len(r.skipped_submissions)} skipped)" if r.skipped_submissions else ""
-        summary.add_row(r.package, "loaded", f"{r.time_limit_ms / 1000:g} s ({r.time_limit_source})",
-                        r.checker, str(r.tests), f"{len(r.submissions)}{skipped}", str(r.mismatches), inputs)
-    console.print(summary)
-    for r in reports:
-        if not r.loaded:
-            continue
-        table = Table(title=f"{r.package}: time limit {r.time_limit_ms / 1000:g} s, "
-                            f"safety margin x{r.safety_margin:g}")
-        for col in ("submission", "expected", "verdict", "with margin", "first failure", "slowest", "status",
-                    "explanation"):
-            table.add_column(col, overflow="fold")
-        for s in r.submissions:
-            table.add_row(s.name, "/".join(s.expected), s.verdict, s.verdict_with_margin, s.failed_on,
-                          f"{s.slowest_ms / 1000:.2f} s", s.status, s.explanation)
-        for s in r.skipped_submissions:
-            table.add_row(s["path"], "", "", "", "", "", "skipped", s["reason"])
-        for rejected in r.inputs_rejected:
-            table.add_row("(input validators)", "", "", "", "", "", "REJECTED", rejected)
-        console.print(table)
