@@ -12,7 +12,13 @@ A method is a class with a ``generate(task, ctx) -> TestSuite`` coroutine. It de
                 defaults;
 - ``first_k``   how many of its tests a bug-finding runner evaluates per response by
                 default (HarnessLLM Appendix B.1: 1 for input-output tests, 5 for
-                harnesses); None: all of them.
+                harnesses); None: all of them;
+- ``functional`` whether it writes tests for function-level (call-based) problems
+                (``Task.entry_point`` set: HumanEval, LeetCode-style problems); a
+                method that cannot is refused on them, in one line, before any LLM call;
+- ``samples_candidates`` whether it samples candidate solutions itself and returns
+                them as artifacts of role ``CANDIDATE_ROLE`` (CodeT): a selection
+                runner (``bestofn``) then ranks those instead of a pool of its own.
 
 The runner builds the ``Task`` from the setting, so a method cannot see more than its
 paper allows. A method runs programs only through ``ctx`` (the sandbox and the
@@ -67,6 +73,8 @@ class Method:
     runner: ClassVar[str] = "hackrate"
     Params: ClassVar[type[MethodParams]] = MethodParams
     first_k: ClassVar[int | None] = None
+    functional: ClassVar[bool] = False
+    samples_candidates: ClassVar[bool] = False
 
     def __init__(self, **params: Any):
         self.params = self.Params(**params)
@@ -84,6 +92,8 @@ class Method:
             "produces": cls.produces.value,
             "runner": cls.runner,
             "first_k": cls.first_k,
+            "functional": cls.functional,
+            "samples_candidates": cls.samples_candidates,
             "params": {k: f.default for k, f in cls.Params.model_fields.items()},
         }
 

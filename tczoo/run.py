@@ -183,6 +183,8 @@ def build_units(config: RunConfig, problems: list[Problem], sandbox) -> list[Uni
         except ValidationError as exc:
             raise ParamsError(f"--params for runner:{runner_cls.name}: {_error_text(exc)}") from None
         for problem in problems:
+            if problem.entry_point and not getattr(cls, "functional", False):
+                raise UserError(function_level_refusal(name, problem))
             try:
                 specs = runner.tasks(problem, cls, samples=config.samples, seed=config.seed)
             except ValidationError:
@@ -192,6 +194,16 @@ def build_units(config: RunConfig, problems: list[Problem], sandbox) -> list[Uni
             for spec in specs:
                 units.append(Unit(name, method, runner, problem, spec))
     return units
+
+
+def function_level_refusal(method: str, problem: Problem) -> str:
+    """Why ``method`` cannot run on the function-level ``problem``, in one line."""
+    from tczoo.registry import describe_methods
+
+    able = [m["name"] for m in describe_methods() if m.get("functional")]
+    return (f"method {method} writes stdin tests and has no function-level mode; {problem.id} is a "
+            f"function-level problem (entry point {problem.entry_point}): pick problems without one, or a "
+            f"method that has it ({', '.join(able) or 'none installed'})")
 
 
 # --------------------------------------------------------------------------- one unit

@@ -369,8 +369,13 @@ class GeneratorSpec(Model):
     memory_mb: int = 1024
 
 
+CANDIDATE_ROLE = "candidate"  # an Artifact role: a candidate solution the method sampled (CodeT)
+
+
 class Artifact(Model):
-    """A program a method wrote along the way (generator, validator, oracle, harness)."""
+    """A program a method wrote along the way (generator, validator, oracle, harness);
+    role ``CANDIDATE_ROLE``: a candidate solution of the problem it sampled, for a
+    selection runner to rank (``Method.samples_candidates``)."""
 
     role: str
     program: Program

