@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from tczoo.benchmarks import benchmark_availability, benchmark_names, load_benchmark
-from tczoo.benchmarks.humaneval import HumanEvalError, encode_args, package_file
+from tczoo.benchmarks.humaneval import HumanEvalError, package_file
+from tczoo.parsing.asserts import encode_args
 from tczoo.execution import Limits, run_program, same_output
 from tczoo.schema import Problem
 from tczoo.sandbox.types import PyCall

@@ -28,7 +28,8 @@ How ``check`` becomes pairs (every assert is accounted for in ``meta["golden"]``
    truthy / falsy value; ours asks for the bool, which every canonical solution
    returns). ``assert abs(candidate(ARGS) - E) < TOL``: the pair (ARGS, E) -- *approx*
    (compared with tczoo's functional tolerance, 1e-9 relative, instead of TOL).
-   ``assert True`` and other asserts that never call the candidate: *no-op*, no test.
+   ``assert True`` (an assert over no name at all): *no-op*, no test. The readings are
+   ``tczoo.parsing.asserts``' (shared with methods that read model-written asserts).
 2. **Recorded in the sandbox**: whatever is left of ``check`` (loops, random inputs,
    helper variables, properties such as HumanEval/32's ``poly(xs, candidate(xs)) ~ 0``)
    runs once in the sandbox with the canonical solution behind a recording candidate;
@@ -56,14 +57,14 @@ import hashlib
 import importlib.resources
 import io
 import json
-import math
-import operator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tczoo.benchmarks.loaders import BenchmarkLoadError
 from tczoo.execution.outputs import same_output
+from tczoo.parsing.asserts import (assert_pair, call_pair, constant_text, is_json, literal_problem, mentions,
+                                   round_trips)
 from tczoo.schema import GoldenTest, Language, Problem, Program, Sample
 
 SCHEMA = "humaneval"
@@ -75,7 +76,6 @@ MEMORY_MB = 1024
 RECORD_TIME_MS = 20_000  # CPU time for running a residual check once (100 random calls ...)
 MAX_FILE_BYTES = 64 << 20  # decompressed
 RECORDER_VERSION = 4  # bump when the recorder's output changes (it keys the cache)
-MAX_LITERAL_CHARS = 1 << 20  # an argument list or value read back with ast.literal_eval
 
 
 class HumanEvalError(BenchmarkLoadError):
@@ -231,8 +231,8 @@ class Converted:
                                      f"{str(call)[:200]}")
             name = f"test:{call['line']}#{call['index']}"
             args = call["args"]
-            why = call.get("why") or _literal_problem(call["expected"])
-            if not why and not _is_json(args) and not _round_trips(args):
+            why = call.get("why") or literal_problem(call["expected"])
+            if not why and not is_json(args) and not round_trips(args):
                 why = "arguments without a literal repr"
             if why:
                 self.unconvertible.append({"line": call["line"], "why": why})
@@ -277,11 +277,10 @@ def convert(record: dict[str, Any]) -> Converted:
     kept: list[ast.stmt] = []
     dropped: list[int] = []
     for stmt in check.body:
-        pair = _static_pair(stmt, candidate) if isinstance(stmt, ast.Assert) else None
+        pair = assert_pair(stmt, candidate)
         if pair is not None:
-            kind, args, expected = pair
-            out.tests.append(GoldenTest(input=args, output=expected, name=f"test:{stmt.lineno}"))
-            out.count(kind)
+            out.tests.append(GoldenTest(input=pair.input, output=pair.output, name=f"test:{stmt.lineno}"))
+            out.count(pair.kind)
             dropped.append(stmt.lineno)
         elif isinstance(stmt, ast.Assert) and not any(isinstance(n, ast.Name) for n in ast.walk(stmt)):
             out.count("no-op")
@@ -290,176 +289,10 @@ def convert(record: dict[str, Any]) -> Converted:
             continue  # a docstring or a bare string
         else:
             kept.append(stmt)
-    if any(_mentions(s, candidate) for s in kept):
+    if any(mentions(s, candidate) for s in kept):
         out.residual = dropped
     out.samples = _samples(record["prompt"], record["entry_point"])
     return out
-
-
-def _mentions(node: ast.AST, name: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(node))
-
-
-def _static_pair(stmt: ast.Assert, candidate: str) -> tuple[str, str, str] | None:
-    """(kind, JSON arguments, repr of the expected value) of an assert the source
-    decides alone, or None."""
-    test = stmt.test
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        call = _candidate_call(test.operand, candidate)
-        return _pair("truth", call, False) if call is not None else None
-    call = _candidate_call(test, candidate)
-    if call is not None:
-        return _pair("truth", call, True)
-    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
-        return None
-    left, op, right = test.left, test.ops[0], test.comparators[0]
-    if isinstance(op, (ast.Eq, ast.Is)):
-        for side, other in ((left, right), (right, left)):
-            call = _candidate_call(_unwrap_sequence(side), candidate)
-            if call is not None and not _mentions(other, candidate):
-                ok, value = _constant(_unwrap_sequence(other))
-                return _pair("literal", call, value) if ok else None
-        return None
-    # abs(candidate(ARGS) - E) < TOL
-    if (isinstance(op, (ast.Lt, ast.LtE)) and isinstance(left, ast.Call) and isinstance(left.func, ast.Name)
-            and left.func.id == "abs" and len(left.args) == 1 and isinstance(left.args[0], ast.BinOp)
-            and isinstance(left.args[0].op, ast.Sub)):
-        call = _candidate_call(left.args[0].left, candidate)
-        ok, value = _constant(left.args[0].right)
-        if call is not None and ok and isinstance(value, (int, float)) and not isinstance(value, bool):
-            return _pair("approx", call, value)
-    return None
-
-
-def _unwrap_sequence(node: ast.expr) -> ast.expr:
-    """``tuple(X)`` / ``list(X)`` -> X (tczoo compares tuples and lists alike)."""
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("tuple", "list")
-            and len(node.args) == 1 and not node.keywords):
-        return node.args[0]
-    return node
-
-
-def _candidate_call(node: ast.expr, candidate: str) -> ast.Call | None:
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == candidate
-            and not node.keywords and not any(isinstance(a, ast.Starred) for a in node.args)):
-        return node
-    return None
-
-
-def _pair(kind: str, call: ast.Call, expected: Any) -> tuple[str, str, str] | None:
-    values = []
-    for arg in call.args:
-        ok, value = _constant(arg)
-        if not ok:
-            return None
-        values.append(value)
-    args = encode_args(values)
-    if args is None or _literal_problem(repr(expected)):
-        return None  # the recorder decides, and says why when it cannot either
-    return kind, args, repr(expected)
-
-
-def encode_args(values: list[Any]) -> str | None:
-    """A functional test input for positional ``values``: their JSON array, or, where
-    JSON cannot carry them (tuples, sets, non-string keys), their Python literal when it
-    reads back as exactly the same values; None when neither does (non-finite floats)."""
-    if not _json_problem(values):
-        return json.dumps(values)
-    text = repr(values)
-    return text if _round_trips(text) else None
-
-
-def _round_trips(text: str) -> bool:
-    if len(text) > MAX_LITERAL_CHARS:
-        return False
-    try:
-        return repr(ast.literal_eval(text)) == text
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return False
-
-
-# Constant folding over literals, with bounds (a test file is data, never run here).
-_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
-_MAX_SIZE = 100_000
-
-
-def _constant(node: ast.expr) -> tuple[bool, Any]:
-    try:
-        return True, _fold(node, 0)
-    except (ValueError, TypeError, ArithmeticError, RecursionError, MemoryError):
-        return False, None
-
-
-def _fold(node: ast.expr, depth: int) -> Any:
-    if depth > 50:
-        raise ValueError("too deep")
-    if isinstance(node, ast.Constant):
-        if isinstance(node.value, (str, bytes)) and len(node.value) > _MAX_SIZE:
-            raise ValueError("too large")
-        return node.value
-    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-        items = [_fold(e, depth + 1) for e in node.elts]
-        return {ast.List: list, ast.Tuple: tuple, ast.Set: set}[type(node)](items)
-    if isinstance(node, ast.Dict):
-        if any(k is None for k in node.keys):
-            raise ValueError("dict unpacking")
-        return {_fold(k, depth + 1): _fold(v, depth + 1) for k, v in zip(node.keys, node.values)}
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd, ast.Not)):
-        value = _fold(node.operand, depth + 1)
-        return {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Not: operator.not_}[type(node.op)](value)
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
-        a, b = _fold(node.left, depth + 1), _fold(node.right, depth + 1)
-        _bounded(node.op, a, b)
-        return _BINOPS[type(node.op)](a, b)
-    raise ValueError("not a constant")
-
-
-def _bounded(op: ast.operator, a: Any, b: Any) -> None:
-    if isinstance(op, ast.Pow):
-        if not all(isinstance(x, (int, float)) for x in (a, b)) or abs(b) > 256 or abs(a) > 10**6:
-            raise ValueError("power out of bounds")
-    if isinstance(op, ast.Mult):
-        for seq, n in ((a, b), (b, a)):
-            if isinstance(seq, (str, bytes, list, tuple)) and isinstance(n, int) and len(seq) * n > _MAX_SIZE:
-                raise ValueError("too large")
-    for x in (a, b):
-        if isinstance(x, int) and not isinstance(x, bool) and x.bit_length() > 4096:
-            raise ValueError("too large")
-
-
-def _json_problem(values: Any) -> str:
-    """Why JSON cannot carry ``values`` as they are ("" when it can)."""
-    if isinstance(values, bool) or values is None or isinstance(values, (int, str)):
-        return ""
-    if isinstance(values, float):
-        return "" if math.isfinite(values) else f"non-finite float {values!r}"
-    if isinstance(values, list):
-        return next((why for v in values if (why := _json_problem(v))), "")
-    if isinstance(values, dict):
-        if not all(isinstance(k, str) for k in values):
-            return "a dict with non-string keys"
-        return next((why for v in values.values() if (why := _json_problem(v))), "")
-    return f"a {type(values).__name__} argument"
-
-
-def _is_json(text: str) -> bool:
-    try:
-        json.loads(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _literal_problem(text: str) -> str:
-    """Why ``text`` (a repr) is not a Python literal ("" when it is)."""
-    if len(text) > MAX_LITERAL_CHARS:
-        return "a value over 1 MB"
-    try:
-        ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return f"the value {text[:80]!r} has no literal repr"
-    return ""
 
 
 def _samples(prompt: str, entry_point: str) -> list[Sample]:
@@ -479,21 +312,11 @@ def _samples(prompt: str, entry_point: str) -> list[Sample]:
             node = ast.parse(ex.source.strip(), mode="eval").body
         except (SyntaxError, ValueError):
             continue
-        call = _candidate_call(node, entry_point)
-        if call is None:
-            continue
-        ok, expected = _constant_text(ex.want.strip())
-        pair = _pair("sample", call, expected) if ok else None
+        ok, expected = constant_text(ex.want)
+        pair = call_pair(node, entry_point, expected) if ok else None
         if pair is not None:
-            out.append(Sample(input=pair[1], output=pair[2]))
+            out.append(Sample(input=pair.input, output=pair.output))
     return out
-
-
-def _constant_text(text: str) -> tuple[bool, Any]:
-    try:
-        return _constant(ast.parse(text, mode="eval").body)
-    except (SyntaxError, ValueError):
-        return False, None
 
 
 # --------------------------------------------------------------------------- the recorder
