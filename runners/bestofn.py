@@ -11,9 +11,10 @@ Candidates (``candidates``):
 - ``"problem"`` (the default for a method that writes tests only): the problem's own
   accepted and wrong solutions, shuffled (seeded) and cut to ``n`` — a pool whose
   correctness is known;
-- a path to a JSONL file of ``{"problem_id", "code", "language"?, "name"?,
-  "generator"?}`` lines, in sample order, the first ``n`` per problem kept. Write one
-  from a model with ``tczoo harness candidates``;
+- a path to a candidates file (``tczoo.submissions``: JSONL lines ``{"problem_id",
+  "code", "language"?, "name"?, "generator"?}``, labels and error records allowed), in
+  sample order, the first ``n`` records with code per problem kept. Write one from a
+  model with ``tczoo candidates`` or ``tczoo harness candidates``;
 - the method's own (the default for a method that samples candidates itself,
   ``Method.samples_candidates``: CodeT): the artifacts of role ``CANDIDATE_ROLE`` of each
   suite, ranked with that suite's tests. Such a method gets one task per problem (per
@@ -48,7 +49,6 @@ averaged over problems.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import random
 import statistics
@@ -64,7 +64,8 @@ from tczoo.execution import (Limits, can_check, check_outputs, no_sandbox_errors
                              run_programs)
 from tczoo.runner import Runner, Table, TaskSpec
 from tczoo.runners.bugfind import limits_note
-from tczoo.schema import CANDIDATE_ROLE, Language, Problem, Program, ScoreRecord, Setting, Task, TestSuite
+from tczoo.schema import CANDIDATE_ROLE, Problem, Program, ScoreRecord, Setting, Task, TestSuite
+from tczoo.submissions import read_candidates
 
 
 # --------------------------------------------------------------------------- input diversity
@@ -140,22 +141,8 @@ class BestOfNRunner(Runner):
         if self.params.candidates in (None, "problem"):
             return None
         if self._file is None:
-            path = Path(self.params.candidates)
-            if not path.is_file():
-                raise UserError(f"bestofn candidates file not found: {path}")
-            by_problem: dict[str, list[Program]] = defaultdict(list)
-            for n, line in enumerate(path.read_text().splitlines(), 1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                    prog = Program(code=rec["code"], language=Language.parse(rec.get("language", "python")),
-                                   name=rec.get("name") or f"candidate-{len(by_problem[str(rec['problem_id'])])}",
-                                   meta={"generator": rec.get("generator")} if rec.get("generator") else {})
-                except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
-                    raise UserError(f"{path}:{n}: need {{problem_id, code, language?}} ({exc})") from exc
-                by_problem[str(rec["problem_id"])].append(prog)
-            self._file = dict(by_problem)
+            held = read_candidates(self.params.candidates)  # the one reader (tczoo.submissions)
+            self._file = {pid: held.programs(pid) for pid in held.by_problem}
         return self._file
 
     def candidates(self, problem: Problem) -> list[Program]:

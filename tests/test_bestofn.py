@@ -130,5 +130,12 @@ def test_sampling_candidates_from_a_model(tmp_path):
     res = CliRunner().invoke(app, ["harness", "candidates", "--model", model, "-p", "zm01", "-n", "3", "--out", str(out)])
     assert res.exit_code == 0, res.output
     recs = [json.loads(line) for line in out.read_text().splitlines()]
-    assert [(r["name"], r["language"]) for r in recs] == [("sample-0", "cpp"), ("sample-2", "cpp")]
-    assert "1 answers unusable" in res.output
+    # every answer is kept (tczoo candidates' format): the unusable one as an error record,
+    # the programs labelled by zm01's golden tests (printing 0 is wrong there)
+    assert [(r["name"], r.get("language"), r.get("label"), r.get("error")) for r in recs] == [
+        ("sample-0", "cpp", "wrong", None), ("sample-1", None, None, "no_code_block"),
+        ("sample-2", "cpp", "wrong", None)]
+    assert "1 answer(s) had no usable code" in res.output
+    # best-of-N reads the programs of the same file
+    runner = BestOfNRunner(None, candidates=str(out))
+    assert [c.name for c in runner.candidates(zm01())] == ["sample-0", "sample-2"]

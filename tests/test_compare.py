@@ -125,19 +125,20 @@ def test_cross_scoring_scores_every_suite_with_every_runner(tmp_path):
     out = tmp_path / "cross"
     params = {"runner:efficiency": {"languages": ["cpp"]}, "runner:bugfind": {"responses": 1, "max_triplets": 2}}
     args = ["compare", "--methods", "crux,stab", "--models", rules, "--problems", "zm01", "--out", str(out),
-            "--runners", "hackrate,efficiency,bugfind", "--params", json.dumps(params), "-f", "json"]
+            "--runners", "hackrate,efficiency,bugfind,agreement", "--params", json.dumps(params), "-f", "json"]
     done = _tczoo(args, tmp_path)
     assert done.returncode == 0, done.stderr
     matrix = _table(json.loads(done.stdout), "cross-scoring: method × metric")
     rows = {r["method"]: r for r in matrix["rows"]}
     assert rows["crux"]["own runner"] == "hackrate" and rows["stab"]["own runner"] == "efficiency"
     for method in ("crux", "stab"):  # every runner gave every method a number
-        for column in ("hackrate: HR", "efficiency: Avg", "bugfind: zoo-mini TBR"):
+        for column in ("hackrate: HR", "efficiency: Avg", "bugfind: zoo-mini TBR", "agreement: TPR",
+                       "agreement: TNR", "agreement: DR"):
             float(rows[method][column])
     # STAB's suites carry inputs only: the runners that judge outputs got the reference solution's
     stab_dir = next(out.glob("*/stab"))
     records = _lines(stab_dir / "cross_scores.jsonl")
-    assert {r["runner"] for r in records} == {"hackrate", "bugfind"}
+    assert {r["runner"] for r in records} == {"hackrate", "bugfind", "agreement"}
     assert all(r["detail"]["cross"]["oracle"].startswith("reference:") for r in records)
     bugfind = [r for r in records if r["runner"] == "bugfind"]
     assert len(bugfind) == 2  # one per wrong code (max_triplets 2), not one per response

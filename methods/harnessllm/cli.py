@@ -1,65 +1,33 @@
 """``tczoo harness ...``: HarnessLLM's commands — candidates for best-of-N, the SFT export.
 
-    tczoo harness candidates --model M --benchmark B [-p IDS] [-n 8] --out cands.jsonl
+    tczoo harness candidates --model M --benchmark B [-p IDS] [-n 8] --out cands.jsonl   (tczoo candidates,
+                                                     HarnessLLM's template and sampling)
     tczoo run -m harness,io --runner bestofn --params '{"runner:bestofn": {"candidates": "cands.jsonl"}}'
     tczoo harness sft RUN_DIR --out sft.jsonl [--outcome true_bug]
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Optional
 
 import typer
 
-from tczoo.cli.kit import CLIError, check_model, echo, require_run_dir, split
+from tczoo.cli.kit import CLIError, echo, require_run_dir, split
 from tczoo.textio import dumps
 
 
 # --------------------------------------------------------------------------- candidates
 
 
-async def sample_candidates(model: str, problems, n: int, *, temperature: float = 0.6, top_p: float | None = 0.95,
-                            presence_penalty: float | None = 1.5, max_tokens: int | None = 32_000,
-                            cache: bool = True) -> list[dict]:
-    """``n`` sampled solutions per problem (template harness/solve) as candidate records
-    ``{"problem_id", "name", "language", "code", "generator"}``; unusable answers are
-    reported as records with ``"error"`` instead of ``"code"``. Sampled as the authors
-    sample code for Table 3 (their generation script: temperature 0.6, top-p 0.95,
-    presence penalty 1.5, up to 32,000 tokens)."""
-    import asyncio
+def harness_sampling():
+    """How the authors sample code for Table 3 (their generation script): template
+    harness/solve, temperature 0.6, top-p 0.95, presence penalty 1.5, up to 32,000
+    tokens. ``tczoo candidates`` does the sampling, labelling and writing."""
+    from tczoo.candidates import Sampling
 
-    from tczoo.llm import LLMClient, LLMSettings
-    from tczoo.parsing import ParseError, extract_program
-    from tczoo.templates import Prompts
-    from tczoo.schema import Setting, Task
-
-    settings = LLMSettings(temperature=temperature, cache=cache)
-    if max_tokens:
-        settings.max_tokens = max_tokens
-    client = LLMClient(model, settings)
-    prompts = Prompts()
-
-    async def one(problem) -> list[dict]:
-        task = Task.from_problem(problem, Setting.SPEC)
-        messages = prompts.render("harness/solve", task=task, language_name="Python 3")
-        out = []
-        for c in await client.complete(messages, n=n, top_p=top_p, presence_penalty=presence_penalty):
-            rec = {"problem_id": problem.id, "name": f"sample-{c.sample}", "generator": model}
-            if not c.ok:
-                out.append({**rec, "error": f"{c.reason}: {c.error}"[:300]})
-                continue
-            try:
-                prog = extract_program(c.text)
-            except ParseError as exc:
-                out.append({**rec, "error": exc.reason})
-                continue
-            out.append({**rec, "language": prog.language.value, "code": prog.code})
-        return out
-
-    batches = await asyncio.gather(*(one(p) for p in problems))
-    return [r for batch in batches for r in batch]
+    return Sampling(template="harness/solve", functional_template="harness/solve", temperature=0.6, top_p=0.95,
+                    presence_penalty=1.5, max_tokens=32_000)
 
 
 # --------------------------------------------------------------------------- commands
@@ -79,27 +47,16 @@ def register(app: typer.Typer) -> None:
         top_p: float = typer.Option(0.95, "--top-p", min=0, max=1),
         presence_penalty: float = typer.Option(1.5, "--presence-penalty"),
         max_tokens: int = typer.Option(32_000, "--max-tokens", min=1),
-        out: Path = typer.Option(..., "--out", "-o", help="JSONL to write"),
+        out: Path = typer.Option(..., "--out", "-o", help="JSONL to write (appended to; resumed)"),
     ) -> None:
-        """Sample N candidate programs per problem from a model (input for --runner bestofn)."""
-        import asyncio
+        """Sample N candidate programs per problem from a model (input for --runner bestofn),
+        labelled by the golden tests: ``tczoo candidates`` with HarnessLLM's template and sampling."""
+        from tczoo.cli.candidates import write_candidates
 
-        from tczoo.benchmarks import load_benchmark
-
-        check_model(model)
-        if out.exists() and not out.is_file():
-            raise CLIError(f"--out {out} exists and is not a file")
-        loaded = load_benchmark(benchmark, split(problems))
-        records = asyncio.run(sample_candidates(model, loaded, n, temperature=temperature, top_p=top_p,
-                                                presence_penalty=presence_penalty, max_tokens=max_tokens))
-        out.parent.mkdir(parents=True, exist_ok=True)
-        with out.open("w") as fh:
-            for rec in records:
-                if "code" in rec:
-                    fh.write(json.dumps(rec) + "\n")
-        bad = [r for r in records if "code" not in r]
-        echo(f"{len(records) - len(bad)} candidates for {len(loaded)} problems written to {out}"
-             + (f"; {len(bad)} answers unusable" if bad else ""), err=True)
+        sampling = harness_sampling()
+        sampling.temperature, sampling.top_p = temperature, top_p
+        sampling.presence_penalty, sampling.max_tokens = presence_penalty, max_tokens
+        write_candidates(model, benchmark, problems, n, out, sampling)
 
     @harness.command("sft")
     def harness_sft(

@@ -23,7 +23,7 @@ import sys
 
 import typer
 
-from tczoo.cli import browse, cache, experiments, listing, runs, tools
+from tczoo.cli import browse, cache, candidates, experiments, listing, runs, tools
 from tczoo.cli.kit import err_console, warn
 from tczoo.errors import RunFailed, UserError
 
@@ -34,7 +34,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _module in (listing, runs, experiments, tools, cache, browse):
+for _module in (listing, runs, experiments, tools, candidates, cache, browse):
     _module.register(app)
 _KERNEL_COMMANDS = {c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands}
 _KERNEL_COMMANDS |= {g.name for g in app.registered_groups if g.name}

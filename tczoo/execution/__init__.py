@@ -4,9 +4,9 @@ One way to run a program on inputs (``run_program``/``run_programs`` → ``Execu
 one output comparison (``same_output``), one driver for model-written input generators
 (``run_generators``), one oracle check by ``OracleKind`` (``check_outputs``), and one
 judgement of a suite on a (problem, buggy program, ground truth) triplet
-(``gather_evidence`` + ``classify``), and line coverage of a program on inputs
-(``line_coverage``). Everything runs in the ``Sandbox``; nothing a
-model wrote runs in this process.
+(``gather_evidence`` + ``classify``), a suite used as a judge of whole programs
+(``SuiteJudge``), and line coverage of a program on inputs (``line_coverage``).
+Everything runs in the ``Sandbox``; nothing a model wrote runs in this process.
 """
 
 from tczoo.execution.calls import (
@@ -20,6 +20,7 @@ from tczoo.execution.calls import (
 )
 from tczoo.execution.coverage import Coverage, CoverageUnavailable, line_coverage
 from tczoo.execution.generators import Generator, call_seed, record, rerun, run_generators
+from tczoo.execution.judge import ProgramJudgement, SuiteJudge, TestUse
 from tczoo.execution.oracle import Check, OracleUnavailable, can_check, check_outputs, check_with_checker
 from tczoo.execution.outputs import outputs_match, same_output
 from tczoo.execution.programs import Execution, Signature, no_sandbox_errors, run_program, run_programs, signature_of
@@ -29,7 +30,7 @@ from tczoo.schema import dedupe, input_key, interleave
 
 __all__ = [
     "CALL_FAILURE_REASONS", "PRELUDE", "Check", "Coverage", "CoverageUnavailable", "Evidence", "Execution", "Generator", "Limits", "OracleUnavailable",
-    "Outcome", "Sandbox", "Signature", "Verdict", "call_seed", "can_check", "check_outputs", "check_with_checker",
+    "Outcome", "ProgramJudgement", "Sandbox", "Signature", "SuiteJudge", "TestUse", "Verdict", "call_seed", "can_check", "check_outputs", "check_with_checker",
     "classify", "dedupe", "ground_truth_index", "evaluate_literal", "gather_evidence", "input_key", "interleave", "line_coverage", "no_sandbox_errors", "py_call", "read_call",
     "outputs_match", "record", "required_args", "rerun", "run_generators", "run_program", "run_programs", "same_output",
     "signature_of", "with_prelude",

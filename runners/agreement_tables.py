@@ -1,0 +1,196 @@
+"""The agreement runner's tables, from score records alone (no sandbox).
+
+Averaging follows each metric's paper (docs/agreement.md):
+
+- macro — per problem (the mean of its suites, when a method made several), then the
+  mean over the problems where the metric is defined: TPR and TNR (CodeContests+,
+  CodeContests-O), DR and VAcc (SAGA), Fault Coverage@N (TestCase-Eval);
+  Avg = (TPR + TNR) / 2 of those means (CodeContests-O);
+- micro — pooled over every judged submission of every suite: FPR, FNR and
+  consistency (AutoCode), precision and recall (HardTests), Fault Exposure over every
+  target (TestCase-Eval's Task 2).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from tczoo.report import NO_VALID
+from tczoo.runner import Table
+from tczoo.schema import ScoreRecord
+
+CATEGORY_COLUMNS = ("WA", "TLE", "RE", "MLE")
+
+
+def _mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
+
+
+def _pct(num: float, den: float) -> float | None:
+    return 100.0 * num / den if den else None
+
+
+def macro(items: list[tuple[str, dict[str, float]]], key: str) -> float | None:
+    """Per problem the mean of its suites' values, then the mean over problems."""
+    by_problem: dict[str, list[float]] = defaultdict(list)
+    for pid, m in items:
+        if key in m:
+            by_problem[pid].append(m[key])
+    return _mean([sum(v) / len(v) for v in by_problem.values()])
+
+
+def aggregate(items: list[tuple[str, dict[str, float]]], coverage: list[int]) -> dict[str, Any]:
+    """The row values over (problem id, suite metrics) items."""
+    total = {k: sum(m.get(k, 0.0) for _, m in items) for k in ("tp", "fn", "tn", "fp", "exposed", "exposure_n")}
+    tp, fn, tn, fp = total["tp"], total["fn"], total["tn"], total["fp"]
+    tpr, tnr = macro(items, "tpr"), macro(items, "tnr")
+    row: dict[str, Any] = {
+        "problems": len({pid for pid, _ in items}), "suites": len(items),
+        "TPR": tpr, "TNR": tnr, "Avg": (tpr + tnr) / 2 if tpr is not None and tnr is not None else None,
+        "FPR": _pct(fp, fp + tn), "FNR": _pct(fn, fn + tp), "Consistency": _pct(tp + tn, tp + tn + fp + fn),
+        "Precision": _pct(tp, tp + fp), "Recall": _pct(tp, tp + fn),
+        "DR": macro(items, "dr"), "VAcc": macro(items, "vacc"),
+    }
+    for n in coverage:
+        row[f"Cov@{n}"] = macro(items, f"cov@{n}")
+    if total["exposure_n"]:
+        row["Exposure"] = _pct(total["exposed"], total["exposure_n"])
+    return row
+
+
+def summarize(scores: list[ScoreRecord]) -> list[Table]:
+    scores = [s for s in scores if "failed" in s.detail or s.metrics.get("n_valid")]
+    if not scores:
+        return []
+    coverage = sorted({int(n) for s in scores for n in s.detail.get("coverage", [])})
+    groups: dict[tuple[str, str], list[ScoreRecord]] = defaultdict(list)
+    reference: dict[str, dict[str, Any]] = {}
+    for s in scores:
+        groups[(s.model, s.method)].append(s)
+        ref = s.detail.get("reference")
+        if isinstance(ref, dict):
+            reference.setdefault(s.problem_id, ref)
+    exposure = any(s.detail.get("target") for s in scores)
+    metric_cols = ["TPR", "TNR", "Avg", "FPR", "FNR", "Consistency", "Precision", "Recall", "DR", "VAcc",
+                   *[f"Cov@{n}" for n in coverage], *(["Exposure"] if exposure else [])]
+    rows, counts = [], []
+    cannot_run: set[tuple[str, str]] = set()
+    undetermined = 0
+    failed_suites: dict[tuple[str, str], int] = defaultdict(int)
+    vacuous: set[str] = set()
+    for (model, method), recs in sorted(groups.items()):
+        ok = [s for s in recs if "failed" not in s.detail]
+        failed_suites[(model, method)] = len(recs) - len(ok)
+        items = [(s.problem_id, s.metrics) for s in ok]
+        for s in ok:
+            for sub in s.detail.get("submissions", []):
+                if sub.get("status") == "cannot_run":
+                    cannot_run.add((s.problem_id, sub.get("name", "?")))
+            undetermined += int(s.metrics.get("n_undetermined", 0))
+            if s.detail.get("vacuous_soundness"):
+                vacuous.add(s.problem_id)
+        if items:
+            row = {"model": model, "method": method, **aggregate(items, coverage)}
+        else:
+            row = {"model": model, "method": method, "problems": len({s.problem_id for s in recs}), "suites": 0,
+                   **{c: NO_VALID for c in metric_cols}}
+        rows.append(row)
+        counts.append(_counts(model, method, items, failed_suites[(model, method)]))
+    ref_items = [(pid, r["metrics"]) for pid, r in sorted(reference.items()) if "metrics" in r]
+    ref_failed = sorted(pid for pid, r in reference.items() if "metrics" not in r)
+    if ref_items:
+        rows.append({"model": REFERENCE_MODEL, "method": REFERENCE, **aggregate(ref_items, coverage)})
+        counts.append(_counts(REFERENCE_MODEL, REFERENCE, ref_items, len(ref_failed)))
+    notes = _notes(scores, coverage, cannot_run, undetermined, failed_suites, vacuous, ref_failed)
+    tables = [Table(title="The suite as a judge: agreement with the labelled submissions (%)",
+                    columns=["model", "method", "problems", "suites", *metric_cols], rows=rows, notes=notes),
+              Table(title="Labelled submissions judged (pooled counts)",
+                    columns=["model", "method", "suites", "accepted judged", "wrong judged", "TP", "FN", "TN", "FP",
+                             "usable tests", "sound tests", "cannot run", "undetermined", "failed suites"],
+                    rows=counts,
+                    notes=["TP: accepted and accepted by the suite; FN: accepted, rejected; TN: wrong, rejected; "
+                           "FP: wrong, accepted (positive = accepted). usable / sound tests: summed over suites. "
+                           "cannot run and undetermined submissions are in no count above"])]
+    if exposure:
+        tables.append(_exposure_table(scores))
+    return tables
+
+
+REFERENCE, REFERENCE_MODEL = "jury tests", "(reference)"
+
+
+def _counts(model: str, method: str, items: list[tuple[str, dict[str, float]]], failed: int) -> dict[str, Any]:
+    def tot(key: str) -> int:
+        return int(sum(m.get(key, 0.0) for _, m in items))
+
+    return {"model": model, "method": method, "suites": len(items),
+            "accepted judged": tot("tp") + tot("fn"), "wrong judged": tot("tn") + tot("fp"),
+            "TP": tot("tp"), "FN": tot("fn"), "TN": tot("tn"), "FP": tot("fp"),
+            "usable tests": tot("n_tests_usable"), "sound tests": tot("n_sound"),
+            "cannot run": tot("n_cannot_run"), "undetermined": tot("n_undetermined"), "failed suites": failed}
+
+
+def _notes(scores, coverage, cannot_run, undetermined, failed_suites, vacuous, ref_failed) -> list[str]:
+    detect = {s.detail.get("detect_on", "sound") for s in scores}
+    cov = ", ".join(f"Cov@{n}" for n in coverage)
+    notes = [
+        f"macro (per problem, then the mean over problems): TPR, TNR (CodeContests+, CodeContests-O), DR, VAcc "
+        f"(SAGA), {cov} (TestCase-Eval); Avg = (TPR + TNR) / 2 (CodeContests-O); micro (pooled submissions): "
+        f"FPR, FNR, Consistency (AutoCode), Precision, Recall (HardTests)"
+        + (", Exposure (TestCase-Eval)" if any(s.detail.get("target") for s in scores) else "")
+        + ". Positive = accepted, so FPR = wrong submissions the suite accepts; FPR is not 100 - TNR when "
+          "problems differ in size",
+        "DR, VAcc, Cov@N and Exposure count a wrong submission as detected only by a test every accepted "
+        "submission passes (a sound test)" if detect == {"sound"} else
+        "DR, VAcc, Cov@N and Exposure count detection by every usable test (detect_on: all)",
+        "an empty cell: no submission of that label, or no target, to compute it on",
+    ]
+    if cannot_run:
+        names = ", ".join(f"{pid}:{name}" for pid, name in sorted(cannot_run)[:6])
+        notes.append(f"{len(cannot_run)} submission(s) cannot run here and are in no count: {names}"
+                     + (" ..." if len(cannot_run) > 6 else ""))
+    if undetermined:
+        notes.append(f"{undetermined} submission verdict(s) undetermined (a sandbox failure on a test they depend "
+                     f"on): left out of every count")
+    bad = {k: v for k, v in failed_suites.items() if v}
+    if bad:
+        notes.append("suites without a single usable test (failed, never a number): "
+                     + ", ".join(f"{method} ({model}): {n}" for (model, method), n in sorted(bad.items())))
+    if vacuous:
+        notes.append(f"no runnable accepted submission on {', '.join(sorted(vacuous)[:5])}: every usable test "
+                     f"counts as sound there")
+    if ref_failed:
+        notes.append(f"no reference row for {', '.join(ref_failed[:5])}: no golden tests, or none usable")
+    if any(s.detail.get("reference") for s in scores):
+        notes.append(f"'{REFERENCE}' {REFERENCE_MODEL}: the problems' golden tests judged by the same code path "
+                     f"(a jury's own tests should accept every accepted submission: TPR 100)")
+    return notes
+
+
+def _exposure_table(scores: list[ScoreRecord]) -> Table:
+    per: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for s in scores:
+        target = s.detail.get("target")
+        exposed = s.detail.get("exposed")
+        if not target or exposed is None:
+            continue
+        category = next((sub.get("category") for sub in s.detail.get("submissions", [])
+                         if sub.get("name") == target), None) or "unknown"
+        key = category if category in CATEGORY_COLUMNS else "other"
+        for bucket in ("all", key):
+            per[(s.model, s.method)][bucket][0] += int(bool(exposed))
+            per[(s.model, s.method)][bucket][1] += 1
+    rows = []
+    for (model, method), buckets in sorted(per.items()):
+        row: dict[str, Any] = {"model": model, "method": method, "targets": buckets["all"][1],
+                               "exposed": buckets["all"][0], "Exposure": _pct(*buckets["all"])}
+        for c in (*CATEGORY_COLUMNS, "other"):
+            if c in buckets:
+                row[c] = _pct(*buckets[c])
+        rows.append(row)
+    return Table(title="Fault Exposure by the target's failure (TestCase-Eval Task 2; %)",
+                 columns=["model", "method", "targets", "exposed", "Exposure", *CATEGORY_COLUMNS, "other"], rows=rows,
+                 notes=["a target is exposed when one of the first exposure_tests tests of the suite written for it "
+                        "is sound and rejects it; columns by the target's known verdict (WA, TLE, RE, MLE; other: "
+                        "unknown or several)"])

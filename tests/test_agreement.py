@@ -1,0 +1,270 @@
+"""The ``agreement`` runner (a suite as a judge of labelled submissions) and
+``tczoo.submissions``: every metric by hand on a small matrix, macro vs micro over
+problems, zoo-mini end to end through the real CLI, Fault Exposure with a targeted
+method, the Kattis reference row (TPR 100) on a package the test writes, a program
+that cannot run, and broken candidates files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from harness_fixtures import SEPARATING, io_answer, script, zm01
+from test_kattis import ADD_PY, make_package
+from tczoo.runners.agreement import AgreementRunner, agreement
+from tczoo.runners.agreement_tables import REFERENCE, summarize
+from tczoo.schema import ScoreRecord
+
+ZM04_SAMPLE_1 = ("3 7\n10 15 8\n", "4\n")
+ZM04_SAMPLE_2 = ("2 5\n9 4\n", "2\n")
+
+
+def row(name: str, label: str, *verdicts: str, cannot_run: str = "") -> dict:
+    return {"name": name, "label": label, "cannot_run": cannot_run, "verdicts": list(verdicts)}
+
+
+# Usable tests at suite indices 0, 1, 3, 4 (suite test 2 cannot be judged). A2 fails
+# position 1, so it is not sound: positions 0, 2, 3 are.
+MATRIX = [
+    row("A1", "accepted", "AC", "AC", "AC", "AC"),
+    row("A2", "accepted", "AC", "WA", "AC", "AC"),
+    row("A3", "accepted", "", "", "", "", cannot_run="compile error: ..."),
+    row("W1", "wrong", "WA", "", "", ""),  # stopped at its first sound failure
+    row("W2", "wrong", "AC", "WA", "AC", "AC"),  # fails only the unsound test
+    row("W3", "wrong", "AC", "AC", "AC", "TLE"),  # detected by suite test 4
+    row("W4", "wrong", "AC", "AC", "AC", "AC"),  # passes everything
+    row("W5", "wrong", "AC", "AC", "SE", "AC"),  # a sandbox error on a sound test: undetermined
+]
+POSITIONS = [0, 1, 3, 4]
+
+
+def test_every_metric_by_hand_on_a_small_matrix():
+    m, facts = agreement(MATRIX, POSITIONS, coverage=(1, 2, 5), targets=["W1", "W2", "W3"])
+    assert facts["sound"] == [0, 2, 3]
+    # TP = A1; FN = A2; TN = W1 W2 W3; FP = W4; A3 cannot run, W5 undetermined: in no count
+    assert (m["tp"], m["fn"], m["tn"], m["fp"]) == (1, 1, 3, 1)
+    assert (m["n_cannot_run"], m["n_undetermined"]) == (1, 1)
+    assert m["tpr"] == 50.0 and m["tnr"] == 75.0 and m["avg"] == 62.5
+    assert m["fpr"] == 25.0 and m["fnr"] == 50.0
+    assert m["consistency"] == pytest.approx(100 * 4 / 6)
+    assert m["precision"] == 50.0 and m["recall"] == 50.0  # TP / (TP + FP), TP / (TP + FN)
+    # DR by sound tests: W1 (test 0) and W3 (test 4) of W1-W4; W5 undetermined
+    assert (m["dr_detected"], m["dr_n"], m["dr"]) == (2, 4, 50.0)
+    assert "vacc" not in m  # one wrong submission's detection is unknown: VAcc cannot be said
+    assert (m["cov@1"], m["cov@2"]) == (20.0, 20.0)  # W1 of all five (W5's SE is at test 3)
+    assert (m["cov@5_detected"], m["cov@5_n"], m["cov@5"]) == (2, 4, 50.0)  # W5 unknown by test 5
+    assert (m["exposed"], m["exposure_n"]) == (1, 3)  # only W1 fails the first test
+    # every usable test detecting (detect_on: all): W2 counts too
+    assert agreement(MATRIX, POSITIONS, detect_on="all")[0]["dr"] == 75.0
+    # VAcc: 100 when every wrong submission is detected, 0 when one is not
+    clean = [r for r in MATRIX if r["name"] in ("A1", "W1", "W3")]
+    assert agreement(clean, POSITIONS)[0]["vacc"] == 100.0
+    assert agreement([*clean, MATRIX[6]], POSITIONS)[0]["vacc"] == 0.0
+    # a rate without a denominator is absent, never 0
+    only_wrong, _ = agreement([MATRIX[3]], POSITIONS)
+    assert "tpr" not in only_wrong and "precision" not in only_wrong and only_wrong["tnr"] == 100.0
+
+
+def _record(pid: str, method: str, rows: list[dict], positions: list[int], **detail) -> ScoreRecord:
+    metrics, _ = agreement(rows, positions)
+    return ScoreRecord(runner="agreement", method=method, model="m", problem_id=pid,
+                       metrics={"n_valid": float(len(positions)), **metrics},
+                       detail={"coverage": [1, 5, 10, 20], "detect_on": "sound", **detail})
+
+
+def test_macro_and_micro_averages_as_each_paper_has_them():
+    p1 = _record("p1", "x", MATRIX, POSITIONS)  # TPR 50, TNR 75; TP 1 FN 1 TN 3 FP 1
+    p2 = _record("p2", "x", [row("a", "accepted", "AC"), row("b", "accepted", "AC"), row("c", "accepted", "AC"),
+                             row("w", "wrong", "WA")], [0])  # TPR 100, TNR 100; TP 3 TN 1
+    failed = ScoreRecord(runner="agreement", method="x", model="m", problem_id="p3", metrics={"n_valid": 0.0},
+                         detail={"failed": "no usable test (no_expected_output)", "coverage": [1, 5, 10, 20]})
+    [table, counts] = summarize([p1, p2, failed])
+    r = table.rows[0]
+    assert (r["problems"], r["suites"]) == (2, 2)  # the failed suite is never a number
+    assert r["TPR"] == 75.0 and r["TNR"] == 87.5 and r["Avg"] == pytest.approx(81.25)  # macro
+    assert r["Recall"] == 80.0 and r["Precision"] == 80.0  # micro: 4 / 5 and 4 / (4 + 1)
+    assert r["FPR"] == 20.0 and r["FNR"] == 20.0 and r["Consistency"] == 80.0  # micro: (4 + 4) / 10
+    assert r["DR"] == 75.0 and r["VAcc"] == 100.0  # p1: DR 50, VAcc unknown; p2: 100, 100
+    assert counts.rows[0]["failed suites"] == 1 and counts.rows[0]["TP"] == 4
+    assert any("no usable test" in n or "without a single usable test" in n for n in table.notes)
+    # two suites of one problem count as that problem once (their mean)
+    again = summarize([p1, p2, _record("p2", "x", [row("a", "accepted", "WA")], [0])])[0].rows[0]
+    assert again["TPR"] == pytest.approx((50 + 50) / 2)
+
+
+def test_zoo_mini_end_to_end_through_the_cli(tmp_path):
+    """CRUX's scripted tests on zm04: sample 1 with its right output, sample 2 with a
+    wrong one (3 instead of 2). Every accepted code fails test 2 (TPR 0, FN 4) and so
+    does every wrong code (TN 11); test 2 is not sound, so only the wrong code failing
+    sample 1 (ceil_count) counts as detected: DR 1/11. The jury's golden tests are the
+    reference row: TPR 100, and every wrong code of zm04 fails one (TNR 100)."""
+    answer = "```json\n" + json.dumps([{"input": ZM04_SAMPLE_1[0], "output": ZM04_SAMPLE_1[1]},
+                                       {"input": ZM04_SAMPLE_2[0], "output": "3\n"}]) + "\n```"
+    model = script(tmp_path / "m.jsonl", [(r"Write \d+ test cases for this problem", answer)])
+    done = subprocess.run([sys.executable, "-m", "tczoo.cli", "run", "--method", "crux", "--runner", "agreement",
+                           "--model", model, "--problems", "zm04", "--out", str(tmp_path / "run"), "-f", "json"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    tables = {t["title"]: t for t in json.loads(done.stdout)}
+    main = next(t for title, t in tables.items() if title.startswith("The suite as a judge"))
+    crux = next(r for r in main["rows"] if r["method"] == "crux")
+    assert (crux["TPR"], crux["TNR"], crux["Avg"], crux["Precision"]) == (0.0, 100.0, 50.0, None)
+    assert crux["Consistency"] == pytest.approx(100 * 11 / 15)
+    assert crux["DR"] == pytest.approx(100 / 11) and crux["VAcc"] == 0.0 and crux["Cov@1"] == pytest.approx(100 / 11)
+    ref = next(r for r in main["rows"] if r["method"] == REFERENCE)
+    assert (ref["TPR"], ref["TNR"], ref["DR"], ref["VAcc"], ref["Cov@20"]) == (100.0, 100.0, 100.0, 100.0, 100.0)
+    counts = next(t for title, t in tables.items() if title.startswith("Labelled submissions"))
+    c = next(r for r in counts["rows"] if r["method"] == "crux")
+    assert (c["TP"], c["FN"], c["TN"], c["FP"], c["usable tests"], c["sound tests"]) == (0, 4, 11, 0, 2, 1)
+
+
+def test_fault_exposure_with_a_targeted_method(sandbox, tmp_path):
+    """io is given each wrong program of zm01 as its target and (scripted) answers with
+    SEPARATING and its right output 5. A target is exposed when it fails that one test:
+    greedy_by_deadline does (it prints 4); the rate is checked against the sandbox's own
+    judge of every wrong program on SEPARATING."""
+    import asyncio
+
+    from tczoo.report import run_tables
+    from tczoo.run import run
+    from tczoo.llm import LLMSettings
+    from tczoo.schema import RunConfig
+
+    problem = zm01()
+    model = script(tmp_path / "m.jsonl", [(r"\*\*test cases\*\*", io_answer((SEPARATING, "5")))])
+    config = RunConfig(methods=["io"], model=model, benchmark="zoo-mini", problems=["zm01"], runner="agreement",
+                       params={"runner:agreement": {"reference": False}})
+    store = asyncio.run(run(config, tmp_path / "run", settings=LLMSettings(cache=False, retries=0), sandbox=sandbox))
+    scores = store.scores()
+    assert len(scores) == len(problem.wrong_solutions)  # one task per wrong-labelled submission
+    exposed = {s.detail["target"]: s.detail["exposed"] for s in scores}
+    assert exposed["wrong/greedy_by_deadline.cpp"] is True
+    expected = {w.name: sandbox.judge(w, SEPARATING, "5\n", problem_limits(problem), problem.checker).verdict.value
+                != "AC" for w in problem.wrong_solutions}
+    assert exposed == expected
+    _, tables = run_tables(store.root)
+    table = next(t for t in tables if t.title.startswith("Fault Exposure"))
+    assert table.rows[0]["Exposure"] == pytest.approx(100 * sum(expected.values()) / len(expected))
+    assert table.rows[0]["targets"] == len(expected)
+
+
+def problem_limits(problem):
+    from tczoo.sandbox import Limits
+
+    return Limits.of(problem)
+
+
+def test_kattis_reference_row_gives_tpr_100_on_a_package_the_test_writes(sandbox, tmp_path):
+    """The jury's own tests accept every accepted submission (TPR 100) and reject the
+    wrong answer, the time-limit and the run-time-error submissions; each keeps its
+    folder's category. A submission that does not compile is reported, never counted."""
+    from tczoo.benchmarks import load_benchmark
+
+    make_package(tmp_path, files={"submissions/wrong_answer/broken.cpp": "int main( { return 0; }\n",
+                                  "submissions/accepted/add2.py": ADD_PY.replace("a + b", "b + a")})
+    [problem] = load_benchmark(f"kattis:{tmp_path}", sandbox=sandbox)
+    runner = AgreementRunner(sandbox)
+    subs = {s.name: s for s in runner.submissions(problem)}
+    assert {n: (s.label.value, s.category, s.source.value) for n, s in subs.items()} == {
+        "accepted/add.cpp": ("accepted", None, "jury"), "accepted/add.py": ("accepted", None, "jury"),
+        "accepted/add2.py": ("accepted", None, "jury"),
+        "wrong_answer/broken.cpp": ("wrong", "WA", "jury"),
+        "wrong_answer/off_by_seven.py": ("wrong", "WA", "jury"),
+        "time_limit_exceeded/loops_on_seven.py": ("wrong", "TLE", "jury"),
+        "run_time_error/asserts.py": ("wrong", "RE", "jury"),
+    }
+    ref = runner.reference(problem)
+    m = ref["metrics"]
+    assert (m["tpr"], m["tnr"], m["tp"], m["tn"], m["n_cannot_run"]) == (100.0, 100.0, 3, 3, 1)
+    assert ref["submissions"]["wrong_answer/broken.cpp"][0] == "cannot_run"
+    assert ref["submissions"]["time_limit_exceeded/loops_on_seven.py"][0] == "reject"
+    # and through a score record: the reference row of the table
+    from tczoo.runner import TaskSpec
+    from tczoo.schema import Provenance, TestCase, TestSuite
+
+    suite = TestSuite(problem_id=problem.id, tests=[TestCase(input="1 2\n", output="3\n")],
+                      provenance=Provenance(method="crux", model="m"))
+    record = runner.score(problem, TaskSpec(key="", task=None), suite)  # type: ignore[arg-type]
+    table = summarize([record])[0]
+    assert next(r for r in table.rows if r["method"] == REFERENCE)["TPR"] == 100.0
+    assert any("cannot run here" in n and "broken.cpp" in n for n in table.notes)
+
+
+def test_candidates_labelled_by_golden_tests_resumed_and_judged(tmp_path):
+    """tczoo candidates with a scripted model on zm01: a right program (accepted), a
+    wrong one (wrong, its first failing golden verdict as category), an answer without
+    code (an error record). The same command again adds nothing; -n 4 adds only the
+    fourth. The file then judges suites as the agreement runner's candidates."""
+    problem = zm01()
+    code = {p.name: p.code for p in [*problem.solutions, *problem.wrong_solutions]}
+    fast = "```cpp\n" + code["accepted/fast.cpp"] + "\n```"
+    greedy = "```cpp\n" + code["wrong/greedy_by_deadline.cpp"] + "\n```"
+    model = script(tmp_path / "solver.jsonl", [("Write a solution in", [fast, greedy, "I give up."])])
+    out = tmp_path / "cands.jsonl"
+
+    def cli(*args: str, by: str = model) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "tczoo.cli", "candidates", "--model", by, "-p", "zm01",
+                               "--out", str(out), *args], capture_output=True, text=True, timeout=600)
+
+    done = cli("-n", "3")
+    assert done.returncode == 0, done.stderr[-2000:]
+    recs = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [(r["name"], r.get("label"), r.get("category"), "error" in r) for r in recs] == [
+        ("sample-0", "accepted", None, False), ("sample-1", "wrong", "WA", False), ("sample-2", None, None, True)]
+    assert recs[0]["evidence"]["passed"] == recs[0]["evidence"]["tests"] == len(problem.golden_tests)
+    assert recs[1]["evidence"]["verdict"] == "WA" and recs[1]["generator"] == model
+    assert "1 answer(s) had no usable code" in done.stderr and "[1/1] zm01-commission-deadlines" in done.stderr
+    before = out.read_text()
+    assert cli("-n", "3").returncode == 0 and out.read_text() == before  # resumed: nothing to add
+    assert cli("-n", "4").returncode == 0
+    assert [json.loads(x)["name"] for x in out.read_text().splitlines()] == [f"sample-{i}" for i in range(4)]
+    # another model's file is refused, in one line
+    other = cli("-n", "1", by=script(tmp_path / "other.jsonl", [("", "no")]))
+    assert other.returncode == 2 and "holds candidates of" in other.stderr
+    # the candidates judge a suite: sample 1 of zm01 passes both programs' codes
+    runner = AgreementRunner(None, candidates=str(out), sources=["candidate"], reference=False)
+    subs = runner.submissions(problem)
+    assert [(s.name, s.label.value, s.source.value) for s in subs] == [
+        ("sample-0", "accepted", "candidate"), ("sample-1", "wrong", "candidate"),
+        ("sample-3", "accepted", "candidate")]
+
+
+def test_a_broken_candidates_file_is_one_line_naming_file_and_line(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"problem_id": "zm01", "code": "print(1)"}\n{"problem_id": "zm01", "label": "right"}\n')
+    model = script(tmp_path / "m.jsonl", [("", "[]")])
+    done = subprocess.run([sys.executable, "-m", "tczoo.cli", "run", "--method", "crux", "--runner", "agreement",
+                           "--model", model, "--problems", "zm01",
+                           "--out", str(tmp_path / "run"), "--params",
+                           json.dumps({"runner:agreement": {"candidates": str(bad)}})],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2
+    assert f"{bad}:2:" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "run").exists()  # nothing written before the check
+
+
+def test_a_torn_last_line_is_cut_before_appending(tmp_path):
+    from tczoo.submissions import CandidateRecord, append_candidates, read_candidates
+
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"problem_id": "p", "name": "a", "code": "print(1)"}\n{"problem_id": "p", "na')
+    append_candidates(path, [CandidateRecord(problem_id="q", name="b", code="print(2)", language="python")])
+    held = read_candidates(path)
+    assert [r.name for r in held.by_problem["p"]] == ["a"] and [r.name for r in held.by_problem["q"]] == ["b"]
+
+
+def test_a_suite_without_a_usable_test_is_failed_not_a_number(sandbox):
+    from tczoo.runner import TaskSpec
+    from tczoo.schema import Provenance, TestCase, TestSuite
+
+    problem = zm01()
+    suite = TestSuite(problem_id=problem.id, tests=[TestCase(input="1\n1 5\n")],  # no expected output
+                      provenance=Provenance(method="crux", model="m"))
+    record = AgreementRunner(sandbox, reference=False).score(problem, TaskSpec(key="", task=None), suite)  # type: ignore[arg-type]
+    assert record.metrics == {"n_tests": 1.0, "n_valid": 0.0}
+    assert "no usable test" in record.detail["failed"]
+    [table, _] = summarize([record])
+    assert table.rows[0]["TPR"] == "no valid tests"
