@@ -187,6 +187,10 @@ class Task(Model):
     target: Program | None = None
     budget: int = 10  # how many tests the runner wants
     seed: int = 0
+    # Test inputs whose outputs the method is asked to predict (test-output prediction,
+    # LiveCodeBench): chosen by the runner from the problem's tests; their outputs are
+    # never given
+    queries: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _setting_limits_what_is_given(self) -> "Task":
