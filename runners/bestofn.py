@@ -365,9 +365,12 @@ class BestOfNRunner(Runner):
         note = limits_note({s.problem_id: s.detail["limits"] for s in scores if "limits" in s.detail})
         if note:
             notes.append(note)
-        return [Table(title="Best-of-N selection with generated tests (Table 3 layout)",
-                      columns=["selector", *labels], rows=rows, notes=notes),
-                self._diversity_table(by_group)]
+        tables = [Table(title="Best-of-N selection with generated tests (Table 3 layout)",
+                        columns=["selector", *labels], rows=rows, notes=notes)]
+        diversity = self._diversity_table(by_group)
+        if diversity.rows:  # stdin problems only: none in a function-level benchmark
+            tables.append(diversity)
+        return tables
 
     def _select(self, recs: list[ScoreRecord]) -> dict[str, Any]:
         """What each selector picks among one pool of candidates, from the records of the
@@ -406,6 +409,8 @@ class BestOfNRunner(Runner):
         rows, empty = [], 0
         for key, per_problem in sorted(pools.items()):
             model, method, label = key
+            if not per_problem:
+                continue  # function-level problems only
             vals: dict[str, list[float]] = {"unique_ratio": [], "length_range": [], "length_std": []}
             for pid, items in sorted(per_problem.items()):
                 if not items:

@@ -206,3 +206,54 @@ def test_an_exact_id_selects_that_problem_alone_a_prefix_selects_all_it_prefixes
     ids = [p.id for p in load_benchmark("humaneval", ["HumanEval/1", "HumanEval/16"])]
     assert ids == ["HumanEval/1", "HumanEval/16"]
     assert len(load_benchmark(f"humaneval:{FIXTURE}", ["Mini/"])) == 4
+
+
+# --------------------------------------------------------------------------- the issue's "done when"
+
+CLOSE_OK = ("```python\ndef has_close_elements(numbers, threshold):\n    return any(abs(a - b) < threshold\n"
+            "               for i, a in enumerate(numbers) for j, b in enumerate(numbers) if i != j)\n```")
+CLOSE_ADJACENT = ("```python\ndef has_close_elements(numbers, threshold):\n    return any(abs(a - b) < threshold "
+                  "for a, b in zip(numbers, numbers[1:]))\n```")  # only neighbours in the given order
+PARENS_OK = ("```python\ndef separate_paren_groups(paren_string):\n    out, cur, depth = [], '', 0\n"
+             "    for c in paren_string:\n        if c in '()':\n            cur += c\n"
+             "            depth += 1 if c == '(' else -1\n            if depth == 0:\n"
+             "                out.append(cur)\n                cur = ''\n    return out\n```")
+PARENS_WHOLE = ("```python\ndef separate_paren_groups(paren_string):\n"
+                "    return [paren_string.replace(' ', '')]\n```")
+
+
+def test_codet_and_evalplus_on_humaneval_end_in_tables(tmp_path):
+    """`tczoo candidates` then `tczoo run --method codet,evalplus-mut --benchmark humaneval
+    --problems HumanEval/0,HumanEval/1`, a scripted model answering every prompt."""
+    pytest.importorskip("evalplus.gen.type_mut", reason="evalplus is installed by scripts/install.sh (--no-deps)")
+    rules = tmp_path / "rules.jsonl"
+    with rules.open("w") as fh:
+        for entry, good, bad, tests, seeds in (
+                ("has_close_elements", CLOSE_OK, CLOSE_ADJACENT,
+                 "```python\nassert has_close_elements([1.0, 2.0, 3.0], 0.5) == False\n"
+                 "assert has_close_elements([1.0, 2.8, 3.0, 2.0], 0.3) == True\n```",
+                 "```\n[1.0, 5.0, 1.2], 0.5\n[], 1.0\n```"),
+                ("separate_paren_groups", PARENS_OK, PARENS_WHOLE,
+                 "```python\nassert separate_paren_groups('() (())') == ['()', '(())']\n```",
+                 "```\n'(()) ()'\n'((()))'\n```")):
+            for lead in ("Implement the Python function", "Complete the Python function"):
+                fh.write(json.dumps({"match": f"{lead} `{entry}`", "responses": [good, bad, good]}) + "\n")
+            fh.write(json.dumps({"match": f"correctness of `{entry}`", "response": tests}) + "\n")
+            fh.write(json.dumps({"match": f"function under test, `{entry}`", "response": seeds}) + "\n")
+    model = f"scripted:{rules}"
+    cands = tmp_path / "cands.jsonl"
+    made = subprocess.run([sys.executable, "-m", "tczoo.cli", "candidates", "--model", model, "--benchmark",
+                           "humaneval", "--problems", "HumanEval/0,HumanEval/1", "-n", "3", "--out", str(cands)],
+                          capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr[-2000:]
+    labels = {(r["problem_id"], r["name"]): r.get("label") for r in map(json.loads, cands.read_text().splitlines())}
+    assert sorted(labels.values()) == ["accepted"] * 4 + ["wrong"] * 2
+    params = {"codet": {"solutions": 3, "test_samples": 2}, "evalplus-mut": {"llm_rounds": 1, "mutants": 6},
+              "runner:agreement": {"candidates": str(cands)}}
+    proc = subprocess.run([sys.executable, "-m", "tczoo.cli", "run", "--method", "codet,evalplus-mut", "--benchmark",
+                           "humaneval", "--problems", "HumanEval/0,HumanEval/1", "--model", model, "--params",
+                           json.dumps(params), "--out", str(tmp_path / "run")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Best-of-N selection with generated tests" in proc.stdout
+    assert "The suite as a judge" in proc.stdout and "Beyond the jury's tests" in proc.stdout
+    assert "dual agreement: codet" in proc.stdout
