@@ -204,14 +204,19 @@ def _beyond_table(scores: list[ScoreRecord]) -> Table | None:
     submissions a grown suite catches beyond the original tests), pooled over suites;
     None when no record carries the reference row's verdicts."""
     per: dict[tuple[str, str], dict[str, int]] = defaultdict(
-        lambda: {"suites": 0, "accepted by jury tests": 0, "rejected": 0, "wrong": 0, "accepted": 0})
+        lambda: {"suites": 0, "tests": 0, "accepted by jury tests": 0, "rejected": 0, "wrong": 0, "accepted": 0})
+    jury: dict[str, int] = {}
     for s in scores:
-        ref = (s.detail.get("reference") or {}).get("submissions")
+        ref_row = s.detail.get("reference") or {}
+        ref = ref_row.get("submissions")
         subs = s.detail.get("submissions")
         if "failed" in s.detail or not isinstance(ref, dict) or not isinstance(subs, list):
             continue
+        if isinstance(ref_row.get("tests"), int):
+            jury[s.problem_id] = ref_row["tests"]
         row = per[(s.model, s.method)]
         row["suites"] += 1
+        row["tests"] += int(s.metrics.get("n_tests", 0))
         for sub in subs:
             jury = ref.get(sub.get("name"))
             if not jury or jury[0] != "accept" or sub.get("status") not in ("accept", "reject"):
@@ -223,14 +228,19 @@ def _beyond_table(scores: list[ScoreRecord]) -> Table | None:
     if not per:
         return None
     rows = [{"model": model, "method": method, "suites": c["suites"],
+             "tests/suite": c["tests"] / c["suites"] if c["suites"] else None,
              "accepted by jury tests": c["accepted by jury tests"], "rejected by the suite": c["rejected"],
              "labelled wrong": c["wrong"], "labelled accepted": c["accepted"],
              "rejected %": _pct(c["rejected"], c["accepted by jury tests"])}
             for (model, method), c in sorted(per.items())]
+    if jury:
+        rows.append({"model": REFERENCE_MODEL, "method": REFERENCE, "suites": len(jury),
+                     "tests/suite": sum(jury.values()) / len(jury)})
     return Table(title="Beyond the jury's tests: submissions the golden tests accept and the suite rejects",
-                 columns=["model", "method", "suites", "accepted by jury tests", "rejected by the suite",
-                          "labelled wrong", "labelled accepted", "rejected %"], rows=rows,
-                 notes=["pooled over suites: every judged submission the problem's golden tests accept (the "
+                 columns=["model", "method", "suites", "tests/suite", "accepted by jury tests",
+                          "rejected by the suite", "labelled wrong", "labelled accepted", "rejected %"], rows=rows,
+                 notes=["tests/suite: the mean size of the suites (of the problems' golden tests on the reference row); "
+                        "pooled over suites: every judged submission the problem's golden tests accept (the "
                         "reference row), and those the suite rejects (EvalPlus: the wrong code a grown suite catches "
                         "that the original tests let through; its pass@k drop). Labelled wrong: the label came from "
                         "elsewhere (a jury's folder) and the golden tests missed it. Labelled accepted: candidates "

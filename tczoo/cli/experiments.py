@@ -130,7 +130,9 @@ def reproduce(
     target: Optional[str] = typer.Argument(None, help="a target (tczoo reproduce --list)"),
     model: str = typer.Option("local/qwen2.5-coder-1.5b", "--model",
                               help="LiteLLM model string, local/..., scripted:PATH or replay:DIR"),
-    benchmark: str = typer.Option("zoo-mini", "--benchmark", "-b", help="zoo-mini, a hub name, or SCHEMA:PATH"),
+    benchmark: Optional[str] = typer.Option(None, "--benchmark", "-b",
+                                            help="zoo-mini, humaneval, a hub name, or SCHEMA:PATH (default: the "
+                                                 "target's, zoo-mini for most)"),
     problems: Optional[str] = typer.Option(None, "--problems", "-p", help="problem ids or id prefixes, comma-separated"),
     samples: Optional[int] = typer.Option(None, "--samples", "-n", min=1, help="generations per task (default: the target's)"),
     params: Optional[str] = typer.Option(None, "--params", help="JSON merged over the target's own parameters"),
@@ -172,7 +174,8 @@ def reproduce(
     missing = chosen.missing_methods()
     if missing:
         raise CLIError(f"target {target} runs {', '.join(missing)}, which are not installed")
-    spec = plan(chosen, model, benchmark=check_benchmark(benchmark), problems=split(problems), samples=samples,
+    spec = plan(chosen, model, benchmark=check_benchmark(benchmark or chosen.benchmark), problems=split(problems),
+                samples=samples,
                 params=_params(params), options=options)
     if chosen.run is not None:
         check_grid(spec)
