@@ -268,3 +268,69 @@ def test_a_suite_without_a_usable_test_is_failed_not_a_number(sandbox):
     assert "no usable test" in record.detail["failed"]
     [table, _] = summarize([record])
     assert table.rows[0]["TPR"] == "no valid tests"
+
+
+@pytest.mark.parametrize("line, says", [
+    ("not json", "not JSON"),
+    ('["a list"]', "a candidate is a JSON object"),
+    ('{"problem_id": "p", "name": "x"}', "needs code"),
+    ('{"problem_id": "p", "code": "x", "language": "cobol"}', "unknown language"),
+    ('{"problem_id": "p", "error": "no_code_block", "label": "wrong"}', "a label without code"),
+    ('{"code": "print(1)"}', "problem_id"),
+])
+def test_every_broken_candidate_line_names_file_and_line(tmp_path, line, says):
+    from tczoo.errors import UserError
+    from tczoo.submissions import read_candidates
+
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"problem_id": "p", "code": "print(1)"}\n\n' + line + "\n")
+    with pytest.raises(UserError, match=says) as err:
+        read_candidates(path)
+    assert str(err.value).startswith(f"{path}:3:")
+
+
+def test_benchmark_programs_keep_their_published_verdict_as_category():
+    from tczoo.schema import FailureSignature, Language, Problem, Program, WrongProgram
+    from tczoo.submissions import labelled_submissions
+
+    problem = Problem(id="p", statement="s", source="tcbench",
+                      solutions=[Program(code="a", language=Language.CPP, name="solution-0")],
+                      wrong_solutions=[WrongProgram(code="b", language=Language.CPP, name="wrong-0",
+                                                    signature=FailureSignature(verdicts=["AC", "TLE", "WA"])),
+                                       WrongProgram(code="c", language=Language.CPP, name="wrong-0")])
+    subs = labelled_submissions(problem)
+    assert [(s.name, s.label.value, s.category, s.source.value) for s in subs] == [
+        ("solution-0", "accepted", None, "benchmark"), ("wrong-0", "wrong", "TLE", "benchmark"),
+        ("wrong-0#2", "wrong", None, "benchmark")]  # names stay unique within the problem
+
+
+def test_candidates_of_a_problem_without_golden_tests_stay_unlabelled(sandbox, tmp_path):
+    import asyncio
+
+    from tczoo.candidates import generate
+    from tczoo.llm import LLMSettings
+    from tczoo.schema import Problem
+    from tczoo.submissions import read_candidates
+
+    problem = Problem(id="nogolden", statement="Print 1.", source="tcbench")
+    model = script(tmp_path / "m.jsonl", [("Write a solution in", "```python\nprint(1)\n```")])
+    out = tmp_path / "c.jsonl"
+    summary = asyncio.run(generate(model, [problem], 2, out, sandbox=sandbox,
+                                   settings=LLMSettings(cache=False, retries=0)))
+    assert summary.as_dict()["unlabelled"] == 2 and summary.problems[0].note == "no golden tests"
+    held = read_candidates(out)
+    assert [(r.name, r.label, r.unlabelled) for r in held.by_problem["nogolden"]] == [
+        ("sample-0", None, "no golden tests"), ("sample-1", None, "no golden tests")]
+    assert held.labelled("nogolden") == [] and len(held.programs("nogolden")) == 2
+
+
+@pytest.mark.parametrize("args, says", [
+    (["--language", "cobol"], "--language"),
+    (["--template", "candidates/nope"], "--template candidates/nope"),
+])
+def test_candidates_usage_errors_are_one_line(tmp_path, args, says):
+    model = script(tmp_path / "m.jsonl", [("", "no")])
+    done = subprocess.run([sys.executable, "-m", "tczoo.cli", "candidates", "--model", model, "-p", "zm01",
+                           "--out", str(tmp_path / "c.jsonl"), *args], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and says in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "c.jsonl").exists()
