@@ -75,13 +75,19 @@ class OutputPredRunner(Runner):
                 for i in range(samples)]
 
     def cannot_score(self, suite: TestSuite) -> str | None:
-        return None  # every suite is scored: a query it does not answer is a wrong prediction
+        # Every predictor's suite is scored (a query it does not answer is a wrong
+        # prediction); a suite that answers none of the queries is refused in score().
+        return None
 
     def score(self, problem: Problem, spec: TaskSpec, suite: TestSuite) -> ScoreRecord:
         queries = self.queries(problem)
         answer: dict[str, Any] = {}
         for t in suite.tests:
             answer.setdefault(t.input, t)  # the first prediction for an input counts
+        if suite.tests and not any(q in answer for q, _ in queries):
+            # a test generator's suite (cross-scoring): nothing here predicts a queried output
+            raise ValueError("the suite answers none of the queried test inputs: it was not made for test output "
+                             "prediction")
         functional = problem.entry_point is not None
         verdicts: list[tuple[bool, str]] = [(False, "unanswered")] * len(queries)
         literal, expressions, stdin = [], [], []

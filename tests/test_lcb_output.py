@@ -99,3 +99,19 @@ def test_lcb_output_on_stdin_problems_compares_by_the_problems_comparator(tmp_pa
     [score] = [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines()]
     assert score["detail"]["verdicts"][0] == [True, ""]  # the first test's own output
     assert score["metrics"]["n_queries"] == 2.0
+
+
+def test_a_test_generators_suite_is_refused_not_scored_as_zero(sandbox):
+    from tczoo.benchmarks import load_benchmark
+    from tczoo.runners.outputpred import OutputPredRunner
+    from tczoo.methods.crux import Crux
+    from tczoo.schema import Provenance, TestCase, TestSuite
+
+    problem = load_benchmark(f"humaneval:{FIXTURE}", ["Mini/0"], sandbox=sandbox)[0]
+    runner = OutputPredRunner(sandbox)
+    [spec] = runner.tasks(problem, Crux, samples=1, seed=0)  # cross-scoring asks as if spec-only
+    assert spec.task.queries == [t.input for t in problem.golden_tests]
+    suite = TestSuite(problem_id="Mini/0", provenance=Provenance(method="crux"),
+                      tests=[TestCase(input="[[9.0]]", output="0.0")])
+    with pytest.raises(ValueError, match="answers none of the queried test inputs"):
+        runner.score(problem, spec, suite)
