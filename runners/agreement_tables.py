@@ -205,7 +205,7 @@ def _beyond_table(scores: list[ScoreRecord]) -> Table | None:
     None when no record carries the reference row's verdicts."""
     per: dict[tuple[str, str], dict[str, int]] = defaultdict(
         lambda: {"suites": 0, "tests": 0, "accepted by jury tests": 0, "rejected": 0, "wrong": 0, "accepted": 0})
-    jury: dict[str, int] = {}
+    jury_tests: dict[str, int] = {}  # problem -> its golden tests
     for s in scores:
         ref_row = s.detail.get("reference") or {}
         ref = ref_row.get("submissions")
@@ -213,13 +213,13 @@ def _beyond_table(scores: list[ScoreRecord]) -> Table | None:
         if "failed" in s.detail or not isinstance(ref, dict) or not isinstance(subs, list):
             continue
         if isinstance(ref_row.get("tests"), int):
-            jury[s.problem_id] = ref_row["tests"]
+            jury_tests[s.problem_id] = ref_row["tests"]
         row = per[(s.model, s.method)]
         row["suites"] += 1
         row["tests"] += int(s.metrics.get("n_tests", 0))
         for sub in subs:
-            jury = ref.get(sub.get("name"))
-            if not jury or jury[0] != "accept" or sub.get("status") not in ("accept", "reject"):
+            verdict = ref.get(sub.get("name"))
+            if not verdict or verdict[0] != "accept" or sub.get("status") not in ("accept", "reject"):
                 continue
             row["accepted by jury tests"] += 1
             if sub["status"] == "reject":
@@ -233,9 +233,9 @@ def _beyond_table(scores: list[ScoreRecord]) -> Table | None:
              "labelled wrong": c["wrong"], "labelled accepted": c["accepted"],
              "rejected %": _pct(c["rejected"], c["accepted by jury tests"])}
             for (model, method), c in sorted(per.items())]
-    if jury:
-        rows.append({"model": REFERENCE_MODEL, "method": REFERENCE, "suites": len(jury),
-                     "tests/suite": sum(jury.values()) / len(jury)})
+    if jury_tests:
+        rows.append({"model": REFERENCE_MODEL, "method": REFERENCE, "suites": len(jury_tests),
+                     "tests/suite": sum(jury_tests.values()) / len(jury_tests)})
     return Table(title="Beyond the jury's tests: submissions the golden tests accept and the suite rejects",
                  columns=["model", "method", "suites", "tests/suite", "accepted by jury tests",
                           "rejected by the suite", "labelled wrong", "labelled accepted", "rejected %"], rows=rows,

@@ -18,8 +18,9 @@ provider failure) counts as wrong, as in LiveCodeBench, and is counted apart.
 
 Which inputs (``tests``): the problem's golden tests, in order, the first
 ``max_queries`` (None: every one); LiveCodeBench's own set asks about 442 tests of 181
-LeetCode problems. A method that is not a predictor (a test generator) leaves the
-queries unanswered: ``cannot_score`` says so.
+LeetCode problems. A predictor is a method whose runner is ``outputpred``; a test
+generator (``tczoo run --runner outputpred``, cross-scoring) is refused with the reason,
+and a suite that answers none of the queries is never scored as 0.
 """
 
 from __future__ import annotations
@@ -62,6 +63,10 @@ class OutputPredRunner(Runner):
         return tests[: self.params.max_queries] if self.params.max_queries else tests
 
     def tasks(self, problem: Problem, method_cls: type, *, samples: int, seed: int) -> list[TaskSpec]:
+        if getattr(method_cls, "runner", self.name) != self.name:
+            # a predictor names this runner as its own; a test generator has nothing to predict
+            raise ValueError(f"outputpred scores output predictors (methods whose runner is outputpred); "
+                             f"{method_cls.name} writes tests for {method_cls.runner}")
         if method_cls.setting is not Setting.SPEC:
             raise UserError(f"outputpred gives a method the specification and the inputs only; method "
                             f"{method_cls.name} asks for {method_cls.setting.value}")

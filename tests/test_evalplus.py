@@ -90,7 +90,8 @@ def test_evalplus_through_the_cli_catches_what_the_original_tests_let_through(tm
     assert "return max(values) - min(values)" in first and "[1.0, 4.0, 2.5]" in first
     tables = {t["title"]: t for t in json.loads(proc.stdout)}
     beyond = next(t for title, t in tables.items() if title.startswith("Beyond the jury's tests"))
-    [row] = beyond["rows"]
+    row, jury = beyond["rows"]
+    assert jury["method"] == "jury tests" and jury["tests/suite"] == 5.0  # Mini/0's five golden tests
     assert (row["accepted by jury tests"], row["rejected by the suite"], row["labelled accepted"]) == (2, 1, 1)
     assert row["rejected %"] == 50.0
     [score] = [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines()]
@@ -119,3 +120,26 @@ def test_coverage_reduction_keeps_a_test_per_new_line(tmp_path, sandbox):
     kept = asyncio.run(reduce_by_coverage(ctx, suite, truth, tests, Limits(time_ms=2000), "sign"))
     assert [t.input for t in kept] == ["[5]", "[-2]", "[0]"]  # one per branch, the first of each
     assert all(t.meta["reduced"] == "coverage" for t in kept)
+
+
+def test_the_beyond_table_from_records_alone():
+    from tczoo.runners.agreement_tables import summarize
+    from tczoo.schema import ScoreRecord
+
+    def rec(pid, statuses, reference, tests):
+        subs = [{"name": n, "label": label, "status": st} for n, (label, st) in statuses.items()]
+        return ScoreRecord(runner="agreement", method="evalplus-mut", model="m", problem_id=pid,
+                           metrics={"n_tests": float(tests), "n_valid": float(tests)},
+                           detail={"submissions": subs, "coverage": [1],
+                                   "reference": {"tests": 4, "submissions": {n: [v, None] for n, v in reference.items()}}})
+
+    records = [rec("p1", {"a": ("accepted", "accept"), "b": ("accepted", "reject"), "w": ("wrong", "reject")},
+                   {"a": "accept", "b": "accept", "w": "reject"}, 10),
+               rec("p2", {"c": ("accepted", "accept"), "x": ("wrong", "reject")},
+                   {"c": "accept", "x": "accept"}, 20)]
+    beyond = next(t for t in summarize(records) if t.title.startswith("Beyond the jury's tests"))
+    ours, jury = beyond.rows
+    # accepted by the jury's tests: a, b, c, x; rejected by the suite: b (labelled accepted), x (labelled wrong)
+    assert (ours["accepted by jury tests"], ours["rejected by the suite"], ours["labelled accepted"],
+            ours["labelled wrong"], ours["rejected %"], ours["tests/suite"]) == (4, 2, 1, 1, 50.0, 15.0)
+    assert (jury["method"], jury["tests/suite"]) == ("jury tests", 4.0)

@@ -109,7 +109,11 @@ def test_a_test_generators_suite_is_refused_not_scored_as_zero(sandbox):
 
     problem = load_benchmark(f"humaneval:{FIXTURE}", ["Mini/0"], sandbox=sandbox)[0]
     runner = OutputPredRunner(sandbox)
-    [spec] = runner.tasks(problem, Crux, samples=1, seed=0)  # cross-scoring asks as if spec-only
+    with pytest.raises(ValueError, match="outputpred scores output predictors"):
+        runner.tasks(problem, Crux, samples=1, seed=0)  # cross-scoring: "not applicable", with this reason
+    from tczoo.methods.lcb_output import LcbOutput
+
+    [spec] = runner.tasks(problem, LcbOutput, samples=1, seed=0)
     assert spec.task.queries == [t.input for t in problem.golden_tests]
     suite = TestSuite(problem_id="Mini/0", provenance=Provenance(method="crux"),
                       tests=[TestCase(input="[[9.0]]", output="0.0")])
