@@ -62,7 +62,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from tczoo.errors import InfrastructureFailure, UserError
 from tczoo.execution import (Limits, can_check, check_outputs, no_sandbox_errors, outputs_match, run_program,
                              run_programs)
-from tczoo.runner import Runner, Table, TaskSpec
+from tczoo.runner import Matrix, Runner, Table, TaskSpec
 from tczoo.runners.bugfind import limits_note
 from tczoo.schema import CANDIDATE_ROLE, Problem, Program, ScoreRecord, Setting, Task, TestSuite
 from tczoo.submissions import read_candidates
@@ -303,6 +303,23 @@ class BestOfNRunner(Runner):
                     "limits": {"time_ms": problem.time_limit_ms, "memory_mb": problem.memory_limit_mb,
                                "given": problem.limits_given}},
         )
+
+    # ------------------------------------------------------------------ browser
+
+    def matrices(self, record: ScoreRecord, suite: TestSuite) -> list[Matrix]:
+        """Candidates x the tests this record pooled: passed or not (from the record)."""
+        bits, names, golden = (record.detail.get(k) for k in ("pass_bits", "names", "golden"))
+        n = int(record.metrics.get("tests", 0))
+        if not isinstance(bits, list) or not isinstance(names, list) or not isinstance(golden, list) or not n:
+            return []
+        rows = []
+        for name, hex_bits, correct in zip(names, bits, golden):
+            value = int(hex_bits, 16)
+            cells = [["AC", "passes"] if value >> j & 1 else ["WA", "fails (or does not run)"] for j in range(n)]
+            rows.append((f"{name} [{'correct' if correct else 'wrong'} on the golden tests]", cells))
+        return [Matrix(title="candidates on the pooled tests (bestofn)", tests=list(range(n)), rows=rows,
+                       notes=["a candidate passes a test when it runs cleanly and the suite's oracle accepts its output; "
+                              "[correct]/[wrong]: its verdict on the problem's golden tests"])]
 
     # ------------------------------------------------------------------ table
 

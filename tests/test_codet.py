@@ -128,3 +128,14 @@ def test_a_fixed_pool_is_ranked_with_codet_tests_when_a_candidates_file_is_given
     assert spec.context["source"] == "pool" and spec.task.correct_programs == []
     [spec] = BestOfNRunner(sandbox).tasks(problem, CodeT, samples=1, seed=0)
     assert spec.context["source"] == "suite" and spec.context["k"] is None
+
+
+def test_the_browser_shows_candidates_by_test_from_the_record_alone(sandbox):
+    from tczoo.schema import Provenance, ScoreRecord, TestSuite
+
+    record = ScoreRecord(runner="bestofn", method="codet", model="m", problem_id="p", metrics={"tests": 3.0},
+                         detail={"pass_bits": ["5", "0"], "names": ["s0", "s1"], "golden": [True, False]})
+    [matrix] = BestOfNRunner(sandbox).matrices(record, TestSuite(problem_id="p", provenance=Provenance(method="codet")))
+    assert matrix.tests == [0, 1, 2]
+    assert [(label, [c[0] for c in cells]) for label, cells in matrix.rows] == [
+        ("s0 [correct on the golden tests]", ["AC", "WA", "AC"]), ("s1 [wrong on the golden tests]", ["WA"] * 3)]
