@@ -60,8 +60,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from tczoo.errors import InfrastructureFailure, UserError
-from tczoo.execution import (Limits, can_check, check_outputs, no_sandbox_errors, outputs_match, run_program,
-                             run_programs)
+from tczoo.execution import Limits, can_check, check_outputs, no_sandbox_errors, outputs_match, run_programs
 from tczoo.runner import Matrix, Runner, Table, TaskSpec
 from tczoo.runners.bugfind import limits_note
 from tczoo.schema import CANDIDATE_ROLE, Problem, Program, ScoreRecord, Setting, Task, TestSuite
