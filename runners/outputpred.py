@@ -125,19 +125,31 @@ class OutputPredRunner(Runner):
             detail={"verdicts": [[ok, why] for ok, why in verdicts], "functional": functional})
 
     def _evaluate(self, items: list[tuple[int, str, str]]) -> list[tuple[bool, str]]:
-        """LiveCodeBench's ``eval(prediction) == expected`` for expressions, in the sandbox
-        (one process for the suite, each evaluation under its own CPU-time alarm)."""
+        """LiveCodeBench's ``eval(prediction) == expected`` for expressions, in the sandbox:
+        one process for the suite, each evaluation under its own CPU-time alarm; when that
+        process dies as a whole (a prediction that ends it), each one alone."""
         limit = self.params.eval_time_ms
-        call = PyCall(code=_EVALUATE, function="_tczoo_equal", args=[[[p, e] for _, p, e in items], limit / 1000],
-                      limits=Limits(time_ms=limit * len(items) + 1000, memory_mb=1024))
-        [res] = self.sandbox.call_many([call])
-        if res.ok and isinstance(res.value, list) and len(res.value) == len(items):
-            return [(bool(ok), "" if ok else str(why)) for ok, why in res.value]
-        if res.run.verdict is Verdict.SE:
-            from tczoo.errors import InfrastructureFailure
 
-            raise InfrastructureFailure(f"the sandbox failed evaluating predictions: {res.error[-300:]}")
-        return [(False, "evaluation_failed")] * len(items)
+        def call(chunk: list[tuple[int, str, str]]) -> PyCall:
+            return PyCall(code=_EVALUATE, function="_tczoo_equal", args=[[[p, e] for _, p, e in chunk], limit / 1000],
+                          limits=Limits(time_ms=limit * len(chunk) + 1000, memory_mb=1024))
+
+        def read(res, n: int) -> list[tuple[bool, str]] | None:
+            if res.ok and isinstance(res.value, list) and len(res.value) == n:
+                return [(bool(v[0]), "" if v[0] else str(v[1])) for v in res.value]
+            if res.run.verdict is Verdict.SE:
+                from tczoo.errors import InfrastructureFailure
+
+                raise InfrastructureFailure(f"the sandbox failed evaluating predictions: {res.error[-300:]}")
+            return None
+
+        [whole] = self.sandbox.call_many([call(items)])
+        out = read(whole, len(items))
+        if out is not None:
+            return out
+        alone = self.sandbox.call_many([call([item]) for item in items])
+        return [(read(res, 1) or [(False, "evaluation_timeout" if res.error_type == "timeout"
+                                   else "evaluation_failed")])[0] for res in alone]
 
     # ------------------------------------------------------------------ tables
 

@@ -119,3 +119,13 @@ def test_a_test_generators_suite_is_refused_not_scored_as_zero(sandbox):
                       tests=[TestCase(input="[[9.0]]", output="0.0")])
     with pytest.raises(ValueError, match="answers none of the queried test inputs"):
         runner.score(problem, spec, suite)
+
+
+def test_a_prediction_that_kills_its_evaluator_costs_only_itself(sandbox):
+    from tczoo.runners.outputpred import OutputPredRunner
+
+    runner = OutputPredRunner(sandbox, eval_time_ms=300)
+    items = [(0, "sorted([2, 1])", "[1, 2]"), (1, "__import__('os')._exit(3)", "0"), (2, "max([0, 7])", "8"),
+             (3, "sum(range(10**12))", "1")]
+    assert runner._evaluate(items) == [(True, ""), (False, "evaluation_failed"), (False, "mismatch"),
+                                       (False, "evaluation_timeout")]
