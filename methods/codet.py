@@ -64,6 +64,7 @@ class CodeT(Method):
     runner = "bestofn"
     functional = True
     samples_candidates = True
+    stdin = False  # function-level problems only: refused on stdin ones before any LLM call
     Params = CodeTParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:

@@ -85,6 +85,7 @@ class EvalPlusMut(Method):
     produces = OracleKind.EXPECTED_OUTPUT
     runner = "agreement"
     functional = True
+    stdin = False  # function-level problems only: refused on stdin ones before any LLM call
     Params = EvalPlusParams
 
     def __init__(self, **params: Any):

@@ -16,6 +16,8 @@ A method is a class with a ``generate(task, ctx) -> TestSuite`` coroutine. It de
 - ``functional`` whether it writes tests for function-level (call-based) problems
                 (``Task.entry_point`` set: HumanEval, LeetCode-style problems); a
                 method that cannot is refused on them, in one line, before any LLM call;
+- ``stdin``     whether it writes tests for stdin problems (True for most; CodeT's and
+                EvalPlus's function-level methods are refused on them the same way);
 - ``samples_candidates`` whether it samples candidate solutions itself and returns
                 them as artifacts of role ``CANDIDATE_ROLE`` (CodeT): a selection
                 runner (``bestofn``) then ranks those instead of a pool of its own.
@@ -74,6 +76,7 @@ class Method:
     Params: ClassVar[type[MethodParams]] = MethodParams
     first_k: ClassVar[int | None] = None
     functional: ClassVar[bool] = False
+    stdin: ClassVar[bool] = True
     samples_candidates: ClassVar[bool] = False
 
     def __init__(self, **params: Any):
@@ -93,6 +96,7 @@ class Method:
             "runner": cls.runner,
             "first_k": cls.first_k,
             "functional": cls.functional,
+            "stdin": cls.stdin,
             "samples_candidates": cls.samples_candidates,
             "params": {k: f.default for k, f in cls.Params.model_fields.items()},
         }

@@ -185,6 +185,9 @@ def build_units(config: RunConfig, problems: list[Problem], sandbox) -> list[Uni
         for problem in problems:
             if problem.entry_point and not getattr(cls, "functional", False):
                 raise UserError(function_level_refusal(name, problem))
+            if not problem.entry_point and not getattr(cls, "stdin", True):
+                raise UserError(f"method {name} works on function-level problems only; {problem.id} is a stdin "
+                                f"problem (no entry point): pick function-level problems (humaneval, ...)")
             try:
                 specs = runner.tasks(problem, cls, samples=config.samples, seed=config.seed)
             except ValidationError:

@@ -139,3 +139,15 @@ def test_the_browser_shows_candidates_by_test_from_the_record_alone(sandbox):
     assert matrix.tests == [0, 1, 2]
     assert [(label, [c[0] for c in cells]) for label, cells in matrix.rows] == [
         ("s0 [correct on the golden tests]", ["AC", "WA", "AC"]), ("s1 [wrong on the golden tests]", ["WA"] * 3)]
+
+
+def test_codet_is_refused_on_a_stdin_problem_before_any_llm_call(tmp_path):
+    rules = tmp_path / "rules.jsonl"
+    rules.write_text('{"match": "", "response": "never asked"}\n')
+    proc = subprocess.run([sys.executable, "-m", "tczoo.cli", "run", "--method", "codet", "--benchmark", "zoo-mini",
+                           "--problems", "zm01", "--model", f"scripted:{rules}", "--out", str(tmp_path / "run")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines()[-1].startswith(
+        "error: method codet works on function-level problems only; zm01-commission-deadlines is a stdin problem")
+    assert not (tmp_path / "run").exists()
