@@ -114,6 +114,9 @@ def summarize(scores: list[ScoreRecord]) -> list[Table]:
                            "cannot run and undetermined submissions are in no count above"])]
     if exposure:
         tables.append(_exposure_table(scores))
+    beyond = _beyond_table(scores)
+    if beyond is not None:
+        tables.append(beyond)
     return tables
 
 
@@ -194,3 +197,53 @@ def _exposure_table(scores: list[ScoreRecord]) -> Table:
                  notes=["a target is exposed when one of the first exposure_tests tests of the suite written for it "
                         "is sound and rejects it; columns by the target's known verdict (WA, TLE, RE, MLE; other: "
                         "unknown or several)"])
+
+
+def _beyond_table(scores: list[ScoreRecord]) -> Table | None:
+    """What a suite rejects that the jury's own tests accept (EvalPlus's measure: the
+    submissions a grown suite catches beyond the original tests), pooled over suites;
+    None when no record carries the reference row's verdicts."""
+    per: dict[tuple[str, str], dict[str, int]] = defaultdict(
+        lambda: {"suites": 0, "tests": 0, "accepted by jury tests": 0, "rejected": 0, "wrong": 0, "accepted": 0})
+    jury_tests: dict[str, int] = {}  # problem -> its golden tests
+    for s in scores:
+        ref_row = s.detail.get("reference") or {}
+        ref = ref_row.get("submissions")
+        subs = s.detail.get("submissions")
+        if "failed" in s.detail or not isinstance(ref, dict) or not isinstance(subs, list):
+            continue
+        if isinstance(ref_row.get("tests"), int):
+            jury_tests[s.problem_id] = ref_row["tests"]
+        row = per[(s.model, s.method)]
+        row["suites"] += 1
+        row["tests"] += int(s.metrics.get("n_tests", 0))
+        for sub in subs:
+            verdict = ref.get(sub.get("name"))
+            if not verdict or verdict[0] != "accept" or sub.get("status") not in ("accept", "reject"):
+                continue
+            row["accepted by jury tests"] += 1
+            if sub["status"] == "reject":
+                row["rejected"] += 1
+                row["wrong" if sub.get("label") == "wrong" else "accepted"] += 1
+    if not per:
+        return None
+    rows = [{"model": model, "method": method, "suites": c["suites"],
+             "tests/suite": c["tests"] / c["suites"] if c["suites"] else None,
+             "accepted by jury tests": c["accepted by jury tests"], "rejected by the suite": c["rejected"],
+             "labelled wrong": c["wrong"], "labelled accepted": c["accepted"],
+             "rejected %": _pct(c["rejected"], c["accepted by jury tests"])}
+            for (model, method), c in sorted(per.items())]
+    if jury_tests:
+        rows.append({"model": REFERENCE_MODEL, "method": REFERENCE, "suites": len(jury_tests),
+                     "tests/suite": sum(jury_tests.values()) / len(jury_tests)})
+    return Table(title="Beyond the jury's tests: submissions the golden tests accept and the suite rejects",
+                 columns=["model", "method", "suites", "tests/suite", "accepted by jury tests",
+                          "rejected by the suite", "labelled wrong", "labelled accepted", "rejected %"], rows=rows,
+                 notes=["tests/suite: the mean size of the suites (of the problems' golden tests on the reference row); "
+                        "pooled over suites: every judged submission the problem's golden tests accept (the "
+                        "reference row), and those the suite rejects (EvalPlus: the wrong code a grown suite catches "
+                        "that the original tests let through; its pass@k drop). Labelled wrong: the label came from "
+                        "elsewhere (a jury's folder) and the golden tests missed it. Labelled accepted: candidates "
+                        "labelled by the golden tests themselves (tczoo candidates), so every one the suite rejects "
+                        "is either wrong beyond those tests or rejected on an input outside the problem's domain"])
+

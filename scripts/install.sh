@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install tczoo and everything it uses into ./.venv (system packages via apt when root).
 #
-#   bash scripts/install.sh            # everything: local model, KNN embedder, HF datasets, Ray, RL trainers, tests
+#   bash scripts/install.sh            # everything: local model, KNN embedder, HF datasets, Ray, RL trainers, evalplus, tests
 #   TCZOO_EXTRAS=dev bash scripts/install.sh   # lean: no local model, no torch
 #
 # llama-cpp-python builds from source (7-11 minutes). A native build crashes (SIGSEGV in
@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-EXTRAS="${TCZOO_EXTRAS:-local,embed,hf,dist,serve,rl,dev}"
+EXTRAS="${TCZOO_EXTRAS:-local,embed,hf,dist,serve,rl,evalplus,dev}"
 VENV="${TCZOO_VENV:-.venv}"
 PYTHON="${PYTHON:-python3}"
 
@@ -42,4 +42,10 @@ if [[ "$EXTRAS" == *embed* || "$EXTRAS" == *rl* ]]; then
 fi
 export CMAKE_ARGS="${CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AMX_INT8=OFF -DGGML_AMX_TILE=OFF}"
 $PIP install -q -e ".[${EXTRAS}]"
+if [[ "$EXTRAS" == *evalplus* ]]; then
+    # evalplus-mut uses evalplus's type-aware mutator; evalplus's own requirements (openai,
+    # anthropic, transformers, datasets, tree-sitter ...) are for its code generation and
+    # evaluation, not the mutator: the extra installed what the mutator imports
+    $PIP install -q --no-deps "evalplus==0.3.1"
+fi
 echo "tczoo installed in $VENV ($("$VENV/bin/tczoo" --help >/dev/null && echo ok))"

@@ -138,6 +138,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "tczoo.parsing",  # answers into code, JSON, tests and programs
     "tczoo.parsing.answers",
     "tczoo.parsing.text",
+    "tczoo.parsing.asserts",  # `assert f(ARGS) == E` into function-level tests
     "tczoo.sandbox",  # Sandbox, Limits, Verdict, Job, RunResult, PyCall, CallResult
     "tczoo.sandbox.types",
     "tczoo.sandbox.validators",  # a problem's own input and output validators (Kattis protocols)

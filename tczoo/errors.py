@@ -34,3 +34,7 @@ class InfrastructureFailure(RuntimeError):
     ``ScoreRecord.infrastructure`` set, and every report counts it apart — a sandbox failure
     is never a program's behaviour (a wrong code that 'passed', a solution that
     'crashed', a test that separated nothing)."""
+
+
+class BenchmarkLoadError(UserError, ValueError):
+    """A benchmark could not be loaded; the message says which and why, in one line."""

@@ -16,6 +16,14 @@ A method is a class with a ``generate(task, ctx) -> TestSuite`` coroutine. It de
                 harnesses); None: all of them;
 - ``single_turn`` the params under which it asks the model once per task (an RL
                 reward scores one completion); None: it always asks more than once.
+- ``functional`` whether it writes tests for function-level (call-based) problems
+                (``Task.entry_point`` set: HumanEval, LeetCode-style problems); a
+                method that cannot is refused on them, in one line, before any LLM call;
+- ``stdin``     whether it writes tests for stdin problems (True for most; CodeT's and
+                EvalPlus's function-level methods are refused on them the same way);
+- ``samples_candidates`` whether it samples candidate solutions itself and returns
+                them as artifacts of role ``CANDIDATE_ROLE`` (CodeT): a selection
+                runner (``bestofn``) then ranks those instead of a pool of its own.
 
 The runner builds the ``Task`` from the setting, so a method cannot see more than its
 paper allows. A method runs programs only through ``ctx`` (the sandbox and the
@@ -77,6 +85,9 @@ class Method(ABC):
     # the answer, so one completion is the method's whole answer (RL rewards:
     # ``tczoo.rewards``, ``tczoo rl export``); None: no setting of the method does.
     single_turn: ClassVar[dict[str, Any] | None] = None
+    functional: ClassVar[bool] = False
+    stdin: ClassVar[bool] = True
+    samples_candidates: ClassVar[bool] = False
 
     def __init__(self, **params: Any):
         self.params = self.Params(**params)
@@ -96,6 +107,9 @@ class Method(ABC):
             "produces": cls.produces.value,
             "runner": cls.runner,
             "first_k": cls.first_k,
+            "functional": cls.functional,
+            "stdin": cls.stdin,
+            "samples_candidates": cls.samples_candidates,
             "params": {k: f.default for k, f in cls.Params.model_fields.items()},
         }
 

@@ -210,6 +210,11 @@ def build_units(config: RunConfig, problems: list[Problem], sandbox: "Sandbox | 
             raise ParamsError(f"--params for runner:{runner_cls.name}: "
                               f"{_error_text(exc, runner_cls.Params, 'runner:' + runner_cls.name)}") from None
         for problem in problems:
+            if problem.entry_point and not getattr(cls, "functional", False):
+                raise UserError(function_level_refusal(name, problem))
+            if not problem.entry_point and not getattr(cls, "stdin", True):
+                raise UserError(f"method {name} works on function-level problems only; {problem.id} is a stdin "
+                                f"problem (no entry point): pick function-level problems (humaneval, ...)")
             try:
                 specs = runner.tasks(problem, cls, samples=config.samples, seed=config.seed)
             except ValidationError:
@@ -219,6 +224,16 @@ def build_units(config: RunConfig, problems: list[Problem], sandbox: "Sandbox | 
             for spec in specs:
                 units.append(Unit(name, method, runner, problem, spec))
     return units
+
+
+def function_level_refusal(method: str, problem: Problem) -> str:
+    """Why ``method`` cannot run on the function-level ``problem``, in one line."""
+    from tczoo.registry import describe_methods
+
+    able = [m["name"] for m in describe_methods() if m.get("functional")]
+    return (f"method {method} writes stdin tests and has no function-level mode; {problem.id} is a "
+            f"function-level problem (entry point {problem.entry_point}): pick problems without one, or a "
+            f"method that has it ({', '.join(able) or 'none installed'})")
 
 
 # --------------------------------------------------------------------------- one unit

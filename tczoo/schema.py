@@ -243,6 +243,10 @@ class Task(Model):
     wrong_pairs: list[WrongPair] = Field(default_factory=list)  # spec+correct+wrong only
     budget: int = 10  # how many tests the runner wants
     seed: int = 0
+    # Test inputs whose outputs the method is asked to predict (test-output prediction,
+    # LiveCodeBench): chosen by the runner from the problem's tests; their outputs are
+    # never given
+    queries: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _setting_limits_what_is_given(self) -> "Task":
@@ -447,8 +451,13 @@ class GeneratorSpec(Model):
     memory_mb: int = 1024
 
 
+CANDIDATE_ROLE = "candidate"  # an Artifact role: a candidate solution the method sampled (CodeT)
+
+
 class Artifact(Model):
-    """A program a method wrote along the way (generator, validator, oracle, harness)."""
+    """A program a method wrote along the way (generator, validator, oracle, harness);
+    role ``CANDIDATE_ROLE``: a candidate solution of the problem it sampled, for a
+    selection runner to rank (``Method.samples_candidates``)."""
 
     role: str
     program: Program

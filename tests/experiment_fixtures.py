@@ -270,6 +270,19 @@ HTG_SAGA_RULES: list[tuple[str, str | list[str]]] = [
     (r"Written inputs \(LLMGen\)", HTG_INPUTS),
     (r"Analyse the solution along three dimensions", "# Analysis\nPhase 1 ...\n\n# Tests\n" + fenced(SAGA_MODULE)),
     (r"Compare the two along three dimensions", "# Analysis\nPhase 1 ...\n\n# Tests\n" + fenced(SAGA_DIFFERENTIAL)),
+# Function-level methods on the HumanEval fixture's Mini/0 (span): CodeT's solutions (two
+# right, two wrong) and asserts, EvalPlus's seed inputs, LiveCodeBench's predictions.
+SPAN_RULES = [
+    (r"Complete the Python function `span`", [
+        fenced("def span(values):\n    return max(values) - min(values) if values else 0.0\n"),
+        fenced("def span(values):\n    s = sorted(values)\n    return s[-1] - s[0] if s else 0.0\n"),
+        fenced("def span(values):\n    return max(values) - min(values)\n"),
+        fenced("def span(values):\n    return max(values)\n")]),
+    (r"correctness of `span`", fenced("assert span([1.0, 4.0]) == 3.0\nassert span([]) == 0.0\n"
+                                      "assert span([5.0, 1.0]) == 5.0\n")),
+    (r"function under test, `span`", "```\n[3.0, 1.0, 2.0, 0.5]\n[]\n[-1.5]\n```"),
+    (r"assert span\(\[\[?1\.0, 4\.0, 2\.5\]\]?\) == # TODO", "assert span([1.0, 4.0, 2.5]) == 3.0"),
+    (r"== # TODO", "assert span(x) == 0.0"),
 ]
 
 
@@ -278,6 +291,7 @@ def zm01_rules() -> list[tuple[str, str | list[str]]]:
     stab_batch = "\n\n".join(fenced(_efficiency_generator(20000, reverse=i % 2 == 1)) for i in range(5))
     return [
         *HTG_SAGA_RULES,  # before HT's validator rule: their prompts name validate_input too
+        *SPAN_RULES,
         *VERIFIER_RULES,
         *WEDGE_RULES,
         (r"(?s)Your previous generator failed.*perf_input_gen", fenced(

@@ -186,6 +186,7 @@ class Harness(Method):
     setting = Setting.SPEC_TARGET
     produces = OracleKind.CHECKER_PROGRAM
     runner = "bugfind"
+    functional = True  # call-based problems too (Task.entry_point)
     Params = HarnessParams
     first_k: ClassVar[int] = 5
     single_turn: ClassVar[dict] = {}  # one answer: the harness

@@ -154,6 +154,7 @@ class InputOutput(Method):
     setting = Setting.SPEC_TARGET
     produces = OracleKind.EXPECTED_OUTPUT
     runner = "bugfind"
+    functional = True  # call-based problems too (Task.entry_point)
     Params = InputOutputParams
     first_k: ClassVar[int] = 1
     single_turn: ClassVar[dict] = {}  # one answer: the JSON tests

@@ -25,6 +25,7 @@ class ZeroShotCoT(Method):
     setting = Setting.SPEC_TARGET
     produces = OracleKind.LLM_JUDGE
     runner = "verdict"
+    functional = True  # call-based problems too (Task.entry_point)
     Params = CoTParams
     single_turn = {"parse_retries": 0}  # an unreadable verdict is not asked again
 

@@ -169,6 +169,7 @@ class HoarePrompt(Method):
     setting = Setting.SPEC_TARGET
     produces = OracleKind.LLM_JUDGE
     runner = "verdict"
+    functional = True  # call-based problems too (Task.entry_point)
     Params = HoareParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:

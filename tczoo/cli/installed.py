@@ -96,15 +96,14 @@ def benchmarks(
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="with --check: only the first N packages"),
 ) -> None:
     """List the benchmark names --benchmark accepts (plus SCHEMA:PATH for local files)."""
-    from tczoo.benchmarks import benchmark_names
+    from tczoo.benchmarks import benchmark_availability, benchmark_names
 
     if check is not None:
-        from tczoo.benchmarks.kattis.cli import check_command
         from tczoo.cli.progress import progress
 
         ids = [p.strip() for p in problems.split(",") if p.strip()] if problems else None
         with progress("benchmarks --check", unit="packages") as bar:
-            code = check_command(check, ids, fmt == "json", console, limit=limit, progress=bar)
+            code = _kattis_check(check, ids, fmt == "json", console, limit=limit, progress=bar)
         raise typer.Exit(code)
     if problems or limit is not None:
         raise CLIError("--problems and --limit go with --check kattis:PATH")
@@ -113,8 +112,10 @@ def benchmarks(
     if fmt == "json":
         emit_json(names)
         return
-    console.print(rich_table("benchmarks (also SCHEMA:PATH, e.g. tcbench:problems.jsonl)", ("name", "what"),
-                             names.items(), left=("name", "what")))
+    available = benchmark_availability()
+    console.print(rich_table("benchmarks (also SCHEMA:PATH, e.g. tcbench:problems.jsonl)", ("name", "available", "what"),
+                             ((n, available[n], what) for n, what in names.items()),
+                             left=("name", "available", "what")))
 
 
 def doctor(fmt: str = format_option("table", "json")) -> None:
@@ -136,3 +137,63 @@ def register(app: typer.Typer) -> None:
     app.command("runners")(runners)
     app.command("benchmarks")(benchmarks)
     app.command("doctor")(doctor)
+
+
+def _kattis_check(spec: str, problems: list[str] | None, as_json: bool, console, *, limit: int | None = None,
+                  progress=None) -> int:
+    """0 when every loaded submission's verdict matches its folder, 1 on a mismatch;
+    a spec that is not ``kattis:PATH`` is a user error (exit 2). ``progress``: a
+    ``tczoo.cli.progress.ProgressBar`` (packages checked, with an ETA)."""
+    from tczoo.benchmarks.kattis.check import as_json as to_json
+    from tczoo.benchmarks.kattis.check import check_path
+    from tczoo.errors import UserError
+    from tczoo.sandbox import Sandbox
+
+    schema, _, path = spec.partition(":")
+    if schema.strip().lower() != "kattis" or not path:
+        raise UserError(f"--check takes kattis:PATH (a package or a folder of packages), not {spec!r}")
+    with Sandbox() as sandbox:
+        if progress is not None:
+            progress.note(f"reading the packages in {path}")
+        reports = check_path(path, sandbox, problems, limit=limit,
+                             count=(lambda done, total: progress.update(done, total)) if progress is not None else None)
+    if as_json:
+        emit_json(to_json(reports))
+    else:
+        _render_kattis(reports, console)
+    return 1 if any(r.mismatches or r.inputs_rejected for r in reports) else 0
+
+
+def _render_kattis(reports: list, console) -> None:
+    """The report as tables fitted to the terminal (words kept whole, a wide table in
+    parts): one line per package, then each package's submissions."""
+    from rich.text import Text
+
+    from tczoo.safetext import printable
+
+    rows = []
+    for r in reports:
+        if not r.loaded:
+            rows.append([r.package, "skipped", "", "", "", "", "", ""])
+            continue
+        inputs = (f"{r.inputs_checked - len(r.inputs_rejected)}/{r.inputs_checked} valid"
+                  if r.inputs_checked else "no input validator")
+        skipped = f" (+{len(r.skipped_submissions)} skipped)" if r.skipped_submissions else ""
+        rows.append([r.package, "loaded", f"{r.time_limit_ms / 1000:g} s ({r.time_limit_source})", r.checker,
+                     str(r.tests), f"{len(r.submissions)}{skipped}", str(r.mismatches), inputs])
+    console.print(rich_table("Kattis packages", ("package", "status", "time limit", "checker", "tests",
+                                                 "submissions", "mismatches", "inputs"), rows))
+    for r in reports:  # the reasons in full, one line each, below the table
+        if not r.loaded:
+            console.print(Text(printable(f"{r.package}: skipped: {r.reason}", newlines=False)), soft_wrap=True)
+    for r in reports:
+        if not r.loaded:
+            continue
+        rows = [[s.name, "/".join(s.expected), s.verdict, s.verdict_with_margin, s.failed_on,
+                 f"{s.slowest_ms / 1000:.2f} s", s.status, s.explanation] for s in r.submissions]
+        rows += [[s["path"], "", "", "", "", "", "skipped", s["reason"]] for s in r.skipped_submissions]
+        rows += [["(input validators)", "", "", "", "", "", "REJECTED", rejected] for rejected in r.inputs_rejected]
+        console.print(rich_table(f"{r.package}: time limit {r.time_limit_ms / 1000:g} s, "
+                                 f"safety margin x{r.safety_margin:g}",
+                                 ("submission", "expected", "verdict", "with margin", "first failure", "slowest",
+                                  "status", "explanation"), rows))

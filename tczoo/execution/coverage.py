@@ -147,7 +147,11 @@ def _main():
             fn = ns.get(entry)
             if not callable(fn) and isinstance(ns.get("Solution"), type):
                 fn = getattr(ns["Solution"](), entry)
-            args = json.loads(spec["payload"])
+            try:
+                args = json.loads(spec["payload"])
+            except ValueError:  # a Python literal where JSON cannot carry the arguments
+                import ast
+                args = ast.literal_eval(spec["payload"])
             value = fn(**args) if isinstance(args, dict) else fn(*args)
             output = repr(value)
     except SystemExit as e:

@@ -6,7 +6,10 @@ Two kinds of problem, one result type (``Execution``):
   language the sandbox knows; runs go through ``Sandbox.run_many`` (every worker slot).
 - **functional (call-based) problems** (``entry_point`` set): a test *input* is the JSON
   text of an object mapping the entry point's parameter names to argument values
-  (``{"nums": [1, 2]}``), or of a JSON array of positional arguments. The function is
+  (``{"nums": [1, 2]}``), or of a JSON array of positional arguments; where JSON cannot
+  carry the arguments (tuples, sets, dicts with non-string keys: HumanEval/95 and 127),
+  the Python literal of the argument list (``[(1, 2), (2, 3)]``), read with
+  ``ast.literal_eval`` when the text is not JSON. The function is
   looked up as a top-level name, else as a method of ``Solution()`` (LeetCode style),
   called with the decoded arguments in its own sandboxed process (state a buggy
   function leaves behind never leaks into the next input), and its *output* is
@@ -34,7 +37,11 @@ _INVOKE_TAIL = r'''
 
 def _tczoo_invoke(payload):
     import json
-    args = json.loads(payload)
+    try:
+        args = json.loads(payload)
+    except ValueError:
+        import ast
+        args = ast.literal_eval(payload)
     fn = globals().get({entry!r})
     if not callable(fn) and isinstance(globals().get("Solution"), type):
         fn = getattr(globals()["Solution"](), {entry!r})

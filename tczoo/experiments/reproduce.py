@@ -57,11 +57,12 @@ def merge_params(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def plan(target: Target, model: str, *, benchmark: str = "zoo-mini", problems: list[str] | None = None,
+def plan(target: Target, model: str, *, benchmark: str | None = None, problems: list[str] | None = None,
          samples: int | None = None, params: dict[str, Any] | None = None,
          options: RunOptions | None = None) -> GridSpec:
     """The grid that reproduces ``target`` with ``model``."""
     options = options or RunOptions()
+    benchmark = benchmark or target.benchmark
     params = dict(params or {})
     # "analysis" and "build" in --params reach the target's analysis, not a method or runner
     own = {k: params.pop(k) for k in TARGET_KEYS if k in params}
@@ -507,7 +508,7 @@ def command_line(spec: GridSpec, target: Target) -> str:
     parts = ["tczoo reproduce", target.name]
     if spec.models:
         parts += ["--model", model_label(spec.models[0])]
-    if spec.benchmark != "zoo-mini":
+    if spec.benchmark != target.benchmark:
         parts += ["--benchmark", spec.benchmark]
     if spec.problems:
         parts += ["--problems", ",".join(spec.problems)]

@@ -114,6 +114,7 @@ class Target(_Model):
     compare_with: dict[str, Any] = Field(default_factory=dict)
     figure: Figure | None = None
     paper_setting: dict[str, str] = Field(default_factory=dict)
+    benchmark: str = "zoo-mini"  # what --benchmark defaults to (HumanEval for function-level papers)
 
     @property
     def methods(self) -> list[str]:

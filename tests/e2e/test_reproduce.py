@@ -39,8 +39,28 @@ FAST = {
     "hardtests-precision": {"hardtestgen": {"rpgen_inputs": 3, "rpgen_attempts": 4, "hackgen_inputs": 1,
                                             "hackgen_attempts": 1}},
     "saga-tcgbench": {"saga": {"differential_pairs": 1}},
+    "codet-humaneval": {"codet": {"solutions": 4, "test_samples": 2}},
+    "evalplus-humaneval": {"evalplus-mut": {"llm_rounds": 1, "mutants": 4}},
 }
-RUNNABLE = [n for n, t in targets().items() if not t.missing_methods()]
+HUMANEVAL = Path(__file__).parent / "fixtures" / "humaneval" / "mini.jsonl"
+
+
+def _evalplus_missing(target) -> bool:
+    """evalplus-mut needs the evalplus library (scripts/install.sh; not in a lean install)."""
+    import importlib.util
+
+    return "evalplus-mut" in target.methods and importlib.util.find_spec("evalplus") is None
+
+
+RUNNABLE = [n for n, t in targets().items() if not t.missing_methods() and not _evalplus_missing(t)]
+
+
+def _where(target: str) -> tuple[str | None, list[str]]:
+    """(benchmark, problems) a target runs on here: zm01, or the HumanEval fixture's Mini/0
+    for the function-level targets."""
+    if targets()[target].benchmark == "humaneval":
+        return f"humaneval:{HUMANEVAL}", ["Mini/0"]
+    return None, ["zm01"]
 
 
 @pytest.fixture(scope="module")
@@ -55,14 +75,17 @@ def _runs(root: Path, target: str) -> Path:
     """The run folder ``tczoo reproduce`` picks by default, under ``root``: targets of one
     experiment with the same settings share it (STAB's Tables 2 and 3), a target with
     other --params gets its own (Table 4, which fuzzes WEDGE for two seconds)."""
-    return default_out(targets()[target], plan(targets()[target], "scripted", problems=["zm01"],
+    benchmark, problems = _where(target)
+    return default_out(targets()[target], plan(targets()[target], "scripted", benchmark=benchmark, problems=problems,
                                                params=FAST.get(target)), root)
 
 
 def _reproduce(workspace, target: str, *extra: str, model: str | None = None,
                where: str = "") -> subprocess.CompletedProcess:
     root, scripted, env = workspace
-    args = [sys.executable, "-m", "tczoo.cli", "reproduce", target, "--model", model or scripted, "--problems", "zm01",
+    benchmark, problems = _where(target)
+    args = [sys.executable, "-m", "tczoo.cli", "reproduce", target, "--model", model or scripted,
+            "--problems", ",".join(problems), *(["--benchmark", benchmark] if benchmark else []),
             "--out", str(_runs(root / f"runs{where}", target)),
             "--results", str(root / f"results{where}"), "-f", "json", *extra]
     if target in FAST:
@@ -118,7 +141,9 @@ def test_target_runs_end_to_end_and_rebuilds_byte_for_byte(workspace, name):
             assert paper_table.claims[0] in text
     for method in set(target.methods) - set(installed(target.methods)):
         assert f"{method} not installed: no row" in text
-    if target.run is not None:
+    if target.run is not None and target.benchmark == "humaneval":
+        assert f"humaneval:{HUMANEVAL}: 1 problem(s) chosen with --problems (Mini/0)" in text
+    elif target.run is not None:
         assert "zoo-mini: 1 problem(s) chosen with --problems (zm01-commission-deadlines)" in text
     elif target.analysis.over == "benchmark":  # what the construction kept of what was loaded, never "0 problems"
         assert "zoo-mini (--problems): 1 problem(s) loaded, 1 kept by TC-Bench's construction" in text

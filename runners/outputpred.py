@@ -1,0 +1,256 @@
+"""Test output prediction, scored as LiveCodeBench scores it (Jain et al., ICLR 2025,
+arXiv:2403.07974, §3 "Test Output Prediction").
+
+An instance is one (problem, test input): the method is given the specification and
+the input (``Task.queries``; never the output) and predicts the output. A prediction is
+right when it equals the test's output by LiveCodeBench's rule: the predicted
+expression, evaluated, ``==`` the expected value (Python equality: ``1 == 1.0`` holds, a
+list never equals a tuple, floats exactly). The expected value is read from the test's
+output (JSON, as LiveCodeBench stores it, else a Python literal, as tczoo's
+function-level tests do); a prediction that is a constant is compared here, any other
+expression is evaluated in the sandbox, never in this process. stdin problems (our
+extension) compare the predicted text by the problem's comparator or output validator.
+
+pass@1 per instance = the share of its samples (``--samples``; LiveCodeBench: 10) that
+are right; the table averages over instances (``pass@1``) and also over problems
+(``pass@1 by problem``). An unanswered query (the model gave no readable assertion, a
+provider failure) counts as wrong, as in LiveCodeBench, and is counted apart.
+
+Which inputs (``tests``): the problem's golden tests, in order, the first
+``max_queries`` (None: every one); LiveCodeBench's own set asks about 442 tests of 181
+LeetCode problems. A predictor is a method whose runner is ``outputpred``; a test
+generator (``tczoo run --runner outputpred``, cross-scoring) is refused with the reason,
+and a suite that answers none of the queries is never scored as 0.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections import defaultdict
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from tczoo.errors import UserError
+from tczoo.execution import outputs_match
+from tczoo.runner import Matrix, Runner, Table, TaskSpec
+from tczoo.sandbox.types import Limits, PyCall, Verdict
+from tczoo.schema import Problem, ScoreRecord, Setting, Task, TestSuite
+
+MAX_LITERAL_CHARS = 1 << 20
+
+
+class OutputPredParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    tests: Literal["golden", "samples"] = Field("golden", description="where the queried inputs come from")
+    max_queries: int | None = Field(None, ge=1, description="queried tests per problem, the first ones (None: all)")
+    eval_time_ms: int = Field(5000, ge=100, description="CPU time for evaluating one suite's expression predictions")
+
+
+class OutputPredRunner(Runner):
+    name = "outputpred"
+    paper = "LiveCodeBench (Jain et al., ICLR 2025) test output prediction"
+    summary = "the method predicts each queried test's output; pass@1 by LiveCodeBench's equality rule"
+    headline = "pass@1"
+    Params = OutputPredParams
+    scores_empty_suites = True  # a predictor that answered nothing scores 0, in the denominator
+
+    def queries(self, problem: Problem) -> list[tuple[str, str]]:
+        tests = ([(t.input, t.output) for t in problem.golden_tests] if self.params.tests == "golden"
+                 else [(s.input, s.output) for s in problem.samples])
+        return tests[: self.params.max_queries] if self.params.max_queries else tests
+
+    def tasks(self, problem: Problem, method_cls: type, *, samples: int, seed: int) -> list[TaskSpec]:
+        if getattr(method_cls, "runner", self.name) != self.name:
+            # a predictor names this runner as its own; a test generator has nothing to predict
+            raise ValueError(f"outputpred scores output predictors (methods whose runner is outputpred); "
+                             f"{method_cls.name} writes tests for {method_cls.runner}")
+        if method_cls.setting is not Setting.SPEC:
+            raise UserError(f"outputpred gives a method the specification and the inputs only; method "
+                            f"{method_cls.name} asks for {method_cls.setting.value}")
+        queries = self.queries(problem)
+        if not queries:
+            return []
+        return [TaskSpec(key="" if samples == 1 else f"s{i}",
+                         task=Task.from_problem(problem, Setting.SPEC, budget=len(queries), seed=seed + i)
+                         .model_copy(update={"queries": [q for q, _ in queries]}),
+                         sample=i)
+                for i in range(samples)]
+
+    def cannot_score(self, suite: TestSuite) -> str | None:
+        # Every predictor's suite is scored (a query it does not answer is a wrong
+        # prediction); a suite that answers none of the queries is refused in score().
+        return None
+
+    def score(self, problem: Problem, spec: TaskSpec, suite: TestSuite) -> ScoreRecord:
+        queries = self.queries(problem)
+        answer: dict[str, Any] = {}
+        for t in suite.tests:
+            answer.setdefault(t.input, t)  # the first prediction for an input counts
+        if suite.tests and not any(q in answer for q, _ in queries):
+            # a test generator's suite (cross-scoring): nothing here predicts a queried output
+            raise ValueError("the suite answers none of the queried test inputs: it was not made for test output "
+                             "prediction")
+        functional = problem.entry_point is not None
+        verdicts: list[tuple[bool, str]] = [(False, "unanswered")] * len(queries)
+        literal, expressions, stdin = [], [], []
+        for i, (query, expected) in enumerate(queries):
+            test = answer.get(query)
+            if test is None or test.output is None:
+                continue
+            if not functional:
+                stdin.append((i, query, test.output, expected))
+            elif test.meta.get("expression"):
+                expressions.append((i, test.output, expected))
+            else:
+                literal.append((i, test.output, expected))
+        for i, predicted, expected in literal:
+            verdicts[i] = lcb_equal(predicted, expected)
+        if expressions:
+            for (i, _, _), verdict in zip(expressions, self._evaluate(expressions)):
+                verdicts[i] = verdict
+        if stdin:
+            match = outputs_match(self.sandbox, [(q, out, exp) for _, q, out, exp in stdin], comparator=problem.checker,
+                                  validator=problem.output_validator)
+            for (i, _, _, _), ok in zip(stdin, match):
+                verdicts[i] = (bool(ok), "" if ok else ("validator_failed" if ok is None else "mismatch"))
+        right = sum(ok for ok, _ in verdicts)
+        unanswered = sum(why == "unanswered" for _, why in verdicts)
+        return ScoreRecord(
+            runner=self.name, method=suite.provenance.method, model=suite.provenance.model, problem_id=problem.id,
+            metrics={"pass@1": 100.0 * right / len(queries) if queries else 0.0, "n_queries": float(len(queries)),
+                     "right": float(right), "unanswered": float(unanswered), "n_valid": float(len(queries))},
+            detail={"verdicts": [[ok, why] for ok, why in verdicts], "functional": functional})
+
+    def _evaluate(self, items: list[tuple[int, str, str]]) -> list[tuple[bool, str]]:
+        """LiveCodeBench's ``eval(prediction) == expected`` for expressions, in the sandbox:
+        one process for the suite, each evaluation under its own CPU-time alarm; when that
+        process dies as a whole (a prediction that ends it), each one alone."""
+        limit = self.params.eval_time_ms
+
+        def call(chunk: list[tuple[int, str, str]]) -> PyCall:
+            return PyCall(code=_EVALUATE, function="_tczoo_equal", args=[[[p, e] for _, p, e in chunk], limit / 1000],
+                          limits=Limits(time_ms=limit * len(chunk) + 1000, memory_mb=1024))
+
+        def read(res, n: int) -> list[tuple[bool, str]] | None:
+            if res.ok and isinstance(res.value, list) and len(res.value) == n:
+                return [(bool(v[0]), "" if v[0] else str(v[1])) for v in res.value]
+            if res.run.verdict is Verdict.SE:
+                from tczoo.errors import InfrastructureFailure
+
+                raise InfrastructureFailure(f"the sandbox failed evaluating predictions: {res.error[-300:]}")
+            return None
+
+        [whole] = self.sandbox.call_many([call(items)])
+        out = read(whole, len(items))
+        if out is not None:
+            return out
+        alone = self.sandbox.call_many([call([item]) for item in items])
+        return [(read(res, 1) or [(False, "evaluation_timeout" if res.error_type == "timeout"
+                                   else "evaluation_failed")])[0] for res in alone]
+
+    # ------------------------------------------------------------------ tables
+
+    def summarize(self, scores: list[ScoreRecord]) -> list[Table]:
+        scores = [s for s in scores if s.runner == self.name and "verdicts" in s.detail]
+        if not scores:
+            return []
+        per: dict[tuple[str, str], dict[tuple[str, int], list[bool]]] = defaultdict(lambda: defaultdict(list))
+        unanswered: dict[tuple[str, str], int] = defaultdict(int)
+        for s in scores:
+            for q, (ok, why) in enumerate(s.detail["verdicts"]):
+                per[(s.model, s.method)][(s.problem_id, q)].append(bool(ok))
+                unanswered[(s.model, s.method)] += why == "unanswered"
+        rows = []
+        for (model, method), instances in sorted(per.items()):
+            rates = {k: 100.0 * sum(v) / len(v) for k, v in instances.items()}
+            by_problem: dict[str, list[float]] = defaultdict(list)
+            for (pid, _), r in rates.items():
+                by_problem[pid].append(r)
+            answers = sum(len(v) for v in instances.values())
+            rows.append({"model": model, "method": method, "problems": len(by_problem), "instances": len(rates),
+                         "samples": answers // max(1, len(rates)),
+                         "pass@1": sum(rates.values()) / len(rates),
+                         "pass@1 by problem": sum(sum(v) / len(v) for v in by_problem.values()) / len(by_problem),
+                         "unanswered %": 100.0 * unanswered[(model, method)] / answers if answers else 0.0})
+        notes = ["an instance: one (problem, test input); pass@1: per instance the share of samples whose predicted "
+                 "output equals the test's by LiveCodeBench's rule (eval(prediction) == expected), then the mean over "
+                 "instances (LiveCodeBench) — 'by problem': over each problem's instances first",
+                 "unanswered: no readable prediction (no assertion, a provider failure): counted wrong, as "
+                 "LiveCodeBench does"]
+        return [Table(title="Test output prediction (LiveCodeBench)",
+                      columns=["model", "method", "problems", "instances", "samples", "pass@1", "pass@1 by problem",
+                               "unanswered %"], rows=rows, notes=notes)]
+
+    def matrices(self, record: ScoreRecord, suite: TestSuite) -> list[Matrix]:
+        verdicts = record.detail.get("verdicts")
+        if not isinstance(verdicts, list):
+            return []
+        cells = [["AC" if ok else "WA", "right" if ok else (why or "wrong")] for ok, why in verdicts]
+        return [Matrix(title="predictions (outputpred)", tests=list(range(len(cells))), rows=[("prediction", cells)],
+                       notes=["column j: the j-th queried test of the problem"])]
+
+
+def lcb_equal(predicted: str, expected: str) -> tuple[bool, str]:
+    """LiveCodeBench's rule for a constant prediction: the values are ``==``. The
+    expected value is JSON (LiveCodeBench's outputs) or a Python literal (tczoo's)."""
+    ok_p, value = _value(predicted, json_first=False)
+    ok_e, want = _value(expected, json_first=True)
+    if not ok_e:
+        return False, "expected_unreadable"
+    if not ok_p:
+        return False, "prediction_unreadable"
+    try:
+        return (bool(value == want), "" if value == want else "mismatch")
+    except Exception:  # noqa: BLE001 - == on exotic literals
+        return False, "mismatch"
+
+
+def _value(text: str, *, json_first: bool) -> tuple[bool, Any]:
+    if len(text) > MAX_LITERAL_CHARS:
+        return False, None
+    readers = (json.loads, ast.literal_eval) if json_first else (ast.literal_eval, json.loads)
+    for read in readers:
+        try:
+            return True, read(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    return False, None
+
+
+_EVALUATE = r'''
+class _TczooAlarm(BaseException):
+    pass
+
+
+def _tczoo_equal(pairs, limit_s):
+    import ast, json, math, signal
+
+    def alarm(*_):
+        raise _TczooAlarm()
+
+    def expected_value(text):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return ast.literal_eval(text)
+
+    out = []
+    for predicted, expected in pairs:
+        signal.signal(signal.SIGPROF, alarm)
+        signal.setitimer(signal.ITIMER_PROF, limit_s)
+        try:
+            want = expected_value(expected)
+            value = eval(predicted, {"math": math})
+            same = bool(value == want)
+            out.append([same, "" if same else "mismatch"])
+        except _TczooAlarm:
+            out.append([False, "evaluation_timeout"])
+        except BaseException as exc:
+            out.append([False, "evaluation_error: %s" % type(exc).__name__])
+        finally:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+    return out
+'''

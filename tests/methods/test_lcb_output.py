@@ -1,0 +1,131 @@
+"""LiveCodeBench test output prediction: reading predictions as LiveCodeBench does, its
+equality rule, and the lcb-output method scored by the outputpred runner through the
+real CLI with a scripted model (function-level and stdin problems)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tczoo.methods.lcb_output import call_arguments, read_prediction
+from tczoo.runners.outputpred import lcb_equal
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "humaneval" / "mini.jsonl"
+
+
+def test_the_last_assert_line_and_the_right_hand_side_of_its_equality():
+    answer = "Let me think.\nassert f(1) == 3\nThe sum is 4, so:\nassert f(1) == 4\n"
+    assert read_prediction(answer, functional=True) == ("4", {}, "")
+    block = "```python\nassert f([1, 2]) == [1] * 2 + [3]\n```"
+    assert read_prediction(block, functional=True) == ("[1, 1, 3]", {}, "")  # a constant: folded
+    expr = "assert f(2) == sorted([3, 1])"
+    assert read_prediction(expr, functional=True) == ("sorted([3, 1])", {"expression": True}, "")
+    assert read_prediction("It returns 4.", functional=True) == (None, {}, "no_assertion")
+    assert read_prediction("assert f(1) != 4", functional=True) == (None, {}, "not_an_equality")
+    assert read_prediction("assert f(1 == ", functional=True)[2] == "assertion_syntax"
+    assert read_prediction("It prints:\n```\n3 4\n```", functional=False) == ("3 4\n", {}, "")
+
+
+def test_queries_are_shown_as_call_arguments():
+    assert call_arguments("[[1.0, 2.5], 0.3]") == "[1.0, 2.5], 0.3"
+    assert call_arguments("[(1, 2), {5: 'x'}]") == "(1, 2), {5: 'x'}"  # a Python literal input
+    assert call_arguments('{"nums": [1, 2], "k": 3}') == "nums=[1, 2], k=3"
+    assert call_arguments('[1, 2]\n"ab"') == "[1, 2], 'ab'"  # LiveCodeBench: one JSON value per line
+    assert call_arguments('"abc"') == "'abc'"
+
+
+@pytest.mark.parametrize("predicted,expected,ok", [
+    ("3.0", "3.0", True), ("3", "3.0", True),  # Python ==: 3 == 3.0
+    ("0.30000000000000004", "0.3", False),  # no tolerance
+    ("[1, 2]", "[1, 2]", True), ("(1, 2)", "[1, 2]", False),  # JSON's list never equals a tuple
+    ("(1, 2)", "(1, 2)", True),  # a tczoo literal output may be a tuple
+    ("True", "true", True), ("'a'", '"a"', True), ("1", "true", True),
+])
+def test_livecodebenchs_equality_rule(predicted, expected, ok):
+    assert lcb_equal(predicted, expected)[0] is ok
+
+
+def _run(tmp_path: Path, rules: list[dict], *args: str) -> tuple[subprocess.CompletedProcess, Path]:
+    path = tmp_path / "rules.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rules))
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "tczoo.cli", "run", "--method", "lcb-output", "--model",
+                           f"scripted:{path}", "--out", str(out), "-f", "json", *args], capture_output=True, text=True)
+    return proc, out
+
+
+def test_lcb_output_through_the_cli_on_function_level_problems(tmp_path):
+    # Mini/0 (span): five golden tests. The model gets three right (one as an expression,
+    # evaluated in the sandbox), one wrong, and answers one without an assertion. (The
+    # rules match the test to complete: the statement shows the docstring's examples.)
+    rules = [
+        {"match": r"assert span\(\[1\.0, 4\.0, 2\.5\]\) == # TODO", "response": "assert span([1.0, 4.0, 2.5]) == 3.0"},
+        {"match": r"assert span\(\[\]\) == # TODO", "response": "```python\nassert span([]) == max([0.0])\n```"},
+        {"match": r"assert span\(\[6, -1\]\) == # TODO", "response": "assert span([6, -1]) == 5"},
+        {"match": r"assert span\(\[0\.1, 0\.3\]\) == # TODO", "response": "It is about 0.2."},
+        {"match": r"assert span\(\[5\.0\]\) == # TODO", "response": "assert span([5.0]) == 0"},
+    ]
+    proc, out = _run(tmp_path, rules, "--benchmark", f"humaneval:{FIXTURE}", "--problems", "Mini/0")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    [gen] = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines()]
+    prompt = json.loads((out / "exchanges.jsonl").read_text().splitlines()[0])["messages"][-1]["content"]
+    assert "Please complete the following test case" in prompt and "== # TODO" in prompt
+    assert [t["input"] for t in gen["suite"]["tests"]] == ["[[1.0, 4.0, 2.5]]", "[[]]", "[[6, -1]]", "[[0.1, 0.3]]",
+                                                          "[[5.0]]"]
+    assert gen["suite"]["tests"][1]["meta"] == {"expression": True}
+    [score] = [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines()]
+    assert [v[0] for v in score["detail"]["verdicts"]] == [True, True, False, False, True]
+    assert score["detail"]["verdicts"][3] == [False, "unanswered"]
+    table = next(t for t in json.loads(proc.stdout) if t["title"].startswith("Test output prediction"))
+    [row] = table["rows"]
+    assert (row["instances"], row["pass@1"], row["unanswered %"]) == (5, 60.0, 20.0)
+
+
+def test_lcb_output_on_stdin_problems_compares_by_the_problems_comparator(tmp_path):
+    from tczoo.benchmarks import load_benchmark
+
+    problem = load_benchmark("zoo-mini", ["zm01"])[0]
+    first = problem.golden_tests[0]
+    rules = [{"match": "", "response": f"It prints:\n```\n{first.output}```"}]
+    proc, out = _run(tmp_path, rules, "--benchmark", "zoo-mini", "--problems", "zm01",
+                     "--params", json.dumps({"runner:outputpred": {"max_queries": 2}}))
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    prompts = [json.loads(x)["messages"][-1]["content"] for x in (out / "exchanges.jsonl").read_text().splitlines()]
+    assert len(prompts) == 2 and "What does it print?" in prompts[0]
+    [score] = [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines()]
+    assert score["detail"]["verdicts"][0] == [True, ""]  # the first test's own output
+    assert score["metrics"]["n_queries"] == 2.0
+
+
+def test_a_test_generators_suite_is_refused_not_scored_as_zero(sandbox):
+    from tczoo.benchmarks import load_benchmark
+    from tczoo.runners.outputpred import OutputPredRunner
+    from tczoo.methods.crux import Crux
+    from tczoo.schema import Provenance, TestCase, TestSuite
+
+    problem = load_benchmark(f"humaneval:{FIXTURE}", ["Mini/0"], sandbox=sandbox)[0]
+    runner = OutputPredRunner(sandbox)
+    with pytest.raises(ValueError, match="outputpred scores output predictors"):
+        runner.tasks(problem, Crux, samples=1, seed=0)  # cross-scoring: "not applicable", with this reason
+    from tczoo.methods.lcb_output import LcbOutput
+
+    [spec] = runner.tasks(problem, LcbOutput, samples=1, seed=0)
+    assert spec.task.queries == [t.input for t in problem.golden_tests]
+    suite = TestSuite(problem_id="Mini/0", provenance=Provenance(method="crux"),
+                      tests=[TestCase(input="[[9.0]]", output="0.0")])
+    with pytest.raises(ValueError, match="answers none of the queried test inputs"):
+        runner.score(problem, spec, suite)
+
+
+def test_a_prediction_that_kills_its_evaluator_costs_only_itself(sandbox):
+    from tczoo.runners.outputpred import OutputPredRunner
+
+    runner = OutputPredRunner(sandbox, eval_time_ms=300)
+    items = [(0, "sorted([2, 1])", "[1, 2]"), (1, "__import__('os')._exit(3)", "0"), (2, "max([0, 7])", "8"),
+             (3, "sum(range(10**12))", "1")]
+    assert runner._evaluate(items) == [(True, ""), (False, "evaluation_failed"), (False, "mismatch"),
+                                       (False, "evaluation_timeout")]
