@@ -14,6 +14,11 @@ A method is a class with a ``generate(task, ctx) -> TestSuite`` coroutine. It de
 - ``first_k``   how many of its tests a bug-finding runner evaluates per response by
                 default (HarnessLLM Appendix B.1: 1 for input-output tests, 5 for
                 harnesses); None: all of them.
+- ``shown_fixes`` (spec+correct+wrong) whether each shown wrong submission comes with a
+                corrected version (SAGA's differential analysis reads it) or alone
+                (CodeContests-O feeds back the wrong submissions only): a correction a
+                method never reads would leave an accepted program out of scoring for
+                nothing.
 
 The runner builds the ``Task`` from the setting, so a method cannot see more than its
 paper allows. A method runs programs only through ``ctx`` (the sandbox and the
@@ -68,6 +73,7 @@ class Method:
     runner: ClassVar[str] = "hackrate"
     Params: ClassVar[type[MethodParams]] = MethodParams
     first_k: ClassVar[int | None] = None
+    shown_fixes: ClassVar[bool] = True
 
     def __init__(self, **params: Any):
         self.params = self.Params(**params)

@@ -87,7 +87,8 @@ class Runner:
         return [
             TaskSpec(
                 key="" if samples == 1 else f"s{i}",
-                task=Task.from_problem(problem, setting, budget=budget, seed=seed + i),
+                task=Task.from_problem(problem, setting, budget=budget, seed=seed + i,
+                                       fixes=getattr(method_cls, "shown_fixes", True)),
                 sample=i,
             )
             for i in range(samples)
