@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from agent_fixtures import agent_rules
+
 SOLUTION = """
 import heapq
 import sys
@@ -277,6 +279,7 @@ def zm01_rules() -> list[tuple[str, str | list[str]]]:
     """(regex, answer) for every built-in method's templates, most specific first."""
     stab_batch = "\n\n".join(fenced(_efficiency_generator(20000, reverse=i % 2 == 1)) for i in range(5))
     return [
+        *agent_rules(),  # the generator-validator agents (ccplus, cco, autocode): agent_fixtures
         *HTG_SAGA_RULES,  # before HT's validator rule: their prompts name validate_input too
         *VERIFIER_RULES,
         *WEDGE_RULES,

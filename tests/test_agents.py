@@ -421,3 +421,15 @@ def test_run_commands_seeds_each_line_and_keeps_per_command_inputs(sandbox):
     assert runs[3].inputs == ["a\n", "b\n"] and runs[3].trimmed == 1
     again = run_commands(sandbox, code, ["n=1"])
     assert again[0].inputs == runs[0].inputs  # the same line, the same input, run after run
+
+
+def test_an_answer_with_too_many_commands_runs_the_first_ones(sandbox, tmp_path):
+    problem = zoo_problem(sandbox, "zm01")
+    rules = [(r"You are the validator agent", fenced(VALIDATOR)),
+             (r"Write one generator program for this problem", generator_answer(FIXED_GENERATOR, [
+                 "n=1 mode=min", "n=3 mode=overflow", "n=4 mode=equal", "n=5 mode=random"]))]
+    suite = generate(Ccplus(max_commands=2), task_for(problem, Setting.SPEC_CORRECT),
+                     script(tmp_path / "m.jsonl", rules), sandbox)
+    assert suite.rounds[1].changed[-1] == "commands cut to the first 2 of 4"
+    assert [t.meta["command"] for t in suite.tests] == ["n=1 mode=min", "n=3 mode=overflow"]
+    assert ("parse", "too_many_commands") in {(f.stage, f.reason) for f in suite.provenance.failures}

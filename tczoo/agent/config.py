@@ -57,6 +57,8 @@ class AgentParams(MethodParams):
     generator_rounds: int = Field(3, ge=1, description="rounds of writing and revising the generator from failed "
                                                        "commands and validator verdicts")
     commands: int | None = Field(None, ge=1, description="commands asked for (None: the runner's test budget)")
+    max_commands: int = Field(200, ge=1, description="commands run at most (an answer listing more: the first ones; "
+                                                     "ours, a bound on sandbox time)")
     per_command: int = Field(1, ge=1, description="inputs kept from one command (a command may return a list)")
     max_tests: int | None = Field(None, ge=1, description="tests kept at the end (None: every valid one)")
     # checker

@@ -404,6 +404,11 @@ class AgentLoop:
                 self.generator = None
             else:
                 changed.append(f"{len(self.commands)} commands written")
+        if len(self.commands) > self.p.max_commands:
+            self.suite.fail("parse", "too_many_commands", f"{len(self.commands)} commands; the first "
+                                                          f"{self.p.max_commands} are run (max_commands)", item)
+            changed.append(f"commands cut to the first {self.p.max_commands} of {len(self.commands)}")
+            self.commands = self.commands[:self.p.max_commands]
         return changed
 
     async def produce(self, round_no: int) -> Generation:
