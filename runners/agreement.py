@@ -51,6 +51,7 @@ Exposure's setting.
 
 from __future__ import annotations
 
+import hashlib
 import random
 import threading
 from collections import defaultdict
@@ -62,9 +63,11 @@ from tczoo.execution import SuiteJudge, can_check
 from tczoo.execution.judge import ACCEPT, CANNOT_RUN, REJECT, UNDETERMINED, failed
 from tczoo.runner import Matrix, Runner, Table, TaskSpec
 from tczoo.schema import Oracle, OracleKind, Problem, ScoreRecord, Setting, Task, TestCase, TestSuite
-from tczoo.submissions import Label, LabelledSubmission, labelled_submissions, read_candidates
+from tczoo.submissions import CandidatePool, Label, LabelledSubmission, labelled_submissions
 
 COVERAGE = (1, 5, 10, 20)
+_SHARED: dict[str, dict[str, Any]] = {}  # reference rows computed in this process (see AgreementRunner.reference)
+_SHARED_LOCK = threading.Lock()
 SOURCES = ("jury", "benchmark", "candidate")
 
 
@@ -201,21 +204,13 @@ class AgreementRunner(Runner):
         self._problem_locks: dict[str, threading.Lock] = {}
         self._subs: dict[str, list[LabelledSubmission]] = {}
         self._reference: dict[str, dict[str, Any]] = {}
-        self._file = None
+        self.pool = CandidatePool(self.params.candidates if "candidate" in self.params.sources else None)
 
     # ------------------------------------------------------------------ submissions
 
-    def _candidate_file(self):
-        if self.params.candidates is None or "candidate" not in self.params.sources:
-            return None
-        with self._lock:
-            if self._file is None:
-                self._file = read_candidates(self.params.candidates)
-            return self._file
-
     def submissions(self, problem: Problem) -> list[LabelledSubmission]:
         """The labelled submissions that judge this problem's suites."""
-        file = self._candidate_file()
+        file = self.pool.file()
         with self._lock:
             if problem.id not in self._subs:
                 extra = file.labelled(problem.id) if file is not None else []
@@ -309,12 +304,36 @@ class AgreementRunner(Runner):
         return {"metrics": metrics, "rows": rows, "tests": tests_detail, "positions": judge.usable,
                 "vacuous_soundness": facts["vacuous_soundness"], "exposures": facts["exposures"]}
 
+    def _reference_key(self, problem: Problem) -> str:
+        """What a reference row depends on: the golden tests, the judging of outputs,
+        the limits, the submissions and the options that change a metric."""
+        h = hashlib.sha256()
+        for part in (problem.id, str(problem.time_limit_ms), str(problem.memory_limit_mb), problem.checker or "",
+                     problem.entry_point or "",
+                     problem.output_validator.model_dump_json() if problem.output_validator else "",
+                     self.params.detect_on, repr(self.params.coverage), str(self.params.checker_time_ms)):
+            h.update(part.encode(errors="surrogatepass") + b"\0")
+        for t in problem.golden_tests:
+            h.update(hashlib.sha256(f"{t.input}\0{t.output}".encode(errors="surrogatepass")).digest())
+        for sub in self.submissions(problem):
+            h.update(f"{sub.name}\0{sub.label.value}\0{sub.program.digest}\0".encode(errors="surrogatepass"))
+        return h.hexdigest()
+
     def reference(self, problem: Problem) -> dict[str, Any]:
-        """The jury's golden tests scored by the same path, once per problem."""
+        """The jury's golden tests scored by the same path, once per problem — and once per
+        process: cross-scoring makes a runner per cell, and a Kattis package's reference
+        takes minutes (``_SHARED``, keyed by everything the row depends on)."""
         with self._problem_lock(problem.id):
             with self._lock:
                 if problem.id in self._reference:
                     return self._reference[problem.id]
+            key = self._reference_key(problem)
+            with _SHARED_LOCK:
+                shared = _SHARED.get(key)
+            if shared is not None:
+                with self._lock:
+                    self._reference[problem.id] = shared
+                return shared
             if not problem.golden_tests:
                 result: dict[str, Any] = {"failed": "the problem has no golden tests"}
             else:
@@ -326,6 +345,9 @@ class AgreementRunner(Runner):
                     result["tests"] = len(tests)
             with self._lock:
                 self._reference[problem.id] = result
+            if "metrics" in result or not problem.golden_tests:
+                with _SHARED_LOCK:
+                    _SHARED[key] = result
             return result
 
     def score(self, problem: Problem, spec: TaskSpec, suite: TestSuite) -> ScoreRecord:

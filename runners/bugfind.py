@@ -77,6 +77,7 @@ from tczoo.execution import (
 )
 from tczoo.runner import Matrix, Runner, Table, TaskSpec
 from tczoo.schema import OracleKind, Problem, Program, ScoreRecord, Setting, Task, TestCase, TestSuite
+from tczoo.submissions import CandidatePool
 
 GOOD_INPUT = (Outcome.GOOD_INPUT_INVALID, Outcome.GOOD_INPUT, Outcome.TRUE_BUG)
 
@@ -128,6 +129,8 @@ class BugfindParams(BaseModel):
     max_tests: int = Field(20, ge=1, description="cap on tests per response (the paper's 20)")
     checker_time_ms: int = Field(20_000, ge=100, description="CPU time per check_output call (the authors' 20 s)")
     generator_time_ms: int = Field(20_000, ge=100, description="CPU time per generator call (repeats)")
+    candidates: str | None = Field(None, description="a candidates file (tczoo candidates): its labelled wrong "
+                                                     "programs are buggy programs of triplets too")
     seed: int = 0
 
 
@@ -167,6 +170,10 @@ class BugfindRunner(Runner):
     Params = BugfindParams
     scores_empty_suites = True  # a response without a usable test is a format error, in the denominator
 
+    def __init__(self, sandbox: Any, **params: Any):
+        super().__init__(sandbox, **params)
+        self.pool = CandidatePool(self.params.candidates)
+
     def label(self, method: str) -> str:
         return method.upper() if len(method) <= 3 else method.capitalize()
 
@@ -191,6 +198,7 @@ class BugfindRunner(Runner):
         return "responses" if method_cls.produces is OracleKind.EXPECTED_OUTPUT else "generators"
 
     def tasks(self, problem: Problem, method_cls: type, *, samples: int, seed: int) -> list[TaskSpec]:
+        problem = self.pool.problem(problem)  # + labelled candidates, when a file is given
         g = ground_truth_index(problem, self.params.ground_truth)
         if g is None:
             return []
@@ -278,6 +286,7 @@ class BugfindRunner(Runner):
         return {name: classify(ev, idx) for name, idx in sets.items()}, ev
 
     def score(self, problem: Problem, spec: TaskSpec, suite: TestSuite) -> ScoreRecord:
+        problem = self.pool.problem(problem)
         ctx = spec.context
         f = problem.wrong_solutions[ctx["wrong"]]
         g = problem.solutions[ctx["ground_truth"]]

@@ -41,6 +41,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from tczoo.errors import UserError
 from tczoo.runner import Runner, Table, TaskSpec
 from tczoo.schema import Language, Problem, Program, ScoreRecord, Setting, Task, TestSuite
+from tczoo.submissions import CandidatePool
 
 Threshold = Annotated[float, Field(ge=0.0, le=1.0)]
 
@@ -61,6 +62,8 @@ class VerdictParams(BaseModel):
     stability_threshold: Threshold = Field(0.8, description="τ of graded verdicts in Tables 2 and 3")
     baseline: str = Field("cot", description="method the relative change of Table 1 is measured against")
     seed: int = Field(0, description="seed of the draw of codes")
+    candidates: str | None = Field(None, description="a candidates file (tczoo candidates): its labelled "
+                                                     "programs are codes to judge too")
 
     @field_validator("languages")
     @classmethod
@@ -104,13 +107,19 @@ class VerdictRunner(Runner):
     # CoT and HoarePrompt make no tests and TRAILS's early stop leaves none: the verdict is the product
     scores_empty_suites = True
 
+    def __init__(self, sandbox: Any, **params: Any):
+        super().__init__(sandbox, **params)
+        self.pool = CandidatePool(self.params.candidates)
+
     def label(self, method: str) -> str:
         return method  # the tables name methods as registered (trails, hoareprompt, cot)
 
     # ------------------------------------------------------------------ pairs
 
     def codes(self, problem: Problem) -> list[tuple[bool, str, Program]]:
-        """(label, name, program) of the codes this problem contributes."""
+        """(label, name, program) of the codes this problem contributes (its own, and the
+        labelled candidates of ``candidates``)."""
+        problem = self.pool.problem(problem)
         langs = {Language(v) for v in self.params.languages}
         rng = random.Random(f"{self.params.seed}:{problem.id}")
         out = []

@@ -305,3 +305,55 @@ def append_candidates(path: Path, records: list[CandidateRecord]) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+# --------------------------------------------------------------------------- candidates for any runner
+
+
+def with_candidates(problem: Problem, candidates: Iterable[LabelledSubmission]) -> Problem:
+    """``problem`` with labelled candidates among its programs — accepted ones after its
+    solutions, wrong ones after its wrong solutions, named ``candidate/NAME`` with their
+    category in ``meta`` — so that a runner reading a problem's programs (bug finding's
+    triplets, the verdict runner's codes) uses them too. A problem without wrong codes
+    (HumanEval) gets some this way."""
+    accepted, wrong = list(problem.solutions), list(problem.wrong_solutions)
+    for sub in candidates:
+        meta = {**sub.program.meta, "source": SubmissionSource.CANDIDATE.value,
+                **({"category": sub.category} if sub.category else {})}
+        fields = dict(code=sub.program.code, language=sub.program.language, flags=sub.program.flags,
+                      name=f"candidate/{sub.name}", meta=meta)
+        if sub.label is Label.ACCEPTED:
+            accepted.append(Program(**fields))
+        else:
+            wrong.append(WrongProgram(**fields))
+    return problem.model_copy(update={"solutions": accepted, "wrong_solutions": wrong})
+
+
+class CandidatePool:
+    """A runner's ``candidates`` option: the file read once (lazily, thread-safe), each
+    problem given its labelled candidates once (``with_candidates``)."""
+
+    def __init__(self, path: str | None):
+        import threading
+
+        self.path = path
+        self._lock = threading.Lock()
+        self._file: CandidateFile | None = None
+        self._problems: dict[str, Problem] = {}
+
+    def file(self) -> CandidateFile | None:
+        if self.path is None:
+            return None
+        with self._lock:
+            if self._file is None:
+                self._file = read_candidates(self.path)
+            return self._file
+
+    def problem(self, problem: Problem) -> Problem:
+        held = self.file()
+        if held is None:
+            return problem
+        with self._lock:
+            if problem.id not in self._problems:
+                self._problems[problem.id] = with_candidates(problem, held.labelled(problem.id))
+            return self._problems[problem.id]

@@ -151,6 +151,10 @@ def test_fault_exposure_with_a_targeted_method(sandbox, tmp_path):
     assert table.rows[0]["targets"] == len(expected)
 
 
+def make_problem_without_golden(problem):
+    return problem.model_copy(update={"golden_tests": []})
+
+
 def problem_limits(problem):
     from tczoo.sandbox import Limits
 
@@ -181,6 +185,9 @@ def test_kattis_reference_row_gives_tpr_100_on_a_package_the_test_writes(sandbox
     assert (m["tpr"], m["tnr"], m["tp"], m["tn"], m["n_cannot_run"]) == (100.0, 100.0, 3, 3, 1)
     assert ref["submissions"]["wrong_answer/broken.cpp"][0] == "cannot_run"
     assert ref["submissions"]["time_limit_exceeded/loops_on_seven.py"][0] == "reject"
+    # computed once per process: another runner (cross-scoring makes one per cell) needs no sandbox for it
+    assert AgreementRunner(None).reference(problem) is ref
+    assert "metrics" not in AgreementRunner(None, detect_on="all").reference(make_problem_without_golden(problem))
     # and through a score record: the reference row of the table
     from tczoo.runner import TaskSpec
     from tczoo.schema import Provenance, TestCase, TestSuite
@@ -352,3 +359,67 @@ def test_a_run_the_wall_clock_guard_stopped_below_the_cpu_limit_runs_again(sandb
                        limits=Limits(time_ms=2000, wall_ms=300))
     [a, b] = judge.judge([late, never])
     assert a.verdicts == ["AC"] and b.verdicts == ["TLE"]
+
+
+def test_bug_finding_and_verdicts_take_labelled_candidates_too(tmp_path):
+    """A candidates file gives bug finding more buggy programs (a wrong candidate is the
+    f of a triplet) and the verdict runner more codes to judge, with their labels."""
+    from tczoo.methods.harnessllm.io import InputOutput
+    from tczoo.runners.bugfind import BugfindRunner
+    from tczoo.runners.verdict import VerdictRunner
+
+    problem = zm01()
+    path = tmp_path / "c.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in [
+        {"problem_id": problem.id, "name": "sample-0", "language": "python", "code": "print(0)", "label": "wrong",
+         "category": "WA"},
+        {"problem_id": problem.id, "name": "sample-1", "language": "python", "code": "print(1)", "label": "accepted"},
+        {"problem_id": problem.id, "name": "sample-2", "language": "python", "code": "print(2)"},  # unlabelled
+    ]) + "\n")
+    own = len(problem.wrong_solutions)
+    bugfind = BugfindRunner(None, candidates=str(path), responses=1)
+    specs = bugfind.tasks(problem, InputOutput, samples=1, seed=0)
+    assert len(specs) == own + 1 and specs[-1].key == "candidate/sample-0/s0"
+    assert specs[-1].task.target.code == "print(0)" and specs[-1].context["wrong"] == own
+    codes = VerdictRunner(None, candidates=str(path), per_label=None, languages=["python"]).codes(problem)
+    names = {(label, name) for label, name, _ in codes}
+    assert (False, "candidate/sample-0") in names and (True, "candidate/sample-1") in names
+    assert not any("sample-2" in name for _, name in names)
+    assert len(VerdictRunner(None, per_label=None, languages=["python"]).codes(problem)) == len(codes) - 2
+
+
+def test_candidates_for_a_functional_problem_and_the_suite_judging_them(sandbox, tmp_path):
+    """A problem with an entry point: the function prompt, the candidates called directly
+    and labelled by golden tests given as JSON arguments; the agreement runner then judges
+    a suite with them (functional outputs compare as Python values)."""
+    import asyncio
+
+    from harness_fixtures import second_largest
+    from tczoo.candidates import generate
+    from tczoo.llm import LLMSettings
+    from tczoo.runner import TaskSpec
+    from tczoo.schema import GoldenTest, Provenance, TestCase, TestSuite
+
+    base = second_largest()
+    problem = base.model_copy(update={"golden_tests": [GoldenTest(input='{"nums": [5, 5, 3]}', output="3"),
+                                                       GoldenTest(input='{"nums": [7]}', output="None")]})
+    good, bad = base.solutions[0].code, base.wrong_solutions[0].code
+    model = script(tmp_path / "m.jsonl", [("Implement the Python function `second_largest`",
+                                           [f"```python\n{good}```", f"```python\n{bad}```", "```cpp\nint main(){}\n```"])])
+    out = tmp_path / "c.jsonl"
+    asyncio.run(generate(model, [problem], 3, out, sandbox=sandbox, settings=LLMSettings(cache=False, retries=0)))
+    recs = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [(r["name"], r.get("label"), r.get("category")) for r in recs] == [
+        ("sample-0", "accepted", None), ("sample-1", "wrong", "WA"), ("sample-2", None, None)]
+    # a program with a syntax error cannot run: labelled wrong, category CE, never run on a test
+    from tczoo.schema import Language, Program
+    from tczoo.submissions import label_by_golden
+
+    [broken] = label_by_golden(sandbox, problem, [Program(code="def second_largest(nums:\n", language=Language.PYTHON)])
+    assert (broken.label.value, broken.category, broken.evidence.run) == ("wrong", "CE", 0)
+    assert "SyntaxError" in broken.evidence.detail
+    runner = AgreementRunner(sandbox, candidates=str(out), reference=False)
+    suite = TestSuite(problem_id=problem.id, tests=[TestCase(input='{"nums": [5, 5, 3]}', output="3")],
+                      provenance=Provenance(method="io", model="m"))
+    m = runner.score(problem, TaskSpec(key="", task=None), suite).metrics  # type: ignore[arg-type]
+    assert (m["tp"], m["fn"], m["tn"], m["fp"]) == (2, 0, 2, 0)  # good + sample-0; not_distinct + sample-1

@@ -30,6 +30,7 @@ runner, candidates labelled by golden tests in ``tczoo.submissions``).
 
 from __future__ import annotations
 
+import ast
 import math
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -98,6 +99,13 @@ def compile_status(sandbox: "Sandbox", program: Program, functional: bool) -> tu
     """("ok" | "ce" | "missing" | "se", message): whether ``program`` can run here.
     A language without its compiler on this machine is ``missing`` (the program cannot
     run, as with a compile error); ``se`` is the sandbox failing the compile."""
+    if program.language is Language.PYTHON:
+        try:  # parsed, never run, here: a judge compiles Python too, and a syntax error cannot run
+            ast.parse(program.code)
+        except SyntaxError as exc:
+            return "ce", f"SyntaxError: {exc}"[:2000]
+        except (ValueError, RecursionError, MemoryError):
+            pass  # NUL bytes, absurd nesting: the sandbox says what happens
     if functional:
         if program.language is not Language.PYTHON:
             return "ce", "functional problems need Python programs"
