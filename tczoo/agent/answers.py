@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
 
 from tczoo.parsing import ParseError, as_stdin, code_blocks, extract_function, parse_json
 
@@ -207,7 +206,3 @@ def scenarios_in(text: str) -> list[Scenario]:
     if not out:
         raise ParseError("no_scenarios", "no scenario with an input, an output and a verdict")
     return out
-
-
-def first_answer_text(answers: list[Any]) -> str | None:
-    return answers[0].text if answers else None

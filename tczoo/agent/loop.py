@@ -136,10 +136,6 @@ class Generation:
     def rejected(self) -> list[Case]:
         return [c for c in self.cases if c.valid is False]
 
-    @property
-    def answered(self) -> list[Case]:
-        return [c for c in self.valid if c.output is not None]
-
 
 class AgentLoop:
     def __init__(self, method: str, steps: AgentSteps, params: AgentParams, task: Task, ctx: "Context"):
@@ -530,7 +526,7 @@ class AgentLoop:
         return bool(SEVERAL_ANSWERS.search(self.task.statement)) or any(c.disagree for c in gen.valid)
 
     async def checker_stage(self) -> None:
-        answered = [c for c in self.gen.valid if c.output is not None]
+        answered = [c for c in self.gen.valid if c.output is not None]  # the checker's positive cases
         scenarios: list[tuple[str, str, str | None, bool]] = []  # (input, output, expected, should accept)
         if self.steps.scenarios:
             answers, pos = await self.ask(self.steps.scenarios, "scenarios", n_scenarios=self.p.scenarios)
