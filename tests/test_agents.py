@@ -433,3 +433,11 @@ def test_an_answer_with_too_many_commands_runs_the_first_ones(sandbox, tmp_path)
     assert suite.rounds[1].changed[-1] == "commands cut to the first 2 of 4"
     assert [t.meta["command"] for t in suite.tests] == ["n=1 mode=min", "n=3 mode=overflow"]
     assert ("parse", "too_many_commands") in {(f.stage, f.reason) for f in suite.provenance.failures}
+
+
+def test_a_command_that_hangs_or_floods_costs_only_itself(sandbox):
+    code = ("def generate(args):\n    if args.get('hang'):\n        while True:\n            pass\n"
+            "    if args.get('flood'):\n        return 'x' * (3 * 1024 * 1024)\n    return '1\\n1 1\\n'\n")
+    runs = run_commands(sandbox, code, ["hang=1", "ok=1", "flood=1"], time_ms=300, max_input_kb=1024)
+    assert [r.reason for r in runs] == ["timeout", "", "input_too_large"]
+    assert runs[1].inputs == ["1\n1 1\n"] and runs[0].inputs == [] and runs[2].inputs == []
