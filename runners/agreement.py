@@ -252,8 +252,9 @@ class AgreementRunner(Runner):
                 return []
             rng = random.Random(f"{self.params.seed}:{problem.id}:method-correct")
             given = rng.sample(accepted, min(self.params.method_correct, len(accepted)))
+            fixes = getattr(method_cls, "shown_fixes", True)
             task_of = (lambda i: Task.from_problem(problem, setting, budget=self.budget(problem), seed=seed + i,
-                                                   correct=[g.program for g in given]))
+                                                   correct=[g.program for g in given], fixes=fixes))
             return [TaskSpec(key=key, task=task_of(i), sample=i, context={"given": [g.name for g in given]})
                     for i, key in enumerate(keys(""))]
         return [TaskSpec(key=key, task=Task.from_problem(problem, setting, budget=self.budget(problem), seed=seed + i),

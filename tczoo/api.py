@@ -124,6 +124,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "tczoo.schema",  # the data: Problem, Task, TestSuite, records
     "tczoo.method",  # Method, MethodParams, Context
     "tczoo.runner",  # Runner, RunnerParams, TaskSpec, Table, Matrix
+    "tczoo.agent",  # AgentMethod, AgentLoop, AgentSteps, AgentParams: generator-validator agents
     "tczoo.errors",  # UserError, RunFailed, InfrastructureFailure
     "tczoo.templates",  # Prompts
     "tczoo.execution",  # the execution interface: run programs, compare outputs, oracles, generators

@@ -23,7 +23,12 @@ A method is a class with a ``generate(task, ctx) -> TestSuite`` coroutine. It de
                 EvalPlus's function-level methods are refused on them the same way);
 - ``samples_candidates`` whether it samples candidate solutions itself and returns
                 them as artifacts of role ``CANDIDATE_ROLE`` (CodeT): a selection
-                runner (``bestofn``) then ranks those instead of a pool of its own.
+                runner (``bestofn``) then ranks those instead of a pool of its own;
+- ``shown_fixes`` (spec+correct+wrong) whether each shown wrong submission comes with a
+                corrected version (SAGA's differential analysis reads it) or alone
+                (CodeContests-O feeds back the wrong submissions only): a correction a
+                method never reads would leave an accepted program out of scoring for
+                nothing.
 
 The runner builds the ``Task`` from the setting, so a method cannot see more than its
 paper allows. A method runs programs only through ``ctx`` (the sandbox and the
@@ -88,6 +93,7 @@ class Method(ABC):
     functional: ClassVar[bool] = False
     stdin: ClassVar[bool] = True
     samples_candidates: ClassVar[bool] = False
+    shown_fixes: ClassVar[bool] = True
 
     def __init__(self, **params: Any):
         self.params = self.Params(**params)

@@ -109,7 +109,8 @@ class Runner(ABC):
         return [
             TaskSpec(
                 key="" if samples == 1 else f"s{i}",
-                task=Task.from_problem(problem, setting, budget=budget, seed=seed + i),
+                task=Task.from_problem(problem, setting, budget=budget, seed=seed + i,
+                                       fixes=getattr(method_cls, "shown_fixes", True)),
                 sample=i,
             )
             for i in range(samples)

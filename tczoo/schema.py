@@ -162,6 +162,12 @@ class Problem(Model):
         _check_validator_checker(self)
         return self
 
+    @property
+    def interactive(self) -> bool:
+        """Whether the problem is interactive, as its tags say (Codeforces' and so
+        CodeContests' ``interactive`` tag; a Kattis package's ``interactive`` keyword)."""
+        return any(str(t).strip().lower() == "interactive" for t in self.tags)
+
 
 # --------------------------------------------------------------------------- tasks
 
@@ -241,6 +247,9 @@ class Task(Model):
     correct_programs: list[Program] = Field(default_factory=list)
     target: Program | None = None
     wrong_pairs: list[WrongPair] = Field(default_factory=list)  # spec+correct+wrong only
+    # the problem is interactive (a Codeforces/Kattis "interactive" tag): a judge needs an
+    # interactor the zoo does not have, so a method that writes stdin tests says so and stops
+    interactive: bool = False
     budget: int = 10  # how many tests the runner wants
     seed: int = 0
     # Test inputs whose outputs the method is asked to predict (test-output prediction,
@@ -285,16 +294,20 @@ class Task(Model):
         seed: int = 0,
         correct: list[Program] | None = None,
         target: Program | None = None,
+        fixes: bool = True,
     ) -> "Task":
         """Build the task for ``setting``; never hands over more than the setting allows.
         A spec+correct+wrong task shows the wrong submissions ``shown_wrong`` picks, each
-        paired with its stand-in correction (``fix_for``), all neutralised."""
+        paired with its stand-in correction (``fix_for``; ``fixes=False``: the wrong
+        submissions alone, for a method that never reads a correction — CodeContests-O —
+        so that no accepted program is shown, and held out of scoring, for nothing), all
+        neutralised."""
         correct_programs = (correct if correct is not None else problem.solutions) \
             if setting in (Setting.SPEC_CORRECT, Setting.SPEC_CORRECT_WRONG) else []
         pairs = []
         if setting is Setting.SPEC_CORRECT_WRONG:
             for w in shown_wrong(problem):
-                fixed = fix_for(w, problem.solutions)
+                fixed = fix_for(w, problem.solutions) if fixes else None
                 pairs.append(WrongPair(wrong=neutral(w, "wrong"), fixed=neutral(fixed, "fixed") if fixed else None))
         return cls(
             problem_id=problem.id,
@@ -311,6 +324,7 @@ class Task(Model):
             correct_programs=correct_programs,
             target=neutral(target) if setting is Setting.SPEC_TARGET and target is not None else None,
             wrong_pairs=pairs,
+            interactive=problem.interactive,
             budget=budget,
             seed=seed,
         )
@@ -493,6 +507,32 @@ class CodeVerdict(Model):
         return self.score > threshold
 
 
+class RoundProgram(Model):
+    """A program an agent wrote (or kept) in one round, as that round's record holds it."""
+
+    role: str  # generator, validator, checker
+    name: str  # generator@r2, validator-c1 ...
+    code: str
+    commands: list[str] = Field(default_factory=list)  # a generator's commands ("bucket: args"), in order
+    selected: bool = True  # among candidates: the one the round kept
+    score: float | None = None  # among candidates: what selected it (accuracy on the probes ...)
+
+
+class AgentRound(Model):
+    """One round of an agent loop (``tczoo.agent``): what it wrote, what running it
+    showed, what changed against the round before. Data on the suite, so that
+    ``tczoo show`` and ``tczoo view`` can replay an agent's work round by round."""
+
+    round: int  # 1, 2, ... over the whole loop
+    step: str  # validator, generator, checker, feedback
+    action: Literal["write", "revise", "select", "keep"]
+    wrote: list[RoundProgram] = Field(default_factory=list)
+    observed: dict[str, Any] = Field(default_factory=dict)  # counts, and a few examples under "examples"
+    changed: list[str] = Field(default_factory=list)  # one line per change
+    outcome: str = ""  # what the loop did next: "clean", "revise", "budget spent", "no answer" ...
+    exchanges: list[int] = Field(default_factory=list)  # positions in provenance.exchanges asked this round
+
+
 class TestSuite(Model):
     __test__ = False
 
@@ -503,6 +543,8 @@ class TestSuite(Model):
     provenance: Provenance
     # the method's verdict on the program under test (LLM_JUDGE suites of verifiers)
     verdict: CodeVerdict | None = None
+    # an agent's rounds (tczoo.agent): write, run, observe, revise — every round recorded
+    rounds: list[AgentRound] = Field(default_factory=list)
 
     def fail(self, stage: str, reason: str, detail: str = "", item: str = "") -> None:
         self.provenance.failures.append(

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from agent_fixtures import agent_rules
+
 SOLUTION = """
 import heapq
 import sys
@@ -270,6 +272,8 @@ HTG_SAGA_RULES: list[tuple[str, str | list[str]]] = [
     (r"Written inputs \(LLMGen\)", HTG_INPUTS),
     (r"Analyse the solution along three dimensions", "# Analysis\nPhase 1 ...\n\n# Tests\n" + fenced(SAGA_MODULE)),
     (r"Compare the two along three dimensions", "# Analysis\nPhase 1 ...\n\n# Tests\n" + fenced(SAGA_DIFFERENTIAL)),
+]
+
 # Function-level methods on the HumanEval fixture's Mini/0 (span): CodeT's solutions (two
 # right, two wrong) and asserts, EvalPlus's seed inputs, LiveCodeBench's predictions.
 SPAN_RULES = [
@@ -290,6 +294,7 @@ def zm01_rules() -> list[tuple[str, str | list[str]]]:
     """(regex, answer) for every built-in method's templates, most specific first."""
     stab_batch = "\n\n".join(fenced(_efficiency_generator(20000, reverse=i % 2 == 1)) for i in range(5))
     return [
+        *agent_rules(),  # the generator-validator agents (ccplus, cco, autocode): agent_fixtures
         *HTG_SAGA_RULES,  # before HT's validator rule: their prompts name validate_input too
         *SPAN_RULES,
         *VERIFIER_RULES,

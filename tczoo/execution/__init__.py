@@ -20,7 +20,17 @@ from tczoo.execution.calls import (
     with_prelude,
 )
 from tczoo.execution.coverage import Coverage, CoverageUnavailable, line_coverage
-from tczoo.execution.generators import Generator, call_seed, record, rerun, run_generators
+from tczoo.execution.generators import (
+    CommandRun,
+    Generator,
+    call_seed,
+    command_seed,
+    parse_command,
+    record,
+    rerun,
+    run_commands,
+    run_generators,
+)
 from tczoo.execution.judge import ProgramJudgement, SuiteJudge, TestUse
 from tczoo.execution.oracle import Check, OracleUnavailable, can_check, check_outputs, check_with_checker
 from tczoo.execution.outputs import outputs_match, same_output
@@ -31,9 +41,9 @@ from tczoo.sandbox import Limits, Sandbox, Verdict
 from tczoo.schema import dedupe, input_key, interleave
 
 __all__ = [
-    "CALL_FAILURE_REASONS", "PRELUDE", "Check", "Coverage", "CoverageUnavailable", "Evidence", "Execution", "Generator", "Limits", "OracleUnavailable",
-    "Outcome", "ProgramJudgement", "Sandbox", "Signature", "SuiteJudge", "TestUse", "Verdict", "call_seed", "can_check", "check_outputs", "check_with_checker",
+    "CALL_FAILURE_REASONS", "PRELUDE", "Check", "CommandRun", "Coverage", "CoverageUnavailable", "Evidence", "Execution", "Generator", "Limits", "OracleUnavailable",
+    "Outcome", "ProgramJudgement", "Sandbox", "Signature", "SuiteJudge", "TestUse", "Verdict", "call_seed", "can_check", "command_seed", "check_outputs", "check_with_checker",
     "classify", "dedupe", "ground_truth_index", "evaluate_literal", "gather_evidence", "input_key", "interleave", "line_coverage", "no_sandbox_errors", "py_call", "read_call",
-    "outputs_match", "record", "required_args", "rerun", "run_generators", "run_program", "run_programs", "same_output",
+    "outputs_match", "parse_command", "record", "required_args", "rerun", "run_commands", "run_generators", "run_program", "run_programs", "same_output",
     "signature_of", "validate_inputs", "with_prelude",
 ]

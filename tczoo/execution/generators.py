@@ -15,6 +15,13 @@ A generator that stops giving new inputs is retired as ``exhausted``.
 
 Inputs are deduplicated across all generators (``input_key``); for functional problems
 an input is a JSON object of arguments, fitted to the entry point's ``Signature``.
+
+A generator can also be driven by *commands* (``run_commands``), the way a testlib
+generator is run by a test plan: one program, a list of argument lines
+(``n=100000 mode=max``), each line parsed into keyword arguments and the program's
+``generate(args)`` called once per line with ``random`` seeded from the line's text
+(``command_seed``: the same line always gives the same input, as testlib seeds ``rnd``
+from the command line). The agents of ``tczoo.agent`` run their generators so.
 """
 
 from __future__ import annotations
@@ -51,7 +58,8 @@ def _tczoo_generate_calls(calls, limit_s):
         raise _TczooAlarm()
 
     out = []
-    for name, seed in calls:
+    for call in calls:
+        name, seed, args = call[0], call[1], call[2:]
         fn = globals().get(name)
         if not callable(fn):
             out.append({"ok": False, "kind": "no_function", "error": "no function %s" % name})
@@ -60,7 +68,7 @@ def _tczoo_generate_calls(calls, limit_s):
         signal.signal(signal.SIGPROF, alarm)
         signal.setitimer(signal.ITIMER_PROF, limit_s)
         try:
-            value = fn()
+            value = fn(*args)
             res = {"ok": True, "value": value}
         except _TczooAlarm:
             res = {"ok": False, "kind": "timeout", "error": "over %.1f s of CPU time" % limit_s}
@@ -231,6 +239,131 @@ def rerun(sandbox: "Sandbox", program: Program, spec: GeneratorSpec, *, extra_ro
             for r, row in enumerate(by_round, 1)]
 
 
+# --------------------------------------------------------------------------- commands
+
+
+@dataclass
+class CommandRun:
+    """What one command line of a generator gave: its inputs, or why it gave none."""
+
+    command: str
+    inputs: list[str] = field(default_factory=list)
+    reason: str = ""  # "" when it ran: crash, timeout, memory, bad_command, bad_return, empty_input ...
+    detail: str = ""
+    trimmed: int = 0  # inputs past per_command, dropped
+
+    @property
+    def ok(self) -> bool:
+        return not self.reason
+
+
+def command_seed(seed: int, command: str) -> int:
+    """The seed ``random`` gets for ``command`` in a run seeded with ``seed``: a function
+    of the line's text (whitespace runs folded), as testlib seeds ``rnd`` from argv."""
+    return zlib.crc32(f"{seed}:{' '.join(command.split())}".encode()) % (2**31 - 1)
+
+
+def parse_command(command: str) -> dict[str, Any]:
+    """A command line as keyword arguments: ``n=5 mode=max``, ``--n 5 --mode max``,
+    ``-n=5`` and a bare flag (``--distinct`` → True) all read alike; values that look
+    like integers or floats become numbers; words without a key collect under ``"_"``.
+    ValueError on a line shlex cannot split (an open quote)."""
+    import shlex
+
+    words = shlex.split(command)
+    if words and words[0] in ("./gen", "gen", "generator", "python", "./generator"):
+        words = words[1:]  # a testlib habit: the program's name first
+    args: dict[str, Any] = {}
+    loose: list[Any] = []
+    i = 0
+    while i < len(words):
+        word = words[i]
+        if "=" in word and not word.startswith("="):
+            key, value = word.split("=", 1)
+            args[key.lstrip("-")] = _number(value)
+        elif word.startswith("-") and len(word) > 1 and not _is_number(word):
+            key = word.lstrip("-")
+            if i + 1 < len(words) and (not words[i + 1].startswith("-") or _is_number(words[i + 1])) \
+                    and "=" not in words[i + 1]:
+                args[key] = _number(words[i + 1])
+                i += 1
+            else:
+                args[key] = True
+        else:
+            loose.append(_number(word))
+        i += 1
+    if loose:
+        args["_"] = loose
+    return args
+
+
+def _is_number(word: str) -> bool:
+    try:
+        float(word)
+        return True
+    except ValueError:
+        return False
+
+
+def _number(value: str) -> Any:
+    try:
+        return int(value)
+    except ValueError:
+        pass
+    try:
+        return float(value) if any(c.isdigit() for c in value) else value
+    except ValueError:
+        return value
+
+
+def run_commands(sandbox: "Sandbox", code: str, commands: list[str], *, function: str = "generate", seed: int = 0,
+                 per_command: int = 1, time_ms: int = 5000, memory_mb: int = 1024,
+                 max_input_kb: int = 4096) -> list[CommandRun]:
+    """``function(args)`` of ``code`` once per command line, in one sandboxed process
+    (each call under its own CPU-time alarm; calls of a process that died as a whole
+    run again alone). A call returns one input (a string, or a structure ``as_stdin``
+    turns into one) or a list of strings: several inputs, of which the first
+    ``per_command`` are kept. One ``CommandRun`` per command, in order."""
+    out = [CommandRun(command=c) for c in commands]
+    planned: list[tuple[int, dict[str, Any]]] = []
+    for i, c in enumerate(commands):
+        try:
+            planned.append((i, parse_command(c)))
+        except ValueError as exc:
+            out[i].reason, out[i].detail = "bad_command", f"cannot split {c!r}: {exc}"
+    if not planned:
+        return out
+    results = _call(sandbox, [(code, function, command_seed(seed, commands[i]), [args]) for i, args in planned],
+                    time_ms, memory_mb, max_input_kb)
+    for (i, _), res in zip(planned, results):
+        run = out[i]
+        if not res.get("ok"):
+            run.reason, run.detail = res.get("kind", "crash"), str(res.get("error", ""))[-1500:]
+            continue
+        value = res.get("value")
+        items = value if isinstance(value, list) and value and all(isinstance(v, str) for v in value) else [value]
+        if len(items) > per_command:
+            run.trimmed = len(items) - per_command
+            items = items[:per_command]
+        for item in items:
+            try:
+                text = as_stdin(item)
+            except ParseError as exc:
+                run.reason, run.detail = "bad_return", f"{function} returned {exc.detail}"
+                break
+            if not text.strip():
+                run.reason, run.detail = "empty_input", f"{function} returned a blank input"
+                continue
+            if len(text.encode(errors="surrogatepass")) > max_input_kb * 1024:
+                run.reason, run.detail = "input_too_large", (f"{len(text.encode(errors='surrogatepass')) // 1024} KB "
+                                                             f"> {max_input_kb} KB")
+                continue
+            run.inputs.append(text)
+        if run.inputs and run.reason == "empty_input":
+            run.reason, run.detail = "", ""  # some inputs of a list were blank: the others stand
+    return out
+
+
 # --------------------------------------------------------------------------- internals
 
 
@@ -273,12 +406,13 @@ def _inputs_of(g: Generator, value: Any, functional: bool, signature: Signature 
     return texts
 
 
-def _call(sandbox: "Sandbox", calls: list[tuple[str, str, int]], time_ms: int, memory_mb: int,
+def _call(sandbox: "Sandbox", calls: list[tuple], time_ms: int, memory_mb: int,
           max_input_kb: int) -> list[dict]:
-    """Each (code, function, seed) called; one sandboxed process per distinct code, one
-    process per call for the calls of a process that died as a whole."""
+    """Each (code, function, seed[, args]) called — ``args`` a list of positional
+    arguments; one sandboxed process per distinct code, one process per call for the
+    calls of a process that died as a whole."""
     groups: dict[str, list[int]] = {}
-    for i, (code, _, _) in enumerate(calls):
+    for i, (code, *_) in enumerate(calls):
         groups.setdefault(code, []).append(i)
     results: list[dict | None] = [None] * len(calls)
 
@@ -289,7 +423,8 @@ def _call(sandbox: "Sandbox", calls: list[tuple[str, str, int]], time_ms: int, m
                         output_kb=min(1 << 20, 2 * max_input_kb * n + 64))
         code = with_prelude(calls[indices[0]][0]) + _DRIVER_TAIL
         return PyCall(code=code, function="_tczoo_generate_calls",
-                      args=[[[calls[i][1], calls[i][2]] for i in indices], time_ms / 1000], limits=limits)
+                      args=[[[calls[i][1], calls[i][2], *(calls[i][3] if len(calls[i]) > 3 else [])]
+                             for i in indices], time_ms / 1000], limits=limits)
 
     retry: list[int] = []
     batches = list(groups.values())

@@ -9,8 +9,9 @@ this module only, so both show the same things:
 - ``RunData.units()``: one line per (method, problem, task) -- the index the browser
   filters and pages;
 - ``RunData.problem(pid)``: everything about one problem's units -- tests, validity,
-  the runners' per-test matrices (``Runner.matrices``), metrics, artifacts, failures
-  and every LLM exchange of each unit.
+  the runners' per-test matrices (``Runner.matrices``), metrics, artifacts, an agent's
+  rounds (what each wrote, observed and changed), failures and every LLM exchange of
+  each unit.
 
 Every string a model, a program or a benchmark produced passes through ``safe``:
 control characters and lone surrogates become visible escapes (``tczoo.safetext.printable``)
@@ -171,17 +172,21 @@ class RunData:
             by_key[str(x.get("key", ""))].append(i)
         taken: Counter = Counter()
         out: dict[tuple[str, str, str], list[int]] = {}
+        self._exchange_index: dict[tuple[str, str, str], dict[int, int]] = {}
         for unit in self._units.values():
             if unit.generation is None:
                 continue
             mine = []
-            for key in unit.generation.suite.provenance.exchanges:
+            where: dict[int, int] = {}  # position in the suite's provenance -> index among the unit's exchanges
+            for pos, key in enumerate(unit.generation.suite.provenance.exchanges):
                 records = by_key.get(key)
                 if not records:
                     continue
+                where[pos] = len(mine)
                 mine.append(records[min(taken[key], len(records) - 1)])
                 taken[key] += 1
             out[unit.key] = mine
+            self._exchange_index[unit.key] = where
         self.orphan_exchanges = len(set(range(len(self.exchanges))) - {i for v in out.values() for i in v})
         return out
 
@@ -359,6 +364,7 @@ class RunData:
                 "oracle": {"kind": suite.oracle.kind.value, "judge_prompt": suite.oracle.judge_prompt,
                            "program": _program(suite.oracle.program) if suite.oracle.program else None},
                 "artifacts": [self._artifact(a, made, prov.failures) for a in suite.artifacts],
+                "rounds": self._rounds(unit, suite),
                 "provenance": {"method": prov.method, "model": prov.model, "params": prov.params, "seed": prov.seed,
                                "usage": prov.usage.model_dump(), "exchange_keys": len(prov.exchanges)},
                 "seconds": g.seconds, "error": g.error,
@@ -382,6 +388,17 @@ class RunData:
             "failures": [{"stage": f.stage, "reason": f.reason, "detail": f.detail, "item": f.item}
                          for f in failures if f.item and f.item in names],
         }
+
+    def _rounds(self, unit: Unit, suite: Any) -> list[dict[str, Any]]:
+        """An agent's rounds (``TestSuite.rounds``), each with the indices of its LLM
+        exchanges among the unit's (the page links them)."""
+        where = self._exchange_index.get(unit.key, {})
+        out = []
+        for r in suite.rounds:
+            d = r.model_dump()
+            d["exchanges"] = [where[p] for p in r.exchanges if p in where]
+            out.append(d)
+        return out
 
     def _score(self, s: Any, suite: Any) -> dict[str, Any]:
         matrices, note = [], ""

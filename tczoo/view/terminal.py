@@ -5,7 +5,7 @@
     show RUN --problem P              every unit of problem P
     show RUN --method M               every unit of method M
     show RUN --problem P --method M   one unit in full: metrics, failures, tests, verdicts,
-                                      artifacts (syntax-highlighted), its LLM exchanges
+                                      artifacts (syntax-highlighted), an agent's rounds, its LLM exchanges
     ... --exchange N                  that unit's N-th exchange: every message and the answer
 
 Everything a model or a program wrote goes through ``Text`` (never rich markup) after
@@ -227,6 +227,8 @@ def unit_view(data: RunData, problem: str, method: str, *, task: str | None = No
         yield table("failures", ["stage", "reason", "item", "detail"],
                     [[f["stage"], Text(str(f["reason"]), style="bold red"), f["item"], clip(f["detail"], 4, 300)]
                      for f in d["failures"]])
+    if d.get("rounds"):
+        yield from rounds_view(d["rounds"], full)
     tests = d.get("tests", [])
     if tests:
         validity = {}
@@ -272,6 +274,49 @@ def unit_view(data: RunData, problem: str, method: str, *, task: str | None = No
                      for i, x in enumerate(xs)])
     else:
         yield Text("no LLM exchange recorded for this unit", style="dim")
+
+
+def _observed(observed: dict[str, Any]) -> Text:
+    """A round's observations in a few lines: the counts, then the examples."""
+    out = Text()
+    for key, value in observed.items():
+        if key == "examples" or (isinstance(value, dict) and "clip" not in value):
+            continue
+        out.append(f"{key} {value}  ")
+    for key, value in observed.items():
+        if isinstance(value, dict) and "clip" not in value:
+            inner = {k: v for k, v in value.items() if k != "examples"}
+            out.append(f"\n{key}: " + "  ".join(f"{k} {v}" for k, v in inner.items()))
+            for ex in value.get("examples", [])[:3]:
+                out.append("\n  · " + " ".join(f"{k}={t(v).plain!r}"[:120] for k, v in ex.items()), style="dim")
+    for ex in observed.get("examples", [])[:3]:
+        out.append("\n  · " + " ".join(f"{k}={t(v).plain!r}"[:160] for k, v in ex.items()), style="dim")
+    return out
+
+
+def rounds_view(rounds: list[dict[str, Any]], full: bool = False) -> Iterator[RenderableType]:
+    """An agent's rounds: what each wrote, observed and changed (``--full``: their programs)."""
+    rows = []
+    for r in rounds:
+        wrote = "\n".join(f"{w['name']}" + (f" (score {w['score']})" if w.get("score") is not None else "")
+                          + ("" if w.get("selected", True) else " not kept") for w in r["wrote"])
+        rows.append([str(r["round"]), f"{r['step']} {r['action']}", wrote, "\n".join(str(c) for c in r["changed"]),
+                     _observed(r["observed"]),
+                     Text(str(r["outcome"]), style="green" if str(r["outcome"]).startswith("clean") else "yellow")])
+    yield table(f"agent rounds ({len(rounds)}; show ... --full for each program)", ["#", "step", "wrote", "changed",
+                                                                                    "observed", "outcome"],
+                rows, show_lines=True)
+    if not full:
+        return
+    for r in rounds:
+        for w in r["wrote"]:
+            code = w["code"]["clip"] if isinstance(w["code"], dict) else w["code"]
+            body: list[RenderableType] = []
+            if w.get("commands"):
+                body.append(t("commands:\n" + "\n".join(str(c) for c in w["commands"]), "dim"))
+            body.append(Syntax(code, "python", line_numbers=True, word_wrap=True))
+            yield Panel(Group(*body), title=Text(f"round {r['round']}: {w['name']}"),
+                        border_style="green" if w.get("selected", True) else "dim")
 
 
 def matrix(m: dict[str, Any]) -> Table:

@@ -530,9 +530,11 @@
         " / ", link("#/p/" + p, txt(INDEX.problems[p]))));
       root.appendChild(el("h1", null, txt(l.method) + " on " + txt(INDEX.problems[p]) + (l.task ? " [" + txt(l.task) + "]" : "")));
       var tests = unit.tests || [], arts = unit.artifacts || [], xs = unit.exchanges || [], fs = unit.failures || [];
+      var rounds = unit.rounds || [];
       root.appendChild(el("nav", { class: "toc" },
         jump("metrics", "metrics"), " · ",
         jump("exchanges", "LLM exchanges (" + xs.length + ")"), " · ", jump("failures", "failures (" + fs.length + ")"), " · ",
+        rounds.length ? [jump("rounds", "agent rounds (" + rounds.length + ")"), " · "] : "",
         jump("verdicts", "verdicts"), " · ", jump("tests", "tests (" + tests.length + ")"), " · ",
         jump("artifacts", "artifacts (" + arts.length + ")")));
       root.appendChild(el("p", { class: "meta" }, "model " + txt(l.model) + " · " + num(unit.seconds, 2) + " s · " +
@@ -569,6 +571,8 @@
       if (fs.length) s.appendChild(failureTable(fs));
       else s.appendChild(el("p", { class: "note" }, "none recorded"));
       root.appendChild(s);
+
+      if (rounds.length) root.appendChild(roundsSection(rounds, "#/x/" + r + "/" + p + "/" + ui + "/"));
 
       s = section("Verdicts per test", "verdicts");
       var any = false;
@@ -615,6 +619,54 @@
       }
       return root;
     });
+  }
+
+  // An agent's rounds: what each wrote, what running it showed, what changed.
+  function roundsSection(rounds, exchangeBase) {
+    var s = section("Agent rounds (" + rounds.length + ")", "rounds");
+    s.appendChild(table(["#", "step", "action", "wrote", "changed", "outcome"], rounds.map(function (rd) {
+      return el("tr", { class: /^clean/.test(txt(rd.outcome)) ? "" : "has-failures" },
+        el("td", null, el("a", { href: "#", class: "rlink", "data-round": rd.round }, "round " + rd.round)),
+        el("td", null, txt(rd.step)), el("td", null, txt(rd.action)),
+        el("td", null, (rd.wrote || []).map(function (w) { return txt(w.name); }).join(", ")),
+        el("td", null, (rd.changed || []).map(function (c) { return el("div", null, txt(c)); })),
+        el("td", null, el("b", null, txt(rd.outcome))));
+    }), "grid rounds"));
+    s.querySelectorAll("a.rlink").forEach(function (a) {
+      a.addEventListener("click", function (e) {
+        e.preventDefault();
+        var t = document.getElementById("round-" + a.getAttribute("data-round"));
+        if (t) { t.open = true; t.scrollIntoView(); }
+      });
+    });
+    rounds.forEach(function (rd) {
+      var box = el("details", { class: "round card", id: "round-" + rd.round },
+        el("summary", null, "round " + rd.round + " · " + txt(rd.step) + " · " + txt(rd.action) + " — " + txt(rd.outcome)));
+      if ((rd.changed || []).length) {
+        box.appendChild(el("h4", null, "what changed"));
+        box.appendChild(el("ul", null, rd.changed.map(function (c) { return el("li", null, txt(c)); })));
+      }
+      var observed = rd.observed || {};
+      if (Object.keys(observed).length) {
+        box.appendChild(el("h4", null, "what it observed"));
+        box.appendChild(kv(observed));
+      }
+      (rd.wrote || []).forEach(function (w) {
+        var head = el("h4", null, "wrote " + txt(w.role) + ": " + txt(w.name) + " ",
+          w.score !== null && w.score !== undefined ? el("span", { class: "badge" }, "score " + num(w.score, 3)) : "",
+          " ", el("span", { class: "badge " + (w.selected ? "good" : "") }, w.selected ? "kept" : "not kept"));
+        box.appendChild(head);
+        if ((w.commands || []).length) box.appendChild(el("pre", { class: "text commands" }, w.commands.map(txt).join("\n")));
+        box.appendChild(program({ name: w.name, language: "python", code: w.code, flags: null }));
+      });
+      if ((rd.exchanges || []).length) {
+        box.appendChild(el("p", { class: "meta" }, "LLM exchanges: ", rd.exchanges.map(function (k, i) {
+          return [i ? ", " : "", link(exchangeBase + k, "exchange " + (k + 1), "xlink")];
+        })));
+      }
+      s.appendChild(box);
+    });
+    return s;
   }
 
   function jump(id, label) {
