@@ -30,20 +30,18 @@ import json
 from collections import defaultdict
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from tczoo.errors import UserError
 from tczoo.execution import outputs_match
-from tczoo.runner import Matrix, Runner, Table, TaskSpec
+from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.sandbox.types import Limits, PyCall, Verdict
 from tczoo.schema import Problem, ScoreRecord, Setting, Task, TestSuite
 
 MAX_LITERAL_CHARS = 1 << 20
 
 
-class OutputPredParams(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class OutputPredParams(RunnerParams):
     tests: Literal["golden", "samples"] = Field("golden", description="where the queried inputs come from")
     max_queries: int | None = Field(None, ge=1, description="queried tests per problem, the first ones (None: all)")
     eval_time_ms: int = Field(5000, ge=100, description="CPU time for evaluating one suite's expression predictions")

@@ -49,6 +49,7 @@ from typing import Any, Iterable, Sequence
 
 from pydantic import BaseModel
 
+from tczoo.errors import UserError
 from tczoo.llm import LLMClient, LLMSettings, Session
 from tczoo.method import Context, Method, MethodParams
 from tczoo.runner import Matrix, Runner, Table, TaskSpec
@@ -322,8 +323,11 @@ class _Probe(Method):
         raise AssertionError("a probe is never run")
 
 
-def _probe(setting: Setting) -> type[Method]:
-    return type(f"Probe{setting.name.title()}", (_Probe,), {"setting": setting, "name": f"probe-{setting.value}"})
+def _probe(setting: Setting, runner: str) -> type[Method]:
+    """A method of ``setting`` that names ``runner`` as its own (a runner may refuse
+    methods written for another: an output predictor is not a test generator)."""
+    return type(f"Probe{setting.name.title()}", (_Probe,),
+                {"setting": setting, "name": f"probe-{setting.value}", "runner": runner})
 
 
 def _check_tables(tables: Any, why: str, found: list[str]) -> None:
@@ -373,10 +377,10 @@ def check_runner(cls: type[Runner], *, problem_id: str = "zm04", benchmark: str 
         prob = problem(problem_id, benchmark, sandbox=sandbox)
         runner = cls(sandbox)
         spec = None
-        for candidate in ([method] if method is not None else [_probe(s) for s in Setting]):
+        for candidate in ([method] if method is not None else [_probe(s, cls.name) for s in Setting]):
             try:
                 specs = runner.tasks(prob, candidate, samples=2, seed=0)
-            except (ValueError, TypeError) as exc:
+            except (ValueError, TypeError, UserError) as exc:  # a refusal of this setting
                 if method is not None:
                     found.append(f"tasks() for {method.name} raised {type(exc).__name__}: {exc}")
                 continue
@@ -391,8 +395,14 @@ def check_runner(cls: type[Runner], *, problem_id: str = "zm04", benchmark: str 
         if spec is None:
             return found + [f"tasks() gives no task on {prob.id} to a method of any setting"]
         if suite is None:
+            if spec.task.queries:  # an output predictor's task: the suite answers what it was asked
+                known = {t.input: t.output for t in prob.samples}
+                known.update({t.input: t.output for t in prob.golden_tests})
+                tests = [TestCase(input=q, output=known.get(q, ""), origin="probe") for q in spec.task.queries]
+            else:
+                tests = [TestCase(input=s.input, output=s.output, origin="sample") for s in prob.samples]
             suite = TestSuite(problem_id=prob.id, provenance=Provenance(method="probe", model="probe-model"),
-                              tests=[TestCase(input=s.input, output=s.output, origin="sample") for s in prob.samples])
+                              tests=tests)
             suite.oracle.kind = OracleKind.EXPECTED_OUTPUT
         if runner.cannot_score(suite.model_copy(update={"tests": []})) is None and not cls.scores_empty_suites:
             found.append("cannot_score(a suite without tests) says it can score it, yet scores_empty_suites is False")
