@@ -112,7 +112,7 @@ def without_examples(prompt: str, entry_point: str) -> str:
     docstring's input-output examples. Unchanged when it cannot tell."""
     try:
         tree = ast.parse(prompt)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return prompt
     fns = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == entry_point]
     if not fns or not fns[-1].body:
@@ -136,7 +136,7 @@ def without_examples(prompt: str, entry_point: str) -> str:
     text = "".join(kept + [indent + quote + "\n"] + lines[last + 1:])
     try:
         ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return prompt
     return text
 
@@ -147,7 +147,7 @@ def function_stub(prompt: str, entry_point: str) -> str:
     body = prompt.rstrip("\n") + "\n"
     try:
         tree = ast.parse(body)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return body
     fns = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == entry_point]
     if not fns:
@@ -176,7 +176,7 @@ def solution_program(prompt: str, answer: str, entry_point: str) -> tuple[str, s
     program = head + body.rstrip("\n") + "\n"
     try:
         ast.parse(program)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return program, "no_code_block" if not blocks else "syntax_error"
     return program, ""
 
@@ -184,7 +184,7 @@ def solution_program(prompt: str, answer: str, entry_point: str) -> tuple[str, s
 def _defines(code: str, name: str) -> bool:
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return False
     return any(isinstance(n, ast.FunctionDef) and n.name == name for n in tree.body)
 

@@ -51,7 +51,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from tczoo.errors import UserError
-from tczoo.execution import Limits
+from tczoo.execution import Limits, no_sandbox_errors
 from tczoo.method import Context, Method, MethodParams
 from tczoo.parsing import code_blocks
 from tczoo.parsing.asserts import call_pair, constant, encode_args
@@ -103,13 +103,13 @@ class EvalPlusMut(Method):
         truth = task.correct_programs[0]
         limits = Limits(time_ms=min(p.valid_time_ms, task.time_limit_ms), memory_mb=task.memory_limit_mb)
         kept: dict[str, tuple[str, str]] = {}  # input text -> (output, origin)
-        pool: list[list[Any]] = []
 
         async def admit(candidates: list[tuple[str, list[Any]]], origin: str) -> list[list[Any]]:
             fresh = [(text, value) for text, value in candidates if text not in kept]
             if not fresh:
                 return []
             runs = await ctx.run(truth, [t for t, _ in fresh], limits, entry_point=task.entry_point)
+            no_sandbox_errors(runs, "the ground truth")  # an input it never ran on is not an invalid one
             admitted = []
             for (text, value), run in zip(fresh, runs):
                 if run.ok:

@@ -242,10 +242,6 @@ class BestOfNRunner(Runner):
                          sample=i, context={"k": k, "source": source, "response": i})
                 for i in range(samples)]
 
-    def passes(self, problem: Problem, suite: TestSuite, tests: list, cands: list[Program]) -> list[int]:
-        """How many of ``tests`` each candidate passes."""
-        return [sum(row) for row in self.pass_matrix(problem, suite, tests, cands)]
-
     def pass_matrix(self, problem: Problem, suite: TestSuite, tests: list, cands: list[Program]) -> list[list[bool]]:
         """``m[c][j]``: whether candidate ``c`` passes test ``j`` (runs cleanly and the
         suite's oracle accepts its output). Identical candidates and inputs run once."""

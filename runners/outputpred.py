@@ -41,6 +41,9 @@ from tczoo.schema import Problem, ScoreRecord, Setting, Task, TestSuite
 MAX_LITERAL_CHARS = 1 << 20
 
 
+EXPECTED_UNREADABLE = "expected_unreadable"  # a queried test's expected output is not a value: left out
+
+
 class OutputPredParams(RunnerParams):
     tests: Literal["golden", "samples"] = Field("golden", description="where the queried inputs come from")
     max_queries: int | None = Field(None, ge=1, description="queried tests per problem, the first ones (None: all)")
@@ -114,18 +117,25 @@ class OutputPredRunner(Runner):
                                   validator=problem.output_validator)
             for (i, _, _, _), ok in zip(stdin, match):
                 verdicts[i] = (bool(ok), "" if ok else ("validator_failed" if ok is None else "mismatch"))
-        right = sum(ok for ok, _ in verdicts)
-        unanswered = sum(why == "unanswered" for _, why in verdicts)
+        # a test whose expected output cannot be read is the benchmark's fault, not the model's: left out
+        scored = [(ok, why) for ok, why in verdicts if why != EXPECTED_UNREADABLE]
+        if not scored:
+            raise ValueError(f"none of the {len(queries)} queried tests has an expected output that can be read")
+        right = sum(ok for ok, _ in scored)
+        unanswered = sum(why == "unanswered" for _, why in scored)
         return ScoreRecord(
             runner=self.name, method=suite.provenance.method, model=suite.provenance.model, problem_id=problem.id,
-            metrics={"pass@1": 100.0 * right / len(queries) if queries else 0.0, "n_queries": float(len(queries)),
-                     "right": float(right), "unanswered": float(unanswered), "n_valid": float(len(queries))},
+            metrics={"pass@1": 100.0 * right / len(scored), "n_queries": float(len(scored)),
+                     "right": float(right), "unanswered": float(unanswered), "n_valid": float(len(scored)),
+                     "unreadable_expected": float(len(queries) - len(scored))},
             detail={"verdicts": [[ok, why] for ok, why in verdicts], "functional": functional})
 
     def _evaluate(self, items: list[tuple[int, str, str]]) -> list[tuple[bool, str]]:
-        """LiveCodeBench's ``eval(prediction) == expected`` for expressions, in the sandbox:
-        one process for the suite, each evaluation under its own CPU-time alarm; when that
-        process dies as a whole (a prediction that ends it), each one alone."""
+        """LiveCodeBench's ``eval(prediction) == expected`` for expressions, in the sandbox,
+        each prediction in a process of its own (one cannot reach another's verdict) under
+        a CPU-time alarm; a value must be built of plain data (numbers, strings, bytes,
+        None and their lists, tuples, sets, dicts), so an object whose ``==`` always
+        answers True is not a right prediction."""
         limit = self.params.eval_time_ms
 
         def call(chunk: list[tuple[int, str, str]]) -> PyCall:
@@ -141,10 +151,6 @@ class OutputPredRunner(Runner):
                 raise InfrastructureFailure(f"the sandbox failed evaluating predictions: {res.error[-300:]}")
             return None
 
-        [whole] = self.sandbox.call_many([call(items)])
-        out = read(whole, len(items))
-        if out is not None:
-            return out
         alone = self.sandbox.call_many([call([item]) for item in items])
         return [(read(res, 1) or [(False, "evaluation_timeout" if res.error_type == "timeout"
                                    else "evaluation_failed")])[0] for res in alone]
@@ -159,6 +165,8 @@ class OutputPredRunner(Runner):
         unanswered: dict[tuple[str, str], int] = defaultdict(int)
         for s in scores:
             for q, (ok, why) in enumerate(s.detail["verdicts"]):
+                if why == EXPECTED_UNREADABLE:  # left out of every number (the benchmark's fault)
+                    continue
                 per[(s.model, s.method)][(s.problem_id, q)].append(bool(ok))
                 unanswered[(s.model, s.method)] += why == "unanswered"
         rows = []
@@ -197,7 +205,7 @@ def lcb_equal(predicted: str, expected: str) -> tuple[bool, str]:
     ok_p, value = _value(predicted, json_first=False)
     ok_e, want = _value(expected, json_first=True)
     if not ok_e:
-        return False, "expected_unreadable"
+        return False, EXPECTED_UNREADABLE
     if not ok_p:
         return False, "prediction_unreadable"
     try:
@@ -235,13 +243,33 @@ def _tczoo_equal(pairs, limit_s):
         except ValueError:
             return ast.literal_eval(text)
 
+    plain = (int, float, complex, str, bytes, bool, type(None))
+
+    def is_data(value, depth=0):
+        if depth > 100:
+            return False
+        if type(value) in plain:
+            return True
+        if type(value) in (list, tuple, set, frozenset):
+            return all(is_data(v, depth + 1) for v in value)
+        if type(value) is dict:
+            return all(is_data(k, depth + 1) and is_data(v, depth + 1) for k, v in value.items())
+        return False
+
     out = []
     for predicted, expected in pairs:
+        try:
+            want = expected_value(expected)
+        except BaseException:
+            out.append([False, "expected_unreadable"])
+            continue
         signal.signal(signal.SIGPROF, alarm)
         signal.setitimer(signal.ITIMER_PROF, limit_s)
         try:
-            want = expected_value(expected)
             value = eval(predicted, {"math": math})
+            if not is_data(value):
+                out.append([False, "not_a_value: %s" % type(value).__name__])
+                continue
             same = bool(value == want)
             out.append([same, "" if same else "mismatch"])
         except _TczooAlarm:

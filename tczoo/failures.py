@@ -26,6 +26,9 @@ from tczoo.schema import Failure, GenerationRecord
 def generation_failure(record: GenerationRecord, *, scores_empty: bool = False) -> Failure | None:
     """Why ``record``'s generation failed, or None when it did not."""
     if record.error:
+        sandbox = [f for f in record.suite.provenance.failures if f.stage == "sandbox"]
+        if sandbox:  # the sandbox failed under the method (InfrastructureFailure)
+            return sandbox[-1]
         first = record.error.strip().splitlines()[0] if record.error.strip() else "crash"
         return Failure(stage="method", reason="crash", detail=first[:500])
     failures = record.suite.provenance.failures
@@ -42,4 +45,4 @@ def generation_failure(record: GenerationRecord, *, scores_empty: bool = False) 
 
 def transient(failure: Failure) -> bool:
     """Whether the same unit, generated again, may well succeed."""
-    return failure.stage == "llm" and failure.reason in TRANSIENT
+    return (failure.stage == "llm" and failure.reason in TRANSIENT) or failure.stage == "sandbox"

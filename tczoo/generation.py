@@ -13,7 +13,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from tczoo.errors import RunFailed, UserError
+from tczoo.errors import InfrastructureFailure, RunFailed, UserError
 from tczoo.llm import LLMClient, LLMSettings, Session
 from tczoo.method import Context
 from tczoo.schema import GenerationRecord, Provenance, Task, TestSuite
@@ -72,6 +72,13 @@ async def generate_unit(method: "Method", task: Task, *, name: str, problem_id: 
         suite = await method.generate(task, ctx)
     except (RunFailed, UserError):
         raise
+    except InfrastructureFailure as exc:  # the sandbox failed under the method: not its fault, worth another try
+        error = f"InfrastructureFailure: {exc}"[-4000:]
+        suite = TestSuite(
+            problem_id=problem_id,
+            provenance=Provenance(method=name, model=client.model, seed=ctx.seed),
+        )
+        suite.fail("sandbox", "sandbox_error", str(exc)[:500])
     except Exception as exc:  # a method bug costs that unit, not the run
         error = f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"[-4000:]
         suite = TestSuite(

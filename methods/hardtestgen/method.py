@@ -52,7 +52,8 @@ from collections import Counter
 
 from pydantic import Field
 
-from tczoo.execution import Generator, Limits, Verdict, check_with_checker, outputs_match, validate_inputs
+from tczoo.execution import (Generator, Limits, Verdict, check_with_checker, no_sandbox_errors, outputs_match,
+                             validate_inputs)
 from tczoo.method import Context, Method, MethodParams
 from tczoo.parsing import note_truncation
 from tczoo.schema import (
@@ -305,13 +306,13 @@ class HardTestGen(Method):
             return list(tests)
         checks = await asyncio.to_thread(validate_inputs, ctx.sandbox, validator, [t.input for t in tests],
                                          time_ms=self.params.validator_time_ms)
+        no_sandbox_errors(checks, "the input validator")  # never an input's fault
         kept = []
         for t, c in zip(tests, checks):
             if c.ok:
                 kept.append(t)
                 continue
-            reason = "sandbox_error" if c.kind == "sandbox_error" else (
-                "invalid_input" if c.kind == "assertion" else f"validator_{c.kind}")
+            reason = "invalid_input" if c.kind == "assertion" else f"validator_{c.kind}"
             # a rejection says what the validator returned; a crash keeps its traceback
             why = c.detail.splitlines()[0] if c.kind == "assertion" and c.detail else c.detail[-400:]
             detail = f"{why}; input {t.input[:80]!r}"
@@ -396,6 +397,7 @@ class HardTestGen(Method):
             checks = await asyncio.to_thread(
                 check_with_checker, ctx.sandbox, judge + JUDGE_AS_CHECKER, [(inputs[k], candidate[k]) for k in both],
                 functional=False, time_ms=self.params.judge_time_ms, expected=[reference[k] for k in both])
+            no_sandbox_errors(checks, "the output judge")  # never a disagreement of the programs
             verdicts = [c.ok for c in checks]
         else:
             verdicts = await asyncio.to_thread(

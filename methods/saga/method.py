@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
-from tczoo.execution import Generator, Limits, outputs_match, run_program, validate_inputs
+from tczoo.execution import Generator, Limits, no_sandbox_errors, outputs_match, run_program, validate_inputs
 from tczoo.method import Context, Method, MethodParams
 from tczoo.parsing import note_truncation
 from tczoo.schema import (
@@ -187,13 +187,13 @@ class Saga(Method):
         await self._try_validator(task, ctx, suite, source, answer.code)
         checks = await asyncio.to_thread(validate_inputs, ctx.sandbox, answer.code, [t.input for t in made],
                                          time_ms=p.validator_time_ms)
+        no_sandbox_errors(checks, "the input validator")  # never an input's fault
         kept = []
         for t, c in zip(made, checks):
             if c.ok:
                 kept.append(t)
                 continue
-            reason = "sandbox_error" if c.kind == "sandbox_error" else (
-                "invalid_input" if c.kind == "assertion" else f"validator_{c.kind}")
+            reason = "invalid_input" if c.kind == "assertion" else f"validator_{c.kind}"
             why = c.detail.splitlines()[0] if c.kind == "assertion" and c.detail else c.detail[-400:]
             suite.fail("validator", reason, f"{why}; input {t.input[:80]!r}", f"{source.label}:{t.meta['function']}")
         artifact.note += f", {len(kept)} valid"
@@ -203,6 +203,7 @@ class Saga(Method):
         samples = [s.input for s in task.samples]
         checks = await asyncio.to_thread(validate_inputs, ctx.sandbox, code, samples,
                                          time_ms=self.params.validator_time_ms)
+        no_sandbox_errors(checks, "the input validator")
         bad = [(k, c) for k, c in enumerate(checks, 1) if not c.ok]
         if bad:
             k, c = bad[0]
@@ -215,6 +216,7 @@ class Saga(Method):
         limits = Limits(time_ms=max(1, int(task.time_limit_ms * self.params.oracle_time_factor)),
                         memory_mb=task.memory_limit_mb)
         runs = await ctx.run(correct, [t.input for t in tests], limits)
+        no_sandbox_errors(runs, "the correct program")  # a sandbox failure is not the program's verdict
         kept = []
         for t, r in zip(tests, runs):
             if r.ok:

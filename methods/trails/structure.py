@@ -95,7 +95,7 @@ def python_tree(code: str) -> list[Node]:
     try:
         tree = ast.parse(code)
         return [_py(n, code) for n in tree.body]
-    except (SyntaxError, ValueError) as exc:
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise StructureError(f"not valid Python: {exc}") from None
     except (RecursionError, MemoryError):
         raise StructureError("the program is nested too deeply to analyse") from None

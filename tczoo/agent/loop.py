@@ -67,10 +67,12 @@ from tczoo.execution import (
     check_with_checker,
     input_key,
     interleave,
+    no_sandbox_errors,
     run_commands,
     same_output,
     validate_inputs,
 )
+from tczoo.errors import InfrastructureFailure
 from tczoo.parsing import ParseError, note_truncation
 from tczoo.schema import (
     AgentRound,
@@ -291,11 +293,10 @@ class AgentLoop:
     async def score_validator(self, code: str, probes: list[tuple[str, bool, str]]) -> dict[str, Any]:
         checks = await asyncio.to_thread(validate_inputs, self.ctx.sandbox, code, [t for t, _, _ in probes],
                                          time_ms=self.p.validator_time_ms)
+        no_sandbox_errors(checks, "the validator")
         right = judged = rejected_samples = 0
         misjudged = []
         for (text, label, source), check in zip(probes, checks):
-            if check.kind == "sandbox_error":
-                continue
             judged += 1
             said = check.ok
             if said == label:
@@ -416,6 +417,10 @@ class AgentLoop:
         runs = await asyncio.to_thread(run_commands, self.ctx.sandbox, self.generator, [line for _, line in lines],
                                        seed=self.task.seed, per_command=self.p.per_command,
                                        time_ms=self.p.generator_time_ms, max_input_kb=self.p.max_input_kb)
+        lost = [r for r in runs if r.reason == "sandbox_error"]
+        if lost:
+            raise InfrastructureFailure(f"{len(lost)} generator command(s) met a sandbox error after retries: "
+                                        + " ".join(lost[0].detail.split())[:300])
         seen: set[str] = set()
         for command, (bucket, _), run in zip(self.commands, lines, runs):
             run.command = command
@@ -430,11 +435,9 @@ class AgentLoop:
         if self.validator is not None and gen.cases:
             checks = await asyncio.to_thread(validate_inputs, self.ctx.sandbox, self.validator,
                                              [c.input for c in gen.cases], time_ms=self.p.validator_time_ms)
+            no_sandbox_errors(checks, "the validator")
             for case, check in zip(gen.cases, checks):
-                if check.kind == "sandbox_error":
-                    case.valid, case.why = False, "the validator never ran (sandbox error)"
-                else:
-                    case.valid, case.why = check.ok, "" if check.ok else _why(check)
+                case.valid, case.why = check.ok, "" if check.ok else _why(check)
         return gen
 
     def observe(self, gen: Generation) -> dict[str, Any]:
@@ -536,6 +539,7 @@ class AgentLoop:
                     listed = scenarios_in(answers[0].text)
                     expected = await self.ctx.run(self.task.correct_programs[0], [s.input for s in listed],
                                                   self.limits())
+                    no_sandbox_errors(expected, "the correct program")
                     for s, run in zip(listed, expected):
                         if run.ok:
                             scenarios.append((s.input, s.output, run.output, s.correct))
@@ -619,11 +623,10 @@ class AgentLoop:
         checks = await asyncio.to_thread(check_with_checker, self.ctx.sandbox, code, [(i, o) for i, o, _, _, _ in cases],
                                          functional=False, time_ms=self.p.checker_time_ms,
                                          expected=[e for _, _, e, _, _ in cases])
+        no_sandbox_errors(checks, "the checker")
         right = judged = rejected = accepts_empty = 0
         misjudged = []
         for (i, o, e, label, source), check in zip(cases, checks):
-            if check.kind == "sandbox_error":
-                continue
             judged += 1
             if check.ok == label:
                 right += 1

@@ -75,12 +75,14 @@ def load_benchmark(spec: str, problems: list[str] | None = None, *, limit: int |
     if spec in PACKAGED:
         from tczoo.benchmarks import humaneval
 
-        loaded = humaneval.load(None, only=problems, sandbox=sandbox)
-        return loaded[:limit] if limit is not None else loaded
+        return humaneval.load(None, only=problems, sandbox=sandbox, limit=limit)
     from tczoo.benchmarks.loaders import load_benchmark_spec
 
-    local = spec.strip().lower().partition(":")[0] in LOCAL_SCHEMAS and ":" in spec
-    options = {"sandbox": sandbox, "only": problems} if local else {}
+    schema = spec.strip().lower().partition(":")[0]
+    local = schema in LOCAL_SCHEMAS and ":" in spec
+    options: dict = {"sandbox": sandbox, "only": problems} if local else {}
+    if local and schema == "humaneval":  # the ids and the limit before converting (each is recorded in the sandbox)
+        options["limit"] = limit
     loaded = load_benchmark_spec(spec, **options)
     if problems:
         chosen = {k for hits in match_ids(problems, [p.id for p in loaded],

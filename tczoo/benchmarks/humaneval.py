@@ -57,6 +57,7 @@ import hashlib
 import importlib.resources
 import io
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -100,13 +101,18 @@ def available() -> bool:
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
-    """Records of a HumanEval JSONL file (gzipped when it ends in ``.gz``), size-capped."""
+    """Records of a HumanEval JSONL file (gzipped when it ends in ``.gz``), size-capped:
+    read as every user file is (a regular file, capped; ``tczoo.untrusted``), each line
+    as a bounded JSON record (``tczoo.userfiles.loads``: no NaN, no runaway nesting)."""
+    from tczoo.untrusted import Refused, read_file
+    from tczoo.userfiles import UserFileError, loads
+
     try:
-        raw = path.read_bytes() if path.stat().st_size <= MAX_FILE_BYTES else None
+        raw = read_file(path, cap=MAX_FILE_BYTES)
+    except Refused as exc:
+        raise HumanEvalError(str(exc)) from None
     except OSError as exc:
         raise HumanEvalError(f"cannot read {path}: {exc.strerror or exc}") from None
-    if raw is None:
-        raise HumanEvalError(f"{path}: over {MAX_FILE_BYTES >> 20} MB")
     if path.name.endswith(".gz"):
         try:
             with gzip.GzipFile(fileobj=io.BytesIO(raw)) as fh:
@@ -124,9 +130,9 @@ def read_records(path: Path) -> list[dict[str, Any]]:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise HumanEvalError(f"{path}:{lineno}: not a JSON record ({exc.msg})") from None
+            record = loads(line, path, line=lineno)
+        except UserFileError as exc:
+            raise HumanEvalError(str(exc)) from None
         if not isinstance(record, dict):
             raise HumanEvalError(f"{path}:{lineno}: expected a JSON object, got {type(record).__name__}")
         missing = [f for f in REQUIRED if not isinstance(record.get(f), str)]
@@ -140,10 +146,11 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- loading
 
 
-def load(path: str | Path | None = None, *, only: list[str] | None = None, sandbox=None) -> list[Problem]:
+def load(path: str | Path | None = None, *, only: list[str] | None = None, sandbox=None,
+         limit: int | None = None) -> list[Problem]:
     """HumanEval problems from the installed package (``path`` None) or a file; ``only``
-    keeps those ids (or id prefixes: ``tczoo.benchmarks.ids.match_ids``), in file order, and
-    converts only them."""
+    keeps those ids (or id prefixes: ``tczoo.benchmarks.ids.match_ids``), in file order,
+    ``limit`` the first N of them, and converts only them."""
     if path is None:
         found = package_file()
         if found is None:
@@ -151,7 +158,7 @@ def load(path: str | Path | None = None, *, only: list[str] | None = None, sandb
                                  "or give a file: humaneval:PATH")
         path = found
     path = Path(path).expanduser()
-    if not path.is_file():
+    if not os.path.lexists(path):  # anything else there is read_records' to refuse, with its reason
         raise HumanEvalError(f"HumanEval file not found: {path}")
     records = read_records(path)
     if only:
@@ -160,6 +167,8 @@ def load(path: str | Path | None = None, *, only: list[str] | None = None, sandb
         ids = [r["task_id"] for r in records]
         keep = {k for hits in match_ids(only, ids, missing="benchmark humaneval has no problem").values() for k in hits}
         records = [r for r in records if r["task_id"] in keep]
+    if limit is not None:  # before converting: --limit 3 records three problems, not 164
+        records = records[:limit]
     converted = [convert(r) for r in records]
     pending = [c for c in converted if c.residual is not None or c.samples]
     if pending:
@@ -264,7 +273,7 @@ def convert(record: dict[str, Any]) -> Converted:
     where = f"{record['task_id']}"
     try:
         tree = ast.parse(record["test"])
-    except (SyntaxError, ValueError) as exc:
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise HumanEvalError(f"{where}: its test does not parse ({exc})") from None
     checks = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "check"]
     if len(checks) != 1 or not checks[0].args.args:
@@ -297,7 +306,7 @@ def _samples(prompt: str, entry_point: str) -> list[Sample]:
     out = []
     try:
         tree = ast.parse(prompt)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     docs = [ast.get_docstring(n) for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == entry_point]
     try:
@@ -307,7 +316,7 @@ def _samples(prompt: str, entry_point: str) -> list[Sample]:
     for ex in examples:
         try:
             node = ast.parse(ex.source.strip(), mode="eval").body
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         ok, expected = constant_text(ex.want)
         pair = call_pair(node, entry_point, expected) if ok else None

@@ -133,8 +133,8 @@ def load_benchmark_spec(spec: str, *, limit: int | None = None, **options: Any) 
         if schema.strip().lower() == HUMANEVAL:
             from tczoo.benchmarks import humaneval
 
-            problems = humaneval.load(path, sandbox=options.pop("sandbox", None), only=options.pop("only", None))
-            return problems[:limit] if limit is not None else problems
+            return humaneval.load(path, sandbox=options.pop("sandbox", None), only=options.pop("only", None),
+                                  limit=limit)
         return load_local(_schema_name(schema), path, limit=limit, **options)
     name, _, split = spec.partition("@")
     key = name.strip().lower()

@@ -47,7 +47,7 @@ def required_args(code: str, function: str) -> int:
     """How many positional parameters ``function`` insists on (0 if unknown)."""
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError):  # ValueError: NUL, lone surrogates
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # ValueError: NUL, lone surrogates
         return 0
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == function:
@@ -88,7 +88,7 @@ def evaluate_literal(sandbox: "Sandbox", text: str, limits: Limits) -> Any:
         code = f"VALUE = (\n{span}\n)\n\ndef value():\n    return VALUE\n"
         try:
             compile(code, "literal.py", "exec")
-        except (SyntaxError, ValueError):
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
             continue
         [res] = sandbox.call_many([py_call(code, "value", seed=0, limits=limits)])
         ok, value, _, _ = read_call(res)

@@ -91,10 +91,12 @@ def run_programs(sandbox: "Sandbox", programs: list[Program], inputs: list[str],
 
 
 def no_sandbox_errors(results, what: str) -> None:
-    """Raise ``InfrastructureFailure`` when any of ``results`` (``Execution`` or
-    ``RunResult``) is ``SE``: the sandbox already retried those runs on fresh slots, so
-    what remains is our failure, and a runner must not score it as the program's."""
-    failed = [r for r in results if r.verdict is Verdict.SE]
+    """Raise ``InfrastructureFailure`` when any of ``results`` (``Execution``,
+    ``RunResult``, or an oracle's / validator's ``Check``) is ``SE`` / ``sandbox_error``:
+    the sandbox already retried those runs on fresh slots, so what remains is our
+    failure, and neither a runner nor a method may read it as the program's verdict."""
+    failed = [r for r in results
+              if getattr(r, "verdict", None) is Verdict.SE or getattr(r, "kind", None) == "sandbox_error"]
     if failed:
         why = getattr(failed[0], "detail", None) or getattr(failed[0], "message", "")
         raise InfrastructureFailure(f"{len(failed)} run(s) of {what} met a sandbox error after retries: "
@@ -157,7 +159,7 @@ def signature_of(code: str, entry_point: str) -> Signature | None:
     a top-level function, else a method of class ``Solution`` (``self`` dropped)."""
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError):  # ValueError: NUL, lone surrogates
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # ValueError: NUL, lone surrogates
         return None
     found, method = None, False
     for node in tree.body:

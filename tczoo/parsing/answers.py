@@ -181,7 +181,7 @@ def bare_python(text: str, *, max_prose_lines: int = 20) -> str | None:
             code = "\n".join(lines[lead:n - trail])
             try:
                 tree = ast.parse(code)
-            except (SyntaxError, ValueError):  # ValueError: NUL, lone surrogates
+            except (SyntaxError, ValueError, RecursionError, MemoryError):  # ValueError: NUL, lone surrogates
                 continue
             substantial = len(tree.body) >= 2 or any(
                 isinstance(node, (ast.FunctionDef, ast.Import, ast.ImportFrom, ast.ClassDef)) for node in tree.body)

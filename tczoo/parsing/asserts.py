@@ -84,7 +84,7 @@ def asserts_in(code: str) -> list[ast.Assert]:
     model's answer cut off or mixed with prose), those of each line that parses alone."""
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         tree = None
     if tree is not None:
         return [s for s in tree.body if isinstance(s, ast.Assert)]
@@ -93,7 +93,7 @@ def asserts_in(code: str) -> list[ast.Assert]:
         if line.lstrip().startswith("assert"):
             try:
                 body = ast.parse(line.strip()).body
-            except (SyntaxError, ValueError):
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
                 continue
             out += [s for s in body if isinstance(s, ast.Assert)]
     return out
@@ -163,7 +163,9 @@ _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
 def constant(node: ast.expr) -> tuple[bool, Any]:
     """(True, value) when ``node`` is a literal or constant arithmetic over literals."""
     try:
-        return True, _fold(node, 0)
+        value = _fold(node, 0)
+        _spelled(value)
+        return True, value
     except (ValueError, TypeError, ArithmeticError, RecursionError, MemoryError):
         return False, None
 
@@ -197,14 +199,42 @@ def _fold(node: ast.expr, depth: int) -> Any:
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         a, b = _fold(node.left, depth + 1), _fold(node.right, depth + 1)
         _bounded(node.op, a, b)
-        return _BINOPS[type(node.op)](a, b)
+        value = _BINOPS[type(node.op)](a, b)
+        _spelled(value)
+        return value
     raise ValueError("not a constant")
+
+
+def _spelled(value: Any) -> int:
+    """How many elements and characters ``value`` spells out when it is written down
+    (``repr``, JSON), a list repeated by reference counted each time it appears:
+    ``[[[0] * 100] * 100] * 100`` folds cheaply into shared lists but writes a million
+    zeros. Past ``_MAX_SIZE``: ValueError, after at most that many steps."""
+    total, stack = 0, [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, (str, bytes)):
+            total += len(v)
+        elif isinstance(v, (list, tuple, set, frozenset)):
+            total += len(v)
+            if total <= _MAX_SIZE:
+                stack.extend(v)
+        elif isinstance(v, dict):
+            total += len(v)
+            if total <= _MAX_SIZE:
+                stack.extend(v.keys())
+                stack.extend(v.values())
+        if total > _MAX_SIZE:
+            raise ValueError("too large")
+    return total
 
 
 def _bounded(op: ast.operator, a: Any, b: Any) -> None:
     if isinstance(op, ast.Pow):
         if not all(isinstance(x, (int, float)) for x in (a, b)) or abs(b) > 256 or abs(a) > 10**6:
             raise ValueError("power out of bounds")
+    if isinstance(op, ast.Mod) and isinstance(a, (str, bytes)):
+        raise ValueError("string formatting")  # "%0999999999d" % 1 would write a gigabyte
     if isinstance(op, ast.Mult):
         for seq, n in ((a, b), (b, a)):
             if isinstance(seq, (str, bytes, list, tuple)) and isinstance(n, int) and len(seq) * n > _MAX_SIZE:

@@ -103,7 +103,7 @@ def _parses_as_python(code: str) -> bool:
     try:
         ast.parse(code)
         return True
-    except (SyntaxError, ValueError):  # ValueError: NUL, lone surrogates
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # ValueError: NUL, lone surrogates
         return False
 
 
@@ -121,7 +121,7 @@ def python_defines(code: str) -> set[str]:
     """Names of top-level functions a Python source defines (empty on a syntax error)."""
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError):  # ValueError: NUL, lone surrogates
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # ValueError: NUL, lone surrogates
         return set()
     return {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 

@@ -261,3 +261,41 @@ def test_codet_and_evalplus_on_humaneval_end_in_tables(tmp_path):
     assert "Best-of-N selection with generated tests" in proc.stdout
     assert "The suite as a judge" in proc.stdout and "Beyond the jury's tests" in proc.stdout
     assert "dual agreement: codet" in proc.stdout
+
+
+@pytest.mark.parametrize("source", [
+    "assert f([[[0] * 100] * 100] * 100) == 1",  # shared lists: cheap to fold, a million zeros to write
+    "assert f('%0999999999d' % 1) == 1",  # string formatting would write a gigabyte
+    "assert f([[0] * 99999, [0] * 99999]) == 1",
+    "assert f(" + "-" * 5000 + "1) == 1",  # deeper than the parser's recursion
+])
+def test_an_assert_that_would_spell_out_a_huge_value_is_not_read(source):
+    from tczoo.parsing.asserts import assert_pair, asserts_in
+
+    pairs = [assert_pair(s, "f") for s in asserts_in(source)]
+    assert all(p is None for p in pairs)
+
+
+def test_an_assert_within_the_bounds_is_read():
+    from tczoo.parsing.asserts import assert_pair, asserts_in
+
+    [pair] = [assert_pair(s, "f") for s in asserts_in("assert f([[1] * 3] * 2, 'ab' * 2) == -(2 ** 3)")]
+    assert pair is not None and json.loads(pair.input) == [[[1, 1, 1], [1, 1, 1]], "abab"] and pair.output == "-8"
+
+
+def test_a_hostile_humaneval_file_is_one_line(tmp_path):
+    import os
+
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    nan = tmp_path / "nan.jsonl"
+    nan.write_text('{"task_id": "X/0", "prompt": "p", "entry_point": "f", "canonical_solution": "", "test": NaN}\n')
+    link = tmp_path / "link.jsonl"
+    link.symlink_to("/dev/zero")
+    for path, needle in [(fifo, "a FIFO, not a regular file"), (deep, "nested deeper than"), (nan, "NaN is not a number"),
+                         (link, "a device, not a regular file")]:
+        with pytest.raises(HumanEvalError) as info:
+            load_benchmark(f"humaneval:{path}")
+        assert needle in str(info.value) and "\n" not in str(info.value), (path.name, str(info.value))

@@ -129,3 +129,47 @@ def test_a_prediction_that_kills_its_evaluator_costs_only_itself(sandbox):
              (3, "sum(range(10**12))", "1")]
     assert runner._evaluate(items) == [(True, ""), (False, "evaluation_failed"), (False, "mismatch"),
                                        (False, "evaluation_timeout")]
+
+
+def test_an_expression_is_right_only_as_plain_data_and_cannot_touch_another_verdict(sandbox):
+    """A prediction evaluates to a value: an object whose == always says True is not one,
+    and an expression that reaches up the stack for the other verdicts finds none (each
+    prediction is evaluated in a process of its own)."""
+    from tczoo.runners.outputpred import OutputPredRunner
+
+    runner = OutputPredRunner(sandbox, eval_time_ms=300)
+    always = "type('T', (), {'__eq__': lambda s, o: True, '__hash__': lambda s: 0})()"
+    forge = ("[__import__('sys')._getframe(0).f_back and "
+             "[v.__setitem__(slice(None), [[True, '']] * len(v)) for v in "
+             "[__import__('sys')._getframe(0).f_back.f_locals.get('out', [])] if isinstance(v, list)], 5][1]")
+    items = [(0, "max([0, 7])", "8"), (1, always, "[1, 2]"), (2, forge, "6"), (3, "[1, [2.5, 'a']]", "[1, [2.5, \"a\"]]")]
+    verdicts = runner._evaluate(items)
+    assert verdicts[0] == (False, "mismatch")
+    assert verdicts[1] == (False, "not_a_value: T")
+    assert verdicts[2] == (False, "mismatch")  # its own value, 5, against 6; the first verdict stays wrong
+    assert verdicts[3] == (True, "")
+
+
+def test_a_test_whose_expected_output_cannot_be_read_is_left_out_not_counted_wrong(sandbox):
+    from tczoo.benchmarks import load_benchmark
+    from tczoo.methods.lcb_output import LcbOutput
+    from tczoo.runners.outputpred import OutputPredRunner
+    from tczoo.schema import GoldenTest, Provenance, TestCase, TestSuite
+
+    problem = load_benchmark(f"humaneval:{FIXTURE}", ["Mini/0"], sandbox=sandbox)[0]
+    first = problem.golden_tests[0]
+    broken = problem.model_copy(update={"golden_tests": [first, GoldenTest(input="[[1.0]]", output="<not a value>")]})
+    runner = OutputPredRunner(sandbox)
+    [spec] = runner.tasks(broken, LcbOutput, samples=1, seed=0)
+    suite = TestSuite(problem_id=broken.id, provenance=Provenance(method="lcb-output"),
+                      tests=[TestCase(input=first.input, output=first.output), TestCase(input="[[1.0]]", output="0.0")])
+    record = runner.score(broken, spec, suite)
+    assert record.metrics["pass@1"] == 100.0 and record.metrics["n_queries"] == 1.0
+    assert record.metrics["unreadable_expected"] == 1.0
+    [table] = runner.summarize([record.model_copy(update={"model": "m"})])
+    assert table.rows[0]["instances"] == 1 and table.rows[0]["pass@1"] == 100.0
+    only_broken = broken.model_copy(update={"golden_tests": broken.golden_tests[1:]})
+    [spec] = runner.tasks(only_broken, LcbOutput, samples=1, seed=0)
+    with pytest.raises(ValueError, match="none of the 1 queried tests has an expected output that can be read"):
+        runner.score(only_broken, spec, TestSuite(problem_id=broken.id, provenance=Provenance(method="lcb-output"),
+                                                  tests=[TestCase(input="[[1.0]]", output="0.0")]))

@@ -179,3 +179,29 @@ def test_bug_finding_refuses_saga(sandbox):
 
     with pytest.raises(UserError, match="may include the program whose bug is to be found"):
         BugfindRunner(sandbox).tasks(zoo_problem(sandbox, "zm01"), Saga, samples=1, seed=0)
+
+
+def test_a_sandbox_failure_under_saga_fails_the_unit_as_the_sandbox_s_never_as_dropped_tests(sandbox, tmp_path):
+    """The correct program's runs come back SE (a worker that died on every retry): the
+    generation fails as an infrastructure failure, retried on resume, not as a suite
+    whose inputs were silently dropped as the correct code's."""
+    from sandbox_fixtures import DyingFor
+
+    from tczoo.failures import generation_failure, transient
+    from tczoo.generation import generate_unit
+    from tczoo.templates import Prompts
+
+    problem = zoo_problem(sandbox, "zm01")
+    model = script(tmp_path / "m.jsonl", [(MULTIDIM, answer(MULTIDIM_CODE)), (DIFFERENTIAL, answer(DIFFERENTIAL_CODE))])
+    task = Task.from_problem(problem, Setting.SPEC_CORRECT_WRONG)
+    [ref] = [p for p in problem.solutions if p.name.endswith("fast.cpp")]
+    task = task.model_copy(update={"correct_programs": [ref]})
+    dying = DyingFor(sandbox, ref.code)
+    client = LLMClient(model, LLMSettings(cache=False, retries=0))
+    record = asyncio.run(generate_unit(Saga(differential_pairs=1), task, name="saga", problem_id=problem.id,
+                                       task_key="", sample=0, attempt=0, client=client, sandbox=dying,
+                                       prompts=Prompts()))
+    assert dying.failed > 0
+    failure = generation_failure(record)
+    assert failure is not None and (failure.stage, failure.reason) == ("sandbox", "sandbox_error")
+    assert "sandbox error" in failure.detail and transient(failure)
