@@ -54,7 +54,7 @@ from tczoo.errors import UserError
 from tczoo.execution import Limits, no_sandbox_errors
 from tczoo.method import Context, Method, MethodParams
 from tczoo.parsing import code_blocks
-from tczoo.parsing.asserts import call_pair, constant, encode_args
+from tczoo.parsing.asserts import call_pair, constant, decode_value, encode_args
 from tczoo.schema import OracleKind, Setting, Task, TestCase, TestSuite
 
 INSTRUCTIONS = ("complex", "corner", "difficult")  # the library's three seed instructions, in turn
@@ -274,16 +274,8 @@ def _parses(text: str) -> bool:
 
 def _decode(text: str) -> list[Any] | None:
     """Positional arguments of a function-level test input (JSON or a Python literal)."""
-    import json
-
-    try:
-        value = json.loads(text)
-    except ValueError:
-        try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            return None
-    return value if isinstance(value, list) else None
+    ok, value = decode_value(text)
+    return value if ok and isinstance(value, list) else None
 
 
 def _call_text(entry_point: str, args: list[Any]) -> str:

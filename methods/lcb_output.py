@@ -31,7 +31,7 @@ from pydantic import Field
 
 from tczoo.method import Context, Method, MethodParams
 from tczoo.parsing import code_blocks
-from tczoo.parsing.asserts import constant
+from tczoo.parsing.asserts import constant, decode_value
 from tczoo.schema import OracleKind, Setting, Task, TestCase, TestSuite
 
 MAX_PREDICTION_CHARS = 100_000
@@ -81,17 +81,12 @@ def call_arguments(text: str) -> str | None:
     """The arguments of a function-level test input as Python call text: a JSON array
     (or a Python literal of one) of positional arguments, an object of keyword
     arguments, or LiveCodeBench's one JSON value per line."""
-    value: Any
-    try:
-        value = json.loads(text)
-    except ValueError:
+    ok, value = decode_value(text)
+    if not ok:
         try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            try:
-                return ", ".join(repr(json.loads(line)) for line in text.splitlines() if line.strip())
-            except ValueError:
-                return None
+            return ", ".join(repr(json.loads(line)) for line in text.splitlines() if line.strip())
+        except (ValueError, RecursionError):
+            return None
     if isinstance(value, list):
         return ", ".join(repr(v) for v in value)
     if isinstance(value, dict) and all(isinstance(k, str) and k.isidentifier() for k in value):

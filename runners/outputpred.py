@@ -25,20 +25,18 @@ and a suite that answers none of the queries is never scored as 0.
 
 from __future__ import annotations
 
-import ast
-import json
 from collections import defaultdict
 from typing import Any, Literal
 
 from pydantic import Field
 
 from tczoo.errors import UserError
+from tczoo.parsing.asserts import decode_value
 from tczoo.execution import outputs_match
 from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.sandbox.types import Limits, PyCall, Verdict
 from tczoo.schema import Problem, ScoreRecord, Setting, Task, TestSuite
 
-MAX_LITERAL_CHARS = 1 << 20
 
 
 EXPECTED_UNREADABLE = "expected_unreadable"  # a queried test's expected output is not a value: left out
@@ -202,8 +200,8 @@ class OutputPredRunner(Runner):
 def lcb_equal(predicted: str, expected: str) -> tuple[bool, str]:
     """LiveCodeBench's rule for a constant prediction: the values are ``==``. The
     expected value is JSON (LiveCodeBench's outputs) or a Python literal (tczoo's)."""
-    ok_p, value = _value(predicted, json_first=False)
-    ok_e, want = _value(expected, json_first=True)
+    ok_p, value = decode_value(predicted, json_first=False)
+    ok_e, want = decode_value(expected, json_first=True)
     if not ok_e:
         return False, EXPECTED_UNREADABLE
     if not ok_p:
@@ -214,16 +212,6 @@ def lcb_equal(predicted: str, expected: str) -> tuple[bool, str]:
         return False, "mismatch"
 
 
-def _value(text: str, *, json_first: bool) -> tuple[bool, Any]:
-    if len(text) > MAX_LITERAL_CHARS:
-        return False, None
-    readers = (json.loads, ast.literal_eval) if json_first else (ast.literal_eval, json.loads)
-    for read in readers:
-        try:
-            return True, read(text)
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            continue
-    return False, None
 
 
 _EVALUATE = r'''

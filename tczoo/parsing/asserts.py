@@ -134,6 +134,22 @@ def round_trips(text: str) -> bool:
         return False
 
 
+def decode_value(text: str, *, json_first: bool = True) -> tuple[bool, Any]:
+    """(True, value) of a test's text: JSON (benchmarks' inputs and outputs) or a Python
+    literal (tczoo's, where JSON cannot carry the values), in that order unless
+    ``json_first`` is False; (False, None) when neither reads it, or it is over
+    ``MAX_LITERAL_CHARS`` or nested past the parsers' recursion."""
+    if len(text) > MAX_LITERAL_CHARS:
+        return False, None
+    readers = (json.loads, ast.literal_eval) if json_first else (ast.literal_eval, json.loads)
+    for read in readers:
+        try:
+            return True, read(text)
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            continue
+    return False, None
+
+
 def literal_problem(text: str) -> str:
     """Why ``text`` (a repr) is not a Python literal ("" when it is)."""
     if len(text) > MAX_LITERAL_CHARS:
