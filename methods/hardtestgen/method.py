@@ -52,8 +52,8 @@ from collections import Counter
 
 from pydantic import Field
 
-from tczoo.execution import (Generator, Limits, Verdict, check_with_checker, no_sandbox_errors, outputs_match,
-                             validate_inputs)
+from tczoo.execution import (Generator, Limits, Verdict, check_with_checker, filter_inputs, no_sandbox_errors,
+                             outputs_match, validate_inputs)
 from tczoo.method import Context, Method, MethodParams
 from tczoo.parsing import note_truncation
 from tczoo.schema import (
@@ -193,6 +193,7 @@ class HardTestGen(Method):
         samples = [s.input for s in task.samples]
         checks = await asyncio.to_thread(validate_inputs, ctx.sandbox, validator, samples,
                                          time_ms=self.params.validator_time_ms)
+        no_sandbox_errors(checks, "the input validator")
         bad = [(k, c) for k, c in enumerate(checks, 1) if not c.ok]
         if bad:
             k, c = bad[0]
@@ -304,25 +305,17 @@ class HardTestGen(Method):
         (``lost``) or recorded one by one (LLMGen, ``item``)."""
         if not self.params.apply_validator or not tests:
             return list(tests)
-        checks = await asyncio.to_thread(validate_inputs, ctx.sandbox, validator, [t.input for t in tests],
-                                         time_ms=self.params.validator_time_ms)
-        no_sandbox_errors(checks, "the input validator")  # never an input's fault
-        kept = []
-        for t, c in zip(tests, checks):
-            if c.ok:
-                kept.append(t)
-                continue
-            reason = "invalid_input" if c.kind == "assertion" else f"validator_{c.kind}"
-            # a rejection says what the validator returned; a crash keeps its traceback
-            why = c.detail.splitlines()[0] if c.kind == "assertion" and c.detail else c.detail[-400:]
-            detail = f"{why}; input {t.input[:80]!r}"
+        kept, rejected = await asyncio.to_thread(filter_inputs, ctx.sandbox, validator, [t.input for t in tests],
+                                                 time_ms=self.params.validator_time_ms)
+        for r in rejected:
+            t = tests[r.index]
             if lost is not None:
                 fn = t.meta.get("function", "")
-                lost[fn][reason] += 1
-                example.setdefault((fn, reason), detail)
+                lost[fn][r.reason] += 1
+                example.setdefault((fn, r.reason), r.detail)
             else:
-                suite.fail("validator", reason, detail, item or t.origin)
-        return kept
+                suite.fail("validator", r.reason, r.detail, item or t.origin)
+        return [tests[i] for i in kept]
 
     # ------------------------------------------------------------------ the outputs
 

@@ -45,7 +45,8 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
-from tczoo.execution import Generator, Limits, no_sandbox_errors, outputs_match, run_program, validate_inputs
+from tczoo.execution import (Generator, Limits, filter_inputs, no_sandbox_errors, outputs_match, run_program,
+                             validate_inputs)
 from tczoo.method import Context, Method, MethodParams
 from tczoo.parsing import note_truncation
 from tczoo.schema import (
@@ -185,19 +186,12 @@ class Saga(Method):
             suite.fail("validator", "validator_unusable", "its tests go on unvalidated", source.label)
             return made
         await self._try_validator(task, ctx, suite, source, answer.code)
-        checks = await asyncio.to_thread(validate_inputs, ctx.sandbox, answer.code, [t.input for t in made],
-                                         time_ms=p.validator_time_ms)
-        no_sandbox_errors(checks, "the input validator")  # never an input's fault
-        kept = []
-        for t, c in zip(made, checks):
-            if c.ok:
-                kept.append(t)
-                continue
-            reason = "invalid_input" if c.kind == "assertion" else f"validator_{c.kind}"
-            why = c.detail.splitlines()[0] if c.kind == "assertion" and c.detail else c.detail[-400:]
-            suite.fail("validator", reason, f"{why}; input {t.input[:80]!r}", f"{source.label}:{t.meta['function']}")
+        kept, rejected = await asyncio.to_thread(filter_inputs, ctx.sandbox, answer.code, [t.input for t in made],
+                                                 time_ms=p.validator_time_ms)
+        for r in rejected:
+            suite.fail("validator", r.reason, r.detail, f"{source.label}:{made[r.index].meta['function']}")
         artifact.note += f", {len(kept)} valid"
-        return kept
+        return [made[i] for i in kept]
 
     async def _try_validator(self, task: Task, ctx: Context, suite: TestSuite, source: Source, code: str) -> None:
         samples = [s.input for s in task.samples]

@@ -393,3 +393,10 @@ def test_validate_inputs_runs_a_model_validator(sandbox):
                                                (False, "timeout"), (False, "assertion")]
     assert "returned False" in checks[1].detail and "ValueError" in checks[2].detail
     assert "returned (False, 'why')" in checks[4].detail
+    from tczoo.execution import filter_inputs
+
+    kept, rejected = filter_inputs(sandbox, code, inputs, time_ms=300)
+    assert kept == [0]
+    assert [(r.index, r.reason) for r in rejected] == [(1, "invalid_input"), (2, "validator_crash"),
+                                                       (3, "validator_timeout"), (4, "invalid_input")]
+    assert rejected[0].detail.endswith("returned False; input 'x\\n'")
