@@ -42,7 +42,7 @@ FAST = {
     "codet-humaneval": {"codet": {"solutions": 4, "test_samples": 2}},
     "evalplus-humaneval": {"evalplus-mut": {"llm_rounds": 1, "mutants": 4}},
 }
-HUMANEVAL = Path(__file__).parent / "fixtures" / "humaneval" / "mini.jsonl"
+HUMANEVAL = Path(__file__).parents[1] / "fixtures" / "humaneval" / "mini.jsonl"
 
 
 def _evalplus_missing(target) -> bool:
