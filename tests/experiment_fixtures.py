@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from agent_fixtures import agent_rules
+from tcbench_fixtures import ZM01_VALIDATOR
 
 SOLUTION = """
 import heapq
@@ -70,18 +71,7 @@ def generate_edge_cases():
     ]
 """
 
-VALIDATOR = """
-def validate_input(input_str):
-    lines = input_str.strip().split("\\n")
-    n = int(lines[0])
-    if not 1 <= n <= 200000 or len(lines) != n + 1:
-        return False
-    for line in lines[1:]:
-        d, p = map(int, line.split())
-        if not (1 <= d <= 10**9 and 1 <= p <= 10**9):
-            return False
-    return True
-"""
+VALIDATOR = ZM01_VALIDATOR
 
 HT_ANSWER = json.dumps({
     "llmgen_inputs": ["1\n1 1\n", "2\n1 5\n1 5\n", "3\n3 4\n1 2\n2 9\n"],

@@ -77,3 +77,19 @@ def io(suite: TestSuite) -> list[tuple[str, str | None]]:
 
 def failures(suite: TestSuite) -> list[tuple[str, str, str]]:
     return [(f.stage, f.reason, f.item) for f in suite.provenance.failures]
+
+
+# zm01-commission-deadlines' input format as a model-written validator (HT, HardTestGen,
+# SAGA and the recorded experiments answer with it)
+ZM01_VALIDATOR = """
+def validate_input(input_str):
+    lines = input_str.strip().split("\\n")
+    n = int(lines[0])
+    if not 1 <= n <= 200000 or len(lines) != n + 1:
+        return False
+    for line in lines[1:]:
+        d, p = map(int, line.split())
+        if not (1 <= d <= 10**9 and 1 <= p <= 10**9):
+            return False
+    return True
+"""

@@ -20,23 +20,12 @@ from tczoo.methods.hardtestgen.kit import parse_checks, parse_inputs
 from tczoo.sandbox import Limits
 from tczoo.schema import Language, OracleKind, Program, Setting, Task
 from tczoo.templates import Prompts
-from tcbench_fixtures import failures, fenced, hackrate, script, zoo_problem
+from tcbench_fixtures import ZM01_VALIDATOR, failures, fenced, hackrate, script, zoo_problem
 
 CHECKS = r"Part 1: the input validator"
 INPUTS = r"Written inputs \(LLMGen\)"
 
-VALIDATOR = """
-def validate_input(input_str):
-    lines = input_str.strip().split("\\n")
-    n = int(lines[0])
-    if not 1 <= n <= 200000 or len(lines) != n + 1:
-        return False
-    for line in lines[1:]:
-        d, p = map(int, line.split())
-        if not (1 <= d <= 10**9 and 1 <= p <= 10**9):
-            return False
-    return True
-"""
+VALIDATOR = ZM01_VALIDATOR
 RPGEN = """import random
 
 def gen_range_based_input():

@@ -8,23 +8,12 @@ from __future__ import annotations
 import json
 
 from tczoo.methods.ht import Ht
-from tcbench_fixtures import failures, fenced, hackrate, io, run_method, script, zoo_problem
+from tcbench_fixtures import ZM01_VALIDATOR, failures, fenced, hackrate, io, run_method, script, zoo_problem
 
 VALIDATOR_PROMPT = r"validate_input\(input_str: str\) -> bool"
 GENERATORS_PROMPT = r"Produce four kinds of inputs"
 
-VALIDATOR = """
-def validate_input(input_str):
-    lines = input_str.strip().split("\\n")
-    n = int(lines[0])
-    if not 1 <= n <= 200000 or len(lines) != n + 1:
-        return False
-    for line in lines[1:]:
-        d, p = map(int, line.split())
-        if not (1 <= d <= 10**9 and 1 <= p <= 10**9):
-            return False
-    return True
-"""
+VALIDATOR = ZM01_VALIDATOR
 RPGEN = """import random
 
 def gen_random_input():

@@ -16,23 +16,12 @@ from tczoo.methods.saga.answer import parse_answer
 from tczoo.sandbox import Limits
 from tczoo.schema import Setting, Task, shown_wrong
 from tczoo.templates import Prompts
-from tcbench_fixtures import failures, fenced, hackrate, script, zoo_problem
+from tcbench_fixtures import ZM01_VALIDATOR, failures, fenced, hackrate, script, zoo_problem
 
 MULTIDIM = r"Analyse the solution along three dimensions"
 DIFFERENTIAL = r"Compare the two along three dimensions"
 
-VALIDATOR = '''
-def validate_input(input_str):
-    lines = input_str.strip().split("\\n")
-    n = int(lines[0])
-    if not 1 <= n <= 200000 or len(lines) != n + 1:
-        return False
-    for line in lines[1:]:
-        d, p = map(int, line.split())
-        if not (1 <= d <= 10**9 and 1 <= p <= 10**9):
-            return False
-    return True
-'''
+VALIDATOR = ZM01_VALIDATOR
 MULTIDIM_CODE = VALIDATOR + '''
 
 def gen_case_1():
