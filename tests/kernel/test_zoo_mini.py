@@ -141,3 +141,19 @@ def test_a_failing_generator_names_its_test(tmp_path, monkeypatch, sandbox):
     monkeypatch.setenv("TCZOO_DATA", str(tmp_path / "data"))
     with pytest.raises(zoo_mini.ZooMiniError, match=f"gen.py failed for {specs[1]['name']}"):
         zoo_mini.load(sandbox=sandbox, root=root)
+
+
+def test_every_prompt_names_the_problem_once(problems):
+    """The shared problem block prints ``# Problem: TITLE``; a statement that opened with
+    its own ``# TITLE`` heading showed the model the title twice (issue 27)."""
+    from tczoo.registry import get_method
+    from tczoo.templates import Prompts
+    from tczoo.testing import task_for
+
+    prompts = Prompts()
+    for p in problems:
+        assert p.title and not p.statement.lstrip().startswith("#"), p.id
+        task = task_for(get_method("crux"), p).task
+        user = prompts.render("crux/generate", task=task, n_tests=5)[-1]["content"]
+        assert user.startswith(f"# Problem: {p.title}\n"), p.id
+        assert user.count(p.title) == 1, (p.id, user.count(p.title))
