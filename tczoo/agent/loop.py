@@ -46,6 +46,7 @@ import random
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from tczoo.agent.answers import (
@@ -209,6 +210,72 @@ class AgentLoop:
         limit = limit or self.p.shown_chars
         return text if len(text) <= limit else f"{text[:limit]}... [{len(text)} characters in all]"
 
+    # ------------------------------------------------------------------ program rounds
+
+    async def program_rounds(self, role: str, write: str | None, revise_with: str | None, *, rounds: int,
+                             candidates: int, parse: str, sound: str,
+                             score: Callable[[str], Awaitable[dict[str, Any]]], observed: dict[str, Any],
+                             shown: Callable[[dict[str, Any]], dict[str, Any]],
+                             clean: str) -> tuple[float, str, dict[str, Any]] | None:
+        """The validator's and the checker's cycle: write ``candidates`` programs, score
+        each (``score`` gives its accuracy, whether it is ``sound`` — the validator accepts
+        every sample, the checker every correct output — and what it ``misjudged``), keep
+        the best (sound first, then accuracy), and while it is not perfect and rounds are
+        left, ask for a revision shown its misjudged cases. Each round is recorded with its
+        outcome (clean / revise / budget spent / no answer / no usable program). Returns the
+        best (accuracy, code, scored), or None when no answer held a usable program."""
+        best: tuple[float, str, dict[str, Any]] | None = None
+        for r in range(rounds):
+            revise = best is not None and revise_with is not None
+            if best is not None and not revise:
+                break
+            variables = {role: best[1], "misjudged": best[2]["misjudged"][:self.p.feedback_shown]} \
+                if revise and best is not None else {}
+            template = revise_with if revise else write
+            if template is None:
+                break
+            answers, pos = await self.ask(template, f"{role}-{r + 1}", n=candidates, **variables)
+            scored_all: list[tuple[float, str, dict[str, Any], str]] = []
+            for k, a in enumerate(answers):
+                name = f"{role}@r{len(self.suite.rounds) + 1}" + (f"-c{k + 1}" if candidates > 1 else "")
+                try:
+                    code = program_in(a.text, parse)
+                except ParseError as exc:
+                    self.suite.fail("parse", exc.reason, exc.detail, name)
+                    continue
+                scored = await score(code)
+                scored_all.append((scored["accuracy"], code, scored, name))
+            previous, chosen = best, None
+            for k, (acc, code, scored, _) in enumerate(scored_all):
+                if best is None or (scored[sound], acc) > (best[2][sound], best[0]):
+                    best, chosen = (acc, code, scored), k
+            wrote = [RoundProgram(role=role, name=name, code=code, score=round(acc, 4), selected=k == chosen)
+                     for k, (acc, code, _, name) in enumerate(scored_all)]
+            seen: dict[str, Any] = {"candidates": len(answers), "usable": len(scored_all), **observed}
+            if best is not None:
+                seen.update({"accuracy": round(best[0], 4), **shown(best[2]), "misjudged": len(best[2]["misjudged"]),
+                             "examples": best[2]["misjudged"][:EXAMPLES]})
+            changed = []
+            if best is not None and (previous is None or previous[1] != best[1]):
+                changed.append(_program_change(role, previous[1] if previous else None, best[1]))
+            elif scored_all:
+                changed.append(f"{role} kept: no candidate judged the cases better")
+            if not answers:
+                outcome = "no answer"
+            elif not scored_all:
+                outcome = f"no usable {role} in the answer"
+            elif best is not None and best[2][sound] and best[0] == 1.0:
+                outcome = clean
+            elif r + 1 == rounds or revise_with is None:
+                outcome = "budget spent"
+            else:
+                outcome = "revise"
+            self.record(role, "revise" if revise else ("select" if candidates > 1 else "write"), wrote=wrote,
+                        observed=seen, changed=changed, outcome=outcome, exchanges=pos)
+            if outcome == clean:
+                break
+        return best
+
     # ------------------------------------------------------------------ validator
 
     async def validator_stage(self) -> None:
@@ -232,58 +299,12 @@ class AgentLoop:
             else:
                 outcome = "no answer: the samples alone judge the validators"
             self.record("validator", "write", observed={"probes": observed}, outcome=outcome, exchanges=pos)
-        best: tuple[float, str, dict[str, Any]] | None = None  # (accuracy, code, scored)
-        for r in range(self.p.validator_rounds):
-            revise = best is not None and self.steps.validator_revise is not None
-            if best is not None and not revise:
-                break
-            template = self.steps.validator_revise if revise else self.steps.validator
-            variables: dict[str, Any] = {}
-            if revise:
-                variables = {"validator": best[1], "misjudged": best[2]["misjudged"][:self.p.feedback_shown]}
-            n = self.p.validator_candidates
-            answers, pos = await self.ask(template, f"validator-{r + 1}", n=n, **variables)
-            wrote, scored_all = [], []
-            for k, a in enumerate(answers):
-                name = f"validator@r{len(self.suite.rounds) + 1}" + (f"-c{k + 1}" if n > 1 else "")
-                try:
-                    code = program_in(a.text, VALIDATE)
-                except ParseError as exc:
-                    self.suite.fail("parse", exc.reason, exc.detail, name)
-                    continue
-                scored = await self.score_validator(code, probes)
-                scored_all.append((scored["accuracy"], code, scored, name))
-            previous, chosen = best, None
-            for k, (acc, code, scored, name) in enumerate(scored_all):
-                if best is None or (scored["samples_ok"], acc) > (best[2]["samples_ok"], best[0]):
-                    best, chosen = (acc, code, scored), k
-            for k, (acc, code, scored, name) in enumerate(scored_all):
-                wrote.append(RoundProgram(role="validator", name=name, code=code, score=round(acc, 4),
-                                          selected=k == chosen))
-            observed: dict[str, Any] = {"candidates": len(answers), "usable": len(scored_all), "probes": len(probes)}
-            if best is not None:
-                observed.update({"accuracy": round(best[0], 4), "samples_rejected": best[2]["samples_rejected"],
-                                 "misjudged": len(best[2]["misjudged"]),
-                                 "examples": best[2]["misjudged"][:EXAMPLES]})
-            changed = []
-            if best is not None and (previous is None or previous[1] != best[1]):
-                changed.append(_program_change("validator", previous[1] if previous else None, best[1]))
-            elif scored_all:
-                changed.append("validator kept: no candidate judged the probes better")
-            if not answers:
-                outcome = "no answer"
-            elif not scored_all:
-                outcome = "no usable validator in the answer"
-            elif best is not None and best[0] == 1.0 and best[2]["samples_ok"]:
-                outcome = "clean: every probe judged as labelled"
-            elif r + 1 == self.p.validator_rounds or self.steps.validator_revise is None:
-                outcome = "budget spent"
-            else:
-                outcome = "revise"
-            self.record("validator", "revise" if revise else ("select" if n > 1 else "write"), wrote=wrote,
-                        observed=observed, changed=changed, outcome=outcome, exchanges=pos)
-            if outcome.startswith("clean"):
-                break
+        best = await self.program_rounds(
+            "validator", self.steps.validator, self.steps.validator_revise, rounds=self.p.validator_rounds,
+            candidates=self.p.validator_candidates, parse=VALIDATE, sound="samples_ok",
+            score=lambda code: self.score_validator(code, probes), observed={"probes": len(probes)},
+            shown=lambda scored: {"samples_rejected": scored["samples_rejected"]},
+            clean="clean: every probe judged as labelled")
         if best is not None and best[2]["samples_ok"]:
             self.validator = best[1]
         elif best is not None:
@@ -549,51 +570,13 @@ class AgentLoop:
                     observed = {"error": exc.reason}
             self.record("checker", "write", observed={"scenarios": observed}, exchanges=pos,
                         outcome="scenarios written" if scenarios else "no usable scenarios")
-        best: tuple[float, str, dict[str, Any]] | None = None
-        for r in range(self.p.checker_rounds):
-            revise = best is not None and self.steps.checker_revise is not None
-            if best is not None and not revise:
-                break
-            template = self.steps.checker_revise if revise else self.steps.checker
-            variables = {"checker": best[1], "misjudged": best[2]["misjudged"][:self.p.feedback_shown]} if revise else {}
-            n = self.p.checker_candidates
-            answers, pos = await self.ask(template, f"checker-{r + 1}", n=n, **variables)
-            scored_all = []
-            for k, a in enumerate(answers):
-                name = f"checker@r{len(self.suite.rounds) + 1}" + (f"-c{k + 1}" if n > 1 else "")
-                try:
-                    code = program_in(a.text, CHECK)
-                except ParseError as exc:
-                    self.suite.fail("parse", exc.reason, exc.detail, name)
-                    continue
-                scored = await self.score_checker(code, answered, scenarios)
-                scored_all.append((scored["accuracy"], code, scored, name))
-            previous, chosen = best, None
-            for k, (acc, code, scored, _) in enumerate(scored_all):
-                if best is None or (scored["sound"], acc) > (best[2]["sound"], best[0]):
-                    best, chosen = (acc, code, scored), k
-            wrote = [RoundProgram(role="checker", name=name, code=code, score=round(acc, 4), selected=k == chosen)
-                     for k, (acc, code, _, name) in enumerate(scored_all)]
-            observed: dict[str, Any] = {"candidates": len(answers), "usable": len(scored_all)}
-            if best is not None:
-                observed.update({"accuracy": round(best[0], 4), "correct_outputs_rejected": best[2]["rejected"],
-                                 "accepts_empty": best[2]["accepts_empty"], "misjudged": len(best[2]["misjudged"]),
-                                 "examples": best[2]["misjudged"][:EXAMPLES]})
-            changed = []
-            if best is not None and (previous is None or previous[1] != best[1]):
-                changed.append(_program_change("checker", previous[1] if previous else None, best[1]))
-            if not scored_all:
-                outcome = "no usable checker in the answer" if answers else "no answer"
-            elif best is not None and best[2]["sound"] and best[0] == 1.0:
-                outcome = "clean: the checker judged every case as labelled"
-            elif r + 1 == self.p.checker_rounds or self.steps.checker_revise is None:
-                outcome = "budget spent"
-            else:
-                outcome = "revise"
-            self.record("checker", "revise" if revise else ("select" if n > 1 else "write"), wrote=wrote,
-                        observed=observed, changed=changed, outcome=outcome, exchanges=pos)
-            if outcome.startswith("clean"):
-                break
+        best = await self.program_rounds(
+            "checker", self.steps.checker, self.steps.checker_revise, rounds=self.p.checker_rounds,
+            candidates=self.p.checker_candidates, parse=CHECK, sound="sound",
+            score=lambda code: self.score_checker(code, answered, scenarios), observed={},
+            shown=lambda scored: {"correct_outputs_rejected": scored["rejected"],
+                                  "accepts_empty": scored["accepts_empty"]},
+            clean="clean: the checker judged every case as labelled")
         if best is not None and best[2]["sound"]:
             self.checker = best[1]
             self.suite.oracle = Oracle(kind=OracleKind.CHECKER_PROGRAM,
