@@ -63,8 +63,8 @@ def cached_json(namespace: str, key_parts, compute: Callable[[], Any],
     is computed again (a timing that hit the limit on a loaded machine must not decide
     every later run).
     """
-    key = hashlib.sha256(json.dumps(key_parts, sort_keys=True).encode()).hexdigest()[:24]
-    path = cache_dir() / namespace / f"{key}.json"
+    path = _cached_path(namespace, key_parts)
+    key = path.stem
     with _ONCE_GUARD:
         lock = _ONCE_LOCKS.setdefault(f"{namespace}/{key}", threading.Lock())
     with lock:
@@ -77,6 +77,34 @@ def cached_json(namespace: str, key_parts, compute: Callable[[], Any],
             return value
         write_atomic(path, json.dumps(value))
         return value
+
+
+def cached_json_many(namespace: str, keys: list[Any], compute: Callable[[list[int]], list[Any]],
+                     keep: Callable[[Any], bool] | None = None) -> list[Any]:
+    """``cached_json`` for a batch: the values of ``keys`` kept before are read, the
+    others computed in one ``compute(indices)`` call (one sandbox batch, say) and kept.
+    A stored value that is not JSON or that ``keep`` refuses is computed again; a
+    computed one ``keep`` refuses is returned but never stored."""
+    paths = [_cached_path(namespace, k) for k in keys]
+    values: dict[int, Any] = {}
+    for i, path in enumerate(paths):
+        try:
+            value = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue
+        if keep is None or keep(value):
+            values[i] = value
+    todo = [i for i in range(len(keys)) if i not in values]
+    for i, value in zip(todo, compute(todo) if todo else []):
+        values[i] = value
+        if keep is None or keep(value):
+            write_atomic(paths[i], json.dumps(value))
+    return [values[i] for i in range(len(keys))]
+
+
+def _cached_path(namespace: str, key_parts: Any) -> Path:
+    key = hashlib.sha256(json.dumps(key_parts, sort_keys=True).encode()).hexdigest()[:24]
+    return cache_dir() / namespace / f"{key}.json"
 
 
 def write_atomic(path: Path, text: str, mode: int = 0o644) -> None:

@@ -53,14 +53,13 @@ from __future__ import annotations
 import ast
 import doctest
 import gzip
-import hashlib
 import importlib.resources
 import io
 import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from tczoo.errors import BenchmarkLoadError
 from tczoo.execution.outputs import same_output
@@ -409,36 +408,28 @@ def record_calls(sandbox, pending: list[Converted]) -> list[dict[str, Any]]:
     succeeded is cached by (recorder version, code, residual check), so a benchmark
     loads without the sandbox the next time."""
     from tczoo.errors import InfrastructureFailure
-    from tczoo.paths import cache_dir, write_atomic
+    from tczoo.paths import cached_json_many
     from tczoo.sandbox.types import Limits, PyCall, Verdict
 
-    def path(c: Converted) -> Path:
-        parts = json.dumps([RECORDER_VERSION, c.code, c.record["test"], c.residual, c.record["entry_point"],
-                            [x.input for x in c.samples]])
-        return cache_dir() / "humaneval" / f"{hashlib.sha256(parts.encode()).hexdigest()[:32]}.json"
+    def record(todo: list[int]) -> list[dict[str, Any]]:
+        calls = [PyCall(code=pending[i].code + _RECORDER, function="_tczoo_record",
+                        args=[pending[i].record["test"], pending[i].residual, pending[i].record["entry_point"],
+                              [x.input for x in pending[i].samples]], seed=0,
+                        limits=Limits(time_ms=RECORD_TIME_MS, memory_mb=MEMORY_MB)) for i in todo]
+        out = []
+        for i, res in zip(todo, sandbox.call_many(calls)):
+            if res.run.verdict is Verdict.SE:
+                raise InfrastructureFailure(f"{pending[i].record['task_id']}: the sandbox failed while recording "
+                                            f"its check: {res.error[-300:]}")
+            value = res.value if res.ok else None
+            out.append({"ok": True, "calls": value["calls"], "samples": value["samples"]} if _recorded(value)
+                       else {"ok": False, "error": res.error})
+        return out
 
-    results: dict[int, dict[str, Any]] = {}
-    for i, c in enumerate(pending):
-        try:
-            value = json.loads(path(c).read_text())
-        except (OSError, ValueError):
-            continue
-        if isinstance(value, dict) and value.get("ok") and isinstance(value.get("calls"), list) \
-                and isinstance(value.get("samples"), list):
-            results[i] = value
-    todo = [i for i in range(len(pending)) if i not in results]
-    calls = [PyCall(code=pending[i].code + _RECORDER, function="_tczoo_record",
-                    args=[pending[i].record["test"], pending[i].residual, pending[i].record["entry_point"],
-                          [x.input for x in pending[i].samples]], seed=0,
-                    limits=Limits(time_ms=RECORD_TIME_MS, memory_mb=MEMORY_MB)) for i in todo]
-    for i, res in zip(todo, sandbox.call_many(calls) if calls else []):
-        if res.run.verdict is Verdict.SE:
-            raise InfrastructureFailure(f"{pending[i].record['task_id']}: the sandbox failed while recording its "
-                                        f"check: {res.error[-300:]}")
-        value = res.value if res.ok else None
-        if isinstance(value, dict) and isinstance(value.get("calls"), list) and isinstance(value.get("samples"), list):
-            results[i] = {"ok": True, "calls": value["calls"], "samples": value["samples"]}
-            write_atomic(path(pending[i]), json.dumps(results[i]))
-        else:
-            results[i] = {"ok": False, "error": res.error}
-    return [results[i] for i in range(len(pending))]
+    keys = [[RECORDER_VERSION, c.code, c.record["test"], c.residual, c.record["entry_point"],
+             [x.input for x in c.samples]] for c in pending]
+    return cached_json_many("humaneval", keys, record, keep=lambda v: _recorded(v) and v.get("ok") is True)
+
+
+def _recorded(value: Any) -> TypeGuard[dict[str, Any]]:
+    return isinstance(value, dict) and isinstance(value.get("calls"), list) and isinstance(value.get("samples"), list)

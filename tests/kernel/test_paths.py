@@ -1,7 +1,7 @@
 import threading
 import time
 
-from tczoo.paths import cached_json
+from tczoo.paths import cached_json, cached_json_many
 
 
 def test_cached_json_computes_once_across_threads_and_processes_reuse_it(tmp_path, monkeypatch):
@@ -37,3 +37,27 @@ def test_a_value_keep_refuses_is_never_stored_and_a_stored_one_is_measured_again
     # a refused value stored by an older version is computed again
     cached_json("old", ["p"], lambda: {"verdicts": ["TLE"]})
     assert cached_json("old", ["p"], lambda: {"verdicts": ["AC"]}, keep=no_tle) == {"verdicts": ["AC"]}
+
+
+def test_cached_json_many_computes_only_what_is_missing_in_one_batch(tmp_path, monkeypatch):
+    monkeypatch.setenv("TCZOO_CACHE", str(tmp_path))
+    batches = []
+
+    def compute(todo):
+        batches.append(list(todo))
+        return [{"ok": k != 2, "v": k} for k in todo]
+
+    ok = lambda v: isinstance(v, dict) and v.get("ok") is True  # noqa: E731
+    keys = [["a"], ["b"], ["c"]]
+    assert cached_json_many("batch", keys, compute, keep=ok) == [{"ok": True, "v": 0}, {"ok": True, "v": 1},
+                                                                {"ok": False, "v": 2}]
+    assert batches == [[0, 1, 2]]
+    # the refused value was not kept: only it is computed again, alone
+    assert [v["v"] for v in cached_json_many("batch", keys, compute, keep=ok)] == [0, 1, 2]
+    assert batches[1:] == [[2]]
+    # a damaged file is computed again, not an error; everything kept: no call at all
+    [damaged] = [p for p in (tmp_path / "batch").iterdir() if '"v": 0' in p.read_text()]
+    damaged.write_text("{not json")
+    cached_json_many("batch", keys[:2], compute, keep=ok)
+    assert batches[2:] == [[0]]
+    cached_json_many("batch", keys[:2], lambda todo: 1 / 0, keep=ok)
