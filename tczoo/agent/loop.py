@@ -249,10 +249,11 @@ class AgentLoop:
             for k, (acc, code, scored, _) in enumerate(scored_all):
                 if best is None or (scored[sound], acc) > (best[2][sound], best[0]):
                     best, chosen = (acc, code, scored), k
-            wrote = [RoundProgram(role=role, name=name, code=code, score=round(acc, 4), selected=k == chosen)
-                     for k, (acc, code, _, name) in enumerate(scored_all)]
+            unjudged = bool(scored_all) and all(scored.get("judged") == 0 for _, _, scored, _ in scored_all)
+            wrote = [RoundProgram(role=role, name=name, code=code, score=None if unjudged else round(acc, 4),
+                                  selected=k == chosen) for k, (acc, code, _, name) in enumerate(scored_all)]
             seen: dict[str, Any] = {"candidates": len(answers), "usable": len(scored_all), **observed}
-            if best is not None:
+            if best is not None and not unjudged:
                 seen.update({"accuracy": round(best[0], 4), **shown(best[2]), "misjudged": len(best[2]["misjudged"]),
                              "examples": best[2]["misjudged"][:EXAMPLES]})
             changed = []
@@ -264,6 +265,8 @@ class AgentLoop:
                 outcome = "no answer"
             elif not scored_all:
                 outcome = f"no usable {role} in the answer"
+            elif unjudged:
+                outcome = f"unjudged: no case to judge the {role} on, the first usable one is kept"
             elif best is not None and best[2][sound] and best[0] == 1.0:
                 outcome = clean
             elif r + 1 == rounds or revise_with is None:
@@ -272,7 +275,7 @@ class AgentLoop:
                 outcome = "revise"
             self.record(role, "revise" if revise else ("select" if candidates > 1 else "write"), wrote=wrote,
                         observed=seen, changed=changed, outcome=outcome, exchanges=pos)
-            if outcome == clean:
+            if outcome == clean or unjudged:
                 break
         return best
 
@@ -328,8 +331,9 @@ class AgentLoop:
             misjudged.append({"input": self.clip(text), "label": "valid" if label else "invalid", "source": source,
                               "said": "valid" if said else "invalid",
                               "why": "" if said else self.clip(_why(check), 300)})
-        return {"accuracy": right / judged if judged else 0.0, "misjudged": misjudged,
-                "samples_rejected": rejected_samples, "samples_ok": rejected_samples == 0 and judged > 0}
+        # no sample and no probe: nothing judges it (it rejects no sample; its accuracy is unknown)
+        return {"accuracy": right / judged if judged else 0.0, "misjudged": misjudged, "judged": judged,
+                "samples_rejected": rejected_samples, "samples_ok": rejected_samples == 0}
 
     # ------------------------------------------------------------------ generator
 

@@ -442,3 +442,19 @@ def test_a_command_that_hangs_or_floods_costs_only_itself(sandbox):
     runs = run_commands(sandbox, code, ["hang=1", "ok=1", "flood=1"], time_ms=300, max_input_kb=1024)
     assert [r.reason for r in runs] == ["timeout", "", "input_too_large"]
     assert runs[1].inputs == ["1\n1 1\n"] and runs[0].inputs == [] and runs[2].inputs == []
+
+
+def test_a_validator_with_nothing_to_judge_it_is_kept_unjudged_not_failed(sandbox, tmp_path):
+    """No sample and no probe: the validator's accuracy is unknown, not 0, and no round
+    asks for a revision it could not be shown a reason for."""
+    problem = zoo_problem(sandbox, "zm01")
+    task = task_for(problem, Setting.SPEC_CORRECT).model_copy(update={"samples": []})
+    suite = generate(Ccplus(), task, script(tmp_path / "m.jsonl", ccplus_rules()), sandbox)
+    v = suite.rounds[0]
+    assert (v.step, v.action) == ("validator", "write") and v.outcome.startswith("unjudged")
+    assert "accuracy" not in v.observed and v.observed["probes"] == 0 and v.wrote[0].score is None
+    assert [r.step for r in suite.rounds].count("validator") == 1
+    reasons = {f.reason for f in suite.provenance.failures}
+    assert "validator_rejects_samples" not in reasons and "no_usable_validator" not in reasons
+    # the kept validator filters the generated inputs (this strict one drops repeated fees)
+    assert "invalid_input" in reasons and suite.artifacts[0].role == "validator" and suite.tests
