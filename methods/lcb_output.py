@@ -32,7 +32,7 @@ from pydantic import Field
 from tczoo.method import Context, Method, MethodParams
 from tczoo.parsing import code_blocks
 from tczoo.parsing.asserts import constant, decode_value
-from tczoo.schema import OracleKind, Setting, Task, TestCase, TestSuite
+from tczoo.schema import UNPOSED, OracleKind, Setting, Task, TestCase, TestSuite
 
 MAX_PREDICTION_CHARS = 100_000
 
@@ -63,7 +63,10 @@ class LcbOutput(Method):
             if task.entry_point:
                 args = call_arguments(query)
                 if args is None:
+                    # not a call's arguments: nothing to ask; the runner leaves the instance out
                     suite.fail("method", "unreadable_query", query[:200], item=f"query-{i}")
+                    suite.tests.append(TestCase(input=query, output=None, origin=f"query-{i}",
+                                                meta={UNPOSED: "unreadable_query"}))
                     continue
                 answers = await ctx.ask(suite, "lcb-output/predict", item=f"query-{i}", task=task, call=args)
             else:

@@ -14,7 +14,10 @@ extension) compare the predicted text by the problem's comparator or output vali
 pass@1 per instance = the share of its samples (``--samples``; LiveCodeBench: 10) that
 are right; the table averages over instances (``pass@1``) and also over problems
 (``pass@1 by problem``). An unanswered query (the model gave no readable assertion, a
-provider failure) counts as wrong, as in LiveCodeBench, and is counted apart.
+provider failure) counts as wrong, as in LiveCodeBench, and is counted apart. An
+instance the benchmark makes unusable — its expected output is not a value, or its
+input is not a call's arguments so the method could not ask it — is left out of both
+averages and counted in the table's ``left out`` column.
 
 Which inputs (``tests``): the problem's golden tests, in order, the first
 ``max_queries`` (None: every one); LiveCodeBench's own set asks about 442 tests of 181
@@ -35,11 +38,13 @@ from tczoo.parsing.asserts import decode_value
 from tczoo.execution import outputs_match
 from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.sandbox.types import Limits, PyCall, Verdict
-from tczoo.schema import Problem, ScoreRecord, Setting, Task, TestSuite
+from tczoo.schema import UNPOSED, Problem, ScoreRecord, Setting, Task, TestSuite
 
 
 
 EXPECTED_UNREADABLE = "expected_unreadable"  # a queried test's expected output is not a value: left out
+QUERY_UNPOSED = "query_unposed"  # the method could not ask the query (not a call's arguments): left out
+LEFT_OUT = (EXPECTED_UNREADABLE, QUERY_UNPOSED)  # the benchmark's instance, not the model's answer, is at fault
 
 
 class OutputPredParams(RunnerParams):
@@ -97,6 +102,9 @@ class OutputPredRunner(Runner):
         literal, expressions, stdin = [], [], []
         for i, (query, expected) in enumerate(queries):
             test = answer.get(query)
+            if test is not None and test.meta.get(UNPOSED):
+                verdicts[i] = (False, QUERY_UNPOSED)
+                continue
             if test is None or test.output is None:
                 continue
             if not functional:
@@ -115,17 +123,20 @@ class OutputPredRunner(Runner):
                                   validator=problem.output_validator)
             for (i, _, _, _), ok in zip(stdin, match):
                 verdicts[i] = (bool(ok), "" if ok else ("validator_failed" if ok is None else "mismatch"))
-        # a test whose expected output cannot be read is the benchmark's fault, not the model's: left out
-        scored = [(ok, why) for ok, why in verdicts if why != EXPECTED_UNREADABLE]
+        # a test whose expected output cannot be read, or whose input the method could not
+        # ask as a call, is the benchmark's fault, not the model's: left out, counted apart
+        scored = [(ok, why) for ok, why in verdicts if why not in LEFT_OUT]
         if not scored:
-            raise ValueError(f"none of the {len(queries)} queried tests has an expected output that can be read")
+            raise ValueError(f"none of the {len(queries)} queried tests can be scored: an expected output that can "
+                             "be read and an input the method could ask")
         right = sum(ok for ok, _ in scored)
         unanswered = sum(why == "unanswered" for _, why in scored)
         return ScoreRecord(
             runner=self.name, method=suite.provenance.method, model=suite.provenance.model, problem_id=problem.id,
             metrics={"pass@1": 100.0 * right / len(scored), "n_queries": float(len(scored)),
                      "right": float(right), "unanswered": float(unanswered), "n_valid": float(len(scored)),
-                     "unreadable_expected": float(len(queries) - len(scored))},
+                     "unreadable_expected": float(sum(why == EXPECTED_UNREADABLE for _, why in verdicts)),
+                     "unposed": float(sum(why == QUERY_UNPOSED for _, why in verdicts))},
             detail={"verdicts": [[ok, why] for ok, why in verdicts], "functional": functional})
 
     def _evaluate(self, items: list[tuple[int, str, str]]) -> list[tuple[bool, str]]:
@@ -161,9 +172,11 @@ class OutputPredRunner(Runner):
             return []
         per: dict[tuple[str, str], dict[tuple[str, int], list[bool]]] = defaultdict(lambda: defaultdict(list))
         unanswered: dict[tuple[str, str], int] = defaultdict(int)
+        left_out: dict[tuple[str, str], set[tuple[str, int]]] = defaultdict(set)
         for s in scores:
             for q, (ok, why) in enumerate(s.detail["verdicts"]):
-                if why == EXPECTED_UNREADABLE:  # left out of every number (the benchmark's fault)
+                if why in LEFT_OUT:  # left out of every number (the benchmark's fault), counted apart
+                    left_out[(s.model, s.method)].add((s.problem_id, q))
                     continue
                 per[(s.model, s.method)][(s.problem_id, q)].append(bool(ok))
                 unanswered[(s.model, s.method)] += why == "unanswered"
@@ -178,15 +191,18 @@ class OutputPredRunner(Runner):
                          "samples": answers // max(1, len(rates)),
                          "pass@1": sum(rates.values()) / len(rates),
                          "pass@1 by problem": sum(sum(v) / len(v) for v in by_problem.values()) / len(by_problem),
-                         "unanswered %": 100.0 * unanswered[(model, method)] / answers if answers else 0.0})
+                         "unanswered %": 100.0 * unanswered[(model, method)] / answers if answers else 0.0,
+                         "left out": len(left_out[(model, method)])})
         notes = ["an instance: one (problem, test input); pass@1: per instance the share of samples whose predicted "
                  "output equals the test's by LiveCodeBench's rule (eval(prediction) == expected), then the mean over "
                  "instances (LiveCodeBench) — 'by problem': over each problem's instances first",
+                 "left out: instances not scored because the benchmark's test cannot be used — its expected "
+                 "output is not a value, or its input is not a call's arguments the method could ask",
                  "unanswered: no readable prediction (no assertion, a provider failure): counted wrong, as "
                  "LiveCodeBench does"]
         return [Table(title="Test output prediction (LiveCodeBench)",
                       columns=["model", "method", "problems", "instances", "samples", "pass@1", "pass@1 by problem",
-                               "unanswered %"], rows=rows, notes=notes)]
+                               "unanswered %", "left out"], rows=rows, notes=notes)]
 
     def matrices(self, record: ScoreRecord, suite: TestSuite) -> list[Matrix]:
         verdicts = record.detail.get("verdicts")

@@ -254,7 +254,8 @@ class Task(Model):
     seed: int = 0
     # Test inputs whose outputs the method is asked to predict (test-output prediction,
     # LiveCodeBench): chosen by the runner from the problem's tests; their outputs are
-    # never given
+    # never given. A query the method cannot put to the model (not a call's arguments)
+    # comes back as a test with no output and meta[UNPOSED]: left out, counted apart
     queries: list[str] = Field(default_factory=list)
 
     @model_validator(mode="after")
@@ -465,6 +466,7 @@ class GeneratorSpec(Model):
     memory_mb: int = 1024
 
 
+UNPOSED = "unposed"  # a TestCase meta key: the method could not ask this query (Task.queries), and why
 CANDIDATE_ROLE = "candidate"  # an Artifact role: a candidate solution the method sampled (CodeT)
 
 

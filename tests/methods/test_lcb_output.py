@@ -170,6 +170,33 @@ def test_a_test_whose_expected_output_cannot_be_read_is_left_out_not_counted_wro
     assert table.rows[0]["instances"] == 1 and table.rows[0]["pass@1"] == 100.0
     only_broken = broken.model_copy(update={"golden_tests": broken.golden_tests[1:]})
     [spec] = runner.tasks(only_broken, LcbOutput, samples=1, seed=0)
-    with pytest.raises(ValueError, match="none of the 1 queried tests has an expected output that can be read"):
+    with pytest.raises(ValueError, match="none of the 1 queried tests can be scored: an expected output that can be read"):
         runner.score(only_broken, spec, TestSuite(problem_id=broken.id, provenance=Provenance(method="lcb-output"),
                                                   tests=[TestCase(input="[[1.0]]", output="0.0")]))
+
+
+def test_a_query_the_method_cannot_ask_is_left_out_and_counted_apart_not_wrong(sandbox, tmp_path):
+    """A functional problem's test input that is not a call's arguments: the method asks
+    nothing for it, the runner leaves the instance out of pass@1 (as a test with an
+    unreadable expected output) and the table counts it under "left out"."""
+    from tczoo.benchmarks import load_benchmark
+    from tczoo.methods.lcb_output import LcbOutput
+    from tczoo.runners.outputpred import OutputPredRunner
+    from tczoo.testing import run_method
+
+    problem = load_benchmark(f"humaneval:{FIXTURE}", ["Mini/0"], sandbox=sandbox)[0]
+    first, second = problem.golden_tests[:2]
+    problem = problem.model_copy(update={"golden_tests": [first, second.model_copy(update={"input": "} not a call {"})]})
+    runner = OutputPredRunner(sandbox, max_queries=2)
+    [spec] = runner.tasks(problem, LcbOutput, samples=1, seed=0)
+    rules = tmp_path / "rules.jsonl"
+    rules.write_text(json.dumps({"match": "", "response": f"assert span({call_arguments(first.input)}) == "
+                                                          f"{first.output}"}) + "\n")
+    suite, _ = run_method(LcbOutput, problem, f"scripted:{rules}", sandbox, task=spec.task)
+    assert len(suite.provenance.exchanges) == 1  # only the first query was asked
+    assert ("method", "unreadable_query") in {(f.stage, f.reason) for f in suite.provenance.failures}
+    record = runner.score(problem, spec, suite)
+    assert record.detail["verdicts"] == [[True, ""], [False, "query_unposed"]]
+    assert (record.metrics["pass@1"], record.metrics["n_queries"], record.metrics["unposed"]) == (100.0, 1.0, 1.0)
+    [row] = runner.summarize([record.model_copy(update={"model": "m", "method": "lcb-output"})])[0].rows
+    assert (row["instances"], row["pass@1"], row["left out"], row["unanswered %"]) == (1, 100.0, 1, 0.0)
