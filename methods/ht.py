@@ -22,6 +22,10 @@ Choices where the papers are silent, or where we follow HardTestGen's structure:
   and the HackGen code (``gen_hack_input_<scenario>`` functions, or null). Code comes as
   JSON strings; fenced Python blocks are accepted as well. Each prompt shows one worked
   example (our own toy problem) before the task.
+- A validator's answer is read as HardTestGen's and SAGA's are (``filter_inputs``): a
+  truthy answer accepts, a tuple by its first element (``(False, "why")`` is a no); a
+  crash or timeout rejects the input, a sandbox failure fails the unit (no input is
+  dropped for it).
 - The validator must accept every sample; if it does not (or cannot be parsed) a fresh
   one is sampled once. With no usable validator and ``require_validator`` (default) the
   method gives up: an input nobody checked could break the constraints, and a wrong code
@@ -43,11 +47,12 @@ Choices where the papers are silent, or where we follow HardTestGen's structure:
 
 from __future__ import annotations
 
+import asyncio
 import math
 
 from pydantic import Field
 
-from tczoo.execution import Generator, Limits, py_call, read_call, record, same_output
+from tczoo.execution import Generator, Limits, filter_inputs, record, same_output
 from tczoo.method import Context, Method, MethodParams
 from tczoo.parsing import (
     ParseError,
@@ -141,7 +146,6 @@ class Ht(Method):
     # ------------------------------------------------------------------ validator
 
     async def _validator(self, task: Task, ctx: Context, suite: TestSuite) -> str | None:
-        limits = Limits(time_ms=self.params.validator_time_ms, memory_mb=1024)
         for attempt in range(1 + self.params.validator_retries):
             item = f"validator-{attempt}"
             answers = await ctx.ask(suite, "ht/validator", task=task, item=item, first_sample=attempt)
@@ -155,7 +159,7 @@ class Ht(Method):
             note_truncation(suite, answers[0].text, item)
             artifact = Artifact(role="validator", program=Program(code=code, language=Language.PYTHON, name=item))
             suite.artifacts.append(artifact)
-            verdicts = await self._run_validator(ctx, code, [s.input for s in task.samples], limits)
+            verdicts = await self._run_validator(ctx, code, [s.input for s in task.samples])
             bad = [(k, why) for k, (ok, why) in enumerate(verdicts, 1) if not ok]
             if not bad:
                 return code
@@ -166,23 +170,20 @@ class Ht(Method):
             suite.fail("validator", "validator_unusable", "going on without input validation")
         return None
 
-    async def _run_validator(self, ctx: Context, code: str, inputs: list[str], limits) -> list[tuple[bool, str]]:
-        calls = [py_call(code, VALIDATE, seed=0, args=[s], limits=limits) for s in inputs]
-        out = []
-        for res in await ctx.call(calls):
-            ok, value, reason, detail = read_call(res)
-            if not ok:
-                out.append((False, f"validator {reason}: {detail[-200:]}"))
-            elif value is True or value == 1:
-                out.append((True, ""))
-            else:
-                out.append((False, f"returned {value!r}"[:200]))
+    async def _run_validator(self, ctx: Context, code: str, inputs: list[str]) -> list[tuple[bool, str]]:
+        """(accepted, why not) per input, by the one validator filter HardTestGen and SAGA
+        use: a truthy answer accepts, a tuple by its first element; a crash or timeout
+        rejects with its reason; a sandbox failure fails the unit, never an input."""
+        kept, rejected = await asyncio.to_thread(filter_inputs, ctx.sandbox, code, inputs, function=VALIDATE,
+                                                 time_ms=self.params.validator_time_ms)
+        out = [(True, "")] * len(inputs)
+        for r in rejected:
+            out[r.index] = (False, r.detail if r.reason == "invalid_input" else f"{r.reason}: {r.detail}")
         return out
 
     async def _validate(self, ctx, suite, validator: str, groups: list[list[TestCase]]) -> list[list[TestCase]]:
-        limits = Limits(time_ms=self.params.validator_time_ms, memory_mb=1024)
         flat = [t for g in groups for t in g]
-        verdicts = await self._run_validator(ctx, validator, [t.input for t in flat], limits)
+        verdicts = await self._run_validator(ctx, validator, [t.input for t in flat])
         verdict_of = {id(t): v for t, v in zip(flat, verdicts)}
         kept = []
         for g in groups:
@@ -192,7 +193,7 @@ class Ht(Method):
                 if ok:
                     keep.append(t)
                 else:
-                    suite.fail("validator", "invalid_input", f"{why}; input {t.input[:80]!r}", t.origin)
+                    suite.fail("validator", "invalid_input", why, t.origin)
             kept.append(keep)
         return kept
 

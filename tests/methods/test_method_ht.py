@@ -174,3 +174,21 @@ def test_ht_runs_only_its_one_correct_code_and_keeps_what_it_cannot_answer(sandb
     # The C++ validators read no number from "oops" and agree on printing 0: by the paper's
     # definition (accepted by every correct code) that test is valid.
     assert (score["pass_rate"], score["n_valid"]) == (100.0, 2.0)
+
+
+def test_ht_reads_a_validators_answer_as_hardtestgen_and_saga_do(sandbox, tmp_path):
+    """One rule for every model-written validator (tczoo.execution.filter_inputs): a truthy
+    answer accepts, a tuple by its first element; the rejection says what it returned."""
+    problem = zoo_problem(sandbox, "zm01")
+    tupled = fenced(VALIDATOR.replace("def validate_input(", "def _strict(") +
+                    "\n\ndef validate_input(input_str):\n"
+                    "    return (True, 'ok') if _strict(input_str) else (False, 'breaks a constraint')\n")
+    plain = script(tmp_path / "p.jsonl", [(GENERATORS_PROMPT, fenced(ANSWER, "json")),
+                                          (VALIDATOR_PROMPT, fenced(VALIDATOR))])
+    model = script(tmp_path / "m.jsonl", [(GENERATORS_PROMPT, fenced(ANSWER, "json")), (VALIDATOR_PROMPT, tupled)])
+    suite, _ = run_method(Ht, problem, model, sandbox, budget=10)
+    # the same suite as the plain validator's: a (False, why) is a no although a tuple is truthy
+    assert io(suite) == io(run_method(Ht, problem, plain, sandbox, budget=10)[0]) and len(suite.tests) == 10
+    rejected = [f for f in suite.provenance.failures if f.reason == "invalid_input"]
+    assert [f.item for f in rejected] == ["ht:llmgen", "ht:hackgen"]
+    assert rejected[0].detail.startswith("AssertionError: returned (False, 'breaks a constraint'); input ")
