@@ -139,6 +139,7 @@ def main() -> None:
     variants = {
         "spin (before)": {"TCZOO_LOCAL_WAIT": "spin"},
         "tczoo (now)": {},
+        "passive": {"TCZOO_LOCAL_WAIT": "passive"},
         "passive, 1 thread": {"TCZOO_LOCAL_WAIT": "passive", "TCZOO_LOCAL_THREADS": "1"},
     }
     if opts.variant:

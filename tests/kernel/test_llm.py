@@ -420,3 +420,32 @@ def test_the_local_decoding_mode_is_part_of_the_cache_key(tmp_path, monkeypatch)
     monkeypatch.delenv("TCZOO_LOCAL_DECODE")
     assert LLMClient(f"local/{gguf}", _settings(tmp_path)).identity["decode"] == "narrow"  # the default
     assert keys["wide"] != keys["narrow"]
+
+
+@pytest.mark.parametrize("env,expect", [
+    ({}, {"GOMP_SPINCOUNT": "2000"}),  # brief: a short spin, then sleep (docs/local-model.md)
+    ({"TCZOO_LOCAL_WAIT": "passive"}, {"OMP_WAIT_POLICY": "PASSIVE"}),
+    ({"TCZOO_LOCAL_WAIT": " Spin "}, {}),  # libgomp's own default
+    ({"GOMP_SPINCOUNT": "5"}, {"GOMP_SPINCOUNT": "5"}),  # the user's own setting wins
+    ({"OMP_WAIT_POLICY": "active", "TCZOO_LOCAL_WAIT": "passive"}, {"OMP_WAIT_POLICY": "active"}),
+])
+def test_llama_cpp_threads_wait_as_the_policy_says(monkeypatch, env, expect):
+    from tczoo.llm.local import native
+
+    for var in ("TCZOO_LOCAL_WAIT", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT"):
+        monkeypatch.delenv(var, raising=False)
+    for var, value in env.items():
+        monkeypatch.setenv(var, value)
+    native.prepare_openmp()
+    import os
+
+    assert {k: os.environ[k] for k in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT") if k in os.environ} == expect
+
+
+def test_an_unknown_wait_policy_is_one_clear_error(monkeypatch):
+    from tczoo.llm.interface import ModelSpecError
+    from tczoo.llm.local import native
+
+    monkeypatch.setenv("TCZOO_LOCAL_WAIT", "yield")
+    with pytest.raises(ModelSpecError, match="TCZOO_LOCAL_WAIT='yield' must be one of brief, passive, spin"):
+        native.wait_policy()

@@ -24,10 +24,12 @@ log = logging.getLogger("tczoo.llm.local")
 # the graph, hundreds per token, and by default a thread that arrives first spins for
 # ~300,000 iterations before it sleeps. Beside other busy processes the thread it waits
 # for is often descheduled, and the spinning keeps it so: the model slowed to a
-# fraction of its fair share (docs/local-model.md). "passive" makes waiting threads
-# sleep at once (OMP_WAIT_POLICY=PASSIVE); "spin" leaves libgomp's default.
-WAIT_POLICIES = {"passive": {"OMP_WAIT_POLICY": "PASSIVE"}, "spin": {}}
-DEFAULT_WAIT = "passive"
+# fraction of its fair share (docs/local-model.md, "Threads and waiting"). "brief"
+# (the default) spins 2,000 iterations, long enough for a partner that is running to
+# arrive, then sleeps; "passive" sleeps at once (quiet decoding ~25% slower); "spin"
+# leaves libgomp's default (fastest alone, 3-6x slower beside busy work).
+WAIT_POLICIES = {"brief": {"GOMP_SPINCOUNT": "2000"}, "passive": {"OMP_WAIT_POLICY": "PASSIVE"}, "spin": {}}
+DEFAULT_WAIT = "brief"
 
 
 def wait_policy() -> str:
