@@ -19,7 +19,8 @@ them. It keys the output on everything it depends on —
   every ``tczoo.*`` entry point (methods, runners, commands, benchmarks of plugins);
 
 — and keeps what a run printed (exit 0, nothing on stderr, text only) in
-``TCZOO_CACHE/cli/``. ``TCZOO_CLI_REPLAY=0`` turns it off. Anything unexpected while
+``TCZOO_CACHE/cli/``. ``TCZOO_CLI_REPLAY=0`` (or ``false``, ``no``, ``off``) turns it
+off. Anything unexpected while
 keying or reading falls through to the real command line.
 """
 
@@ -42,7 +43,8 @@ MAX_BYTES = 1 << 20  # a record larger than this is neither kept nor read
 def main() -> None:
     argv = sys.argv[1:]
     key = None
-    if os.environ.get("TCZOO_CLI_REPLAY", "1") != "0" and cacheable(argv):
+    off = os.environ.get("TCZOO_CLI_REPLAY", "").strip().lower() in ("0", "false", "no", "off")
+    if not off and cacheable(argv):
         try:
             key = output_key(argv)
             if replay(key):

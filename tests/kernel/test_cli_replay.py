@@ -42,6 +42,7 @@ def test_a_replay_prints_what_the_command_line_printed(tmp_path, args):
     record.write_text(json.dumps({"format": entry.FORMAT, "stdout": "REPLAYED\n"}))
     assert tczoo(args, tmp_path).stdout == "REPLAYED\n"
     assert tczoo(args, tmp_path, TCZOO_CLI_REPLAY="0").stdout == real.stdout  # off: the real one
+    assert tczoo(args, tmp_path, TCZOO_CLI_REPLAY="Off").stdout == real.stdout
 
 
 def test_a_change_of_terminal_or_environment_is_a_new_record(tmp_path):
