@@ -91,6 +91,7 @@ RECORDED = [  # (recording, method, the method's single-turn params and runner o
     ("harness-zm04", "harness", {}),
     ("harness-zm04", "io", {}),
     ("tcbench-fig5-zm04", "crux", {"crux": {"max_rounds": 1}}),
+    ("trails-zm04", "cot", {"cot": {"parse_retries": 0}}),
     # STAB's single call (batch generation, no retry), recorded for this test: on zm04 and
     # zm10 the model's first answer lacked a generator; zm01 (seed 1) answered whole
     ("stab-zm01", "stab", {"stab": {"generation": "batch", "retries": 0},
