@@ -237,9 +237,10 @@ def record(key: str, run) -> None:
     exited 0."""
     out, err = _Tee(sys.stdout), _Watch(sys.stderr)
     sys.stdout, sys.stderr = out, err
-    code: object = 0
+    code: object = "raised"  # an exception other than SystemExit: nothing is kept
     try:
         run()
+        code = 0
     except SystemExit as exc:
         code = exc.code
         raise

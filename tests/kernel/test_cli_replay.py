@@ -115,3 +115,17 @@ def test_every_package_behind_a_tczoo_entry_point_is_watched():
         module = ep.value.split(":", 1)[0]
         spec = __import__("importlib.util").util.find_spec(module)
         assert spec.origin in files, ep.name
+
+
+def test_a_command_that_raises_keeps_nothing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TCZOO_CACHE", str(tmp_path))
+
+    def half_then_crash():
+        print("half of the help")
+        raise RuntimeError("a bug")
+
+    with pytest.raises(RuntimeError):
+        entry.record("k" * 32, half_then_crash)
+    entry.record("j" * 32, lambda: print("whole"))
+    assert [p.stem for p in records(tmp_path)] == ["j" * 32]
+    assert capsys.readouterr().out == "half of the help\nwhole\n"
