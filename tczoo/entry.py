@@ -106,34 +106,17 @@ def _stat(path: str) -> tuple[str, int, int] | tuple[str, None]:
 
 
 def source_files() -> list[str]:
-    """Every source file the output can depend on: tczoo's, and those of the package (or
-    module) behind each ``tczoo.*`` entry point, in a stable order (finding a package
-    imports its parents' ``__init__``, as the registry's own fingerprint does)."""
-    import importlib.util
+    """Every source file the output can depend on (``tczoo.paths.entry_point_sources``
+    over every ``tczoo.*`` entry point); a package that cannot be found is named."""
     from importlib.metadata import distributions
 
-    roots = {os.path.dirname(os.path.abspath(__file__))}
-    for ep in (ep for dist in distributions() for ep in dist.entry_points):
-        if not ep.group.startswith("tczoo."):
-            continue
-        module = ep.value.split(":", 1)[0]
-        package = module.rpartition(".")[0] or module
-        spec = importlib.util.find_spec(package)
-        if spec is None:
-            roots.add(f"missing:{package}")
-        elif spec.submodule_search_locations:
-            roots.update(spec.submodule_search_locations)
-        elif spec.origin:
-            roots.add(spec.origin)
-    files: list[str] = []
-    for root in sorted(roots):
-        if os.path.isdir(root):
-            for folder, dirs, names in os.walk(root):
-                dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
-                files.extend(os.path.join(folder, n) for n in sorted(names) if n.endswith((".py", ".j2")))
-        else:
-            files.append(root)
-    return files
+    from tczoo.paths import entry_point_sources
+
+    eps = [ep for dist in distributions() for ep in dist.entry_points if ep.group.startswith("tczoo.")]
+    try:
+        return [str(p) for p in entry_point_sources(eps)]
+    except ImportError as exc:
+        return [f"missing:{exc}"]
 
 
 # --------------------------------------------------------------------------- keep, replay
@@ -148,7 +131,6 @@ def _path(key: str) -> str:
 def replay(key: str) -> bool:
     """Print what the run with this key printed; False when there is no usable record."""
     import json
-
     import stat
 
     try:  # a regular file only (not a FIFO that would block, not a link to /dev/zero), bounded

@@ -8,7 +8,7 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 
 def cache_dir() -> Path:
@@ -105,6 +105,27 @@ def cached_json_many(namespace: str, keys: list[Any], compute: Callable[[list[in
 def _cached_path(namespace: str, key_parts: Any) -> Path:
     key = hashlib.sha256(json.dumps(key_parts, sort_keys=True).encode()).hexdigest()[:24]
     return cache_dir() / namespace / f"{key}.json"
+
+
+def entry_point_sources(eps: Iterable[Any]) -> list[Path]:
+    """The source files a description of these entry points can depend on: every ``.py``
+    of tczoo and of the package (or module) behind each entry point, in a stable order.
+    Finding a package imports its parents' ``__init__``; ImportError when one is gone.
+    (The method metadata cache and the CLI's replayed help are keyed by them.)"""
+    roots = {Path(__file__).parent}
+    for ep in eps:
+        module = ep.value.split(":", 1)[0]
+        spec = importlib.util.find_spec(module.rpartition(".")[0] or module)
+        if spec is None:
+            raise ImportError(module)
+        if spec.submodule_search_locations:
+            roots.update(Path(p) for p in spec.submodule_search_locations)
+        elif spec.origin:
+            roots.add(Path(spec.origin))
+    files: list[Path] = []
+    for root in sorted(roots):
+        files.extend(sorted(root.rglob("*.py")) if root.is_dir() else [root])
+    return files
 
 
 def write_atomic(path: Path, text: str, mode: int = 0o644) -> None:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import difflib
 import functools
 import hashlib
-import importlib.util
 import inspect
 import json
 import sys
@@ -244,23 +243,14 @@ def describe_runners() -> list[dict[str, Any]]:
 def _fingerprint(eps: Iterable[EntryPoint]) -> str:
     """What the metadata of these entry points depends on: the entry points, their
     distributions' versions, and every source file of their packages and the kernel."""
+    from tczoo.paths import entry_point_sources
+
+    eps = list(eps)
     parts: list[Any] = [sys.version, sorted((ep.name, ep.value) for ep in eps)]
-    folders = {Path(__file__).parent}
     for ep in eps:
         dist = getattr(ep, "dist", None)
         parts.append((dist.name, dist.version) if dist is not None else None)
-        module = ep.value.split(":", 1)[0]
-        parent, _, _ = module.rpartition(".")
-        spec = importlib.util.find_spec(parent or module)
-        if spec is None:
-            raise ImportError(module)
-        if spec.submodule_search_locations:
-            folders.update(Path(p) for p in spec.submodule_search_locations)
-        elif spec.origin:
-            parts.append(_stat(Path(spec.origin)))
-    for folder in sorted(folders):
-        for file in sorted(folder.rglob("*.py")):
-            parts.append(_stat(file))
+    parts.extend(_stat(file) for file in entry_point_sources(eps))
     return hashlib.sha256(json.dumps(parts, default=str).encode()).hexdigest()[:20]
 
 
