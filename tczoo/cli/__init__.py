@@ -181,6 +181,37 @@ def _on_sigint(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
+def _on_unraisable(info) -> None:
+    """An exception Python cannot raise: from a ``__del__``, a weakref callback, the
+    garbage collector. A Ctrl-C whose handler ran inside one was swallowed there ("Exception
+    ignored in ...") and the command went on as if it had not been pressed, for minutes;
+    it is delivered again, from another thread a moment later: delivered from here, it
+    would land in this hook and be swallowed the same way. After a Ctrl-C the rest is
+    unwinding noise, like the log lines ``_on_sigint`` silences."""
+    import _thread
+    import threading
+
+    if isinstance(info.exc_value, KeyboardInterrupt):
+        again = threading.Timer(0.05, _thread.interrupt_main)
+        again.daemon = True
+        again.start()
+    elif not stopped.is_set():
+        sys.__unraisablehook__(info)
+
+
+def handle_ctrl_c() -> None:
+    """What Ctrl-C does in a command: sets ``stopped``, raises ``KeyboardInterrupt`` in the
+    main thread, and raises it again if it landed where Python swallows exceptions. Only
+    where SIGINT still has Python's default handler (an embedding program keeps its own)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread() and \
+            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_sigint)
+        sys.unraisablehook = _on_unraisable
+
+
 def interrupted() -> None:
     """One line and exit code 130. Every ``finally`` of the command has run by now (the
     run directory is closed, its lock released, the sandbox's workers stopped), so the
@@ -200,13 +231,8 @@ def interrupted() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    import signal
-    import threading
-
     click_exc, usage_error, click_exit = _click_exceptions()
-    if threading.current_thread() is threading.main_thread() and \
-            signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, _on_sigint)
+    handle_ctrl_c()
     argv = list(sys.argv[1:] if argv is None else argv)
     end = argv.index("--") if "--" in argv else len(argv)
     if "--wide" in argv[:end]:  # a global option, accepted anywhere before "--"

@@ -260,3 +260,34 @@ def test_a_sampling_option_a_paper_fixes_is_named_not_silently_ignored(tmp_path)
     assert "does not apply" not in proc.stderr
     config = json.loads((tmp_path / "b" / "config.json").read_text())
     assert config["params"]["harness"]["max_tokens"] == 512
+
+
+CTRL_C_IN_A_FINALIZER = """
+import os, signal, time
+from tczoo.cli import handle_ctrl_c
+handle_ctrl_c()
+
+class Finalized:
+    def __del__(self):  # Ctrl-C arrives while Python runs a finalizer (as the GC does at any moment)
+        os.kill(os.getpid(), signal.SIGINT)
+        for _ in range(1000):
+            pass
+
+try:
+    Finalized()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        pass
+    print("went on")
+except KeyboardInterrupt:
+    print("interrupted")
+"""
+
+
+def test_a_ctrl_c_that_lands_in_a_finalizer_still_stops_the_command():
+    """Python swallows an exception raised in ``__del__`` or a weakref callback ("Exception
+    ignored in ..."): a Ctrl-C handled there left ``tczoo run`` going for minutes (seen
+    in CI, where the suite's run went on to its end). It is delivered again, silently."""
+    done = subprocess.run([sys.executable, "-c", CTRL_C_IN_A_FINALIZER], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "interrupted", (done.stdout, done.stderr)
+    assert "Exception ignored" not in done.stderr and "Traceback" not in done.stderr, done.stderr
