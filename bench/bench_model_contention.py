@@ -1,7 +1,7 @@
 """The embedded model beside other work (issue 33, item 5). A script, not a test.
 
     flock /tmp/tczoo-model.lock python bench/bench_model_contention.py [--tokens 64] [--rounds 2]
-        [--variant NAME=ENV,ENV ...] [--quickstart]
+        [--variant NAME=ENV,ENV ...] [--quickstart] [--only-quickstart]
 
 llama.cpp's CPU threads meet at a barrier after every operation of the graph (hundreds
 per token). When another process holds one of the cores, a thread that reaches the
@@ -21,6 +21,7 @@ in this one run:
 ``--quickstart`` also runs the README quickstart (``tczoo run --method crux --problems
 zm01,zm03,zm04`` from an empty cache) alone and beside two busy loops, with tczoo's
 default settings, and prints the ratio (target <= 2.5x). It takes minutes.
+``--only-quickstart`` runs that alone, without the variants.
 
 The variants default to: ``spin`` (libgomp's default waiting, every core a thread: tczoo
 before issue 33), ``tczoo`` (what tczoo now sets: see docs/local-model.md), and a few
@@ -133,6 +134,7 @@ def main() -> None:
     ap.add_argument("--variant", action="append", default=[],
                     help="NAME=VAR=VALUE,VAR=VALUE (repeatable); replaces the default variants")
     ap.add_argument("--quickstart", action="store_true")
+    ap.add_argument("--only-quickstart", action="store_true", help="the quickstart pair, no variants")
     opts = ap.parse_args()
     base = {k: v for k, v in os.environ.items()
             if not k.startswith(("OMP_", "GOMP_", "TCZOO_LOCAL_THREADS", "TCZOO_LOCAL_WAIT"))}
@@ -148,7 +150,7 @@ def main() -> None:
             name, _, rest = spec.partition("=")
             variants[name] = dict(kv.split("=", 1) for kv in rest.split(",") if kv)
     print(f"{os.cpu_count()} cores; load before: {load()}")
-    for name, extra in variants.items():
+    for name, extra in ({} if opts.only_quickstart else variants).items():
         env = dict(base, **extra)
         alone = finish(start_child(env, opts.tokens, opts.rounds, "alone"))
         load_alone = load()
@@ -164,7 +166,7 @@ def main() -> None:
         print(f"  beside 2 busy loops: {summary(busy)}   slowdown: prefill {slow_prefill:.2f}x, "
               f"decode {slow_decode:.2f}x   (load {load_busy})")
         print(f"  two model jobs:     A {summary(pair[0])} | B {summary(pair[1])}")
-    if opts.quickstart:
+    if opts.quickstart or opts.only_quickstart:
         env = dict(base)
         quiet = quickstart_wall(env)
         load_q = load()

@@ -12,7 +12,8 @@ One request and one reply per run left ~55-100 us of host CPU per run (a write, 
 wake-up, a read, a dozen Python calls), so one host process could feed at most
 10-18k runs/s, and on two cores the host's share capped two workers at ~1.6x one. So
 runs are queued on a slot ahead of its worker (``depth``: about ``QUEUE_MS`` of work,
-judged from the batch's recent runs; one until the first run answers), sent with
+judged from the batch's recent runs, growing to ``MAX_QUEUE_MS`` in a long batch; one
+until the first run answers), sent with
 one write per top-up, and the worker holds its replies until half the queue is done
 (``FLAG_FLUSH``) or it runs dry: the host wakes once per several runs. A slot's
 queue holds runs with its cgroup limits only, and no more bytes than its request pipe
@@ -47,7 +48,9 @@ if TYPE_CHECKING:
 log = logging.getLogger("tczoo.sandbox")
 LOOKAHEAD = 4  # jobs taken from the iterator per slot beyond its queue (compiles start that early)
 QUEUE_MS = 20.0  # work queued on a slot ahead of its worker: small, so a batch's tail stays balanced
-MAX_DEPTH = 64  # runs queued on one slot at most
+QUEUE_SHARE = 0.02  # ... and later up to this share of the batch's time so far: fewer wake-ups per run
+MAX_QUEUE_MS = 80.0  # (a queue's runs are what a cancelled stream still runs, and the tail's imbalance)
+MAX_DEPTH = 96  # runs queued on one slot at most
 
 
 class _Pending:
@@ -97,6 +100,7 @@ class _Driver:
         self.finished: dict[int, RunResult] = {}
         self.next_index = 0
         self.wall_ms = 0.0  # the batch's recent runs (moving average): how deep to queue
+        self.started = time.monotonic()
         self.poller = select.poll()
         self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         self.poller.register(self._wake_r, select.POLLIN)
@@ -123,10 +127,15 @@ class _Driver:
             self._wait()
 
     def depth(self) -> int:
-        """Runs to queue on a slot: about QUEUE_MS of work; one until a run answered."""
+        """Runs to queue on a slot: one until a run answered; then about QUEUE_MS of work,
+        and in a long batch up to QUEUE_SHARE of its time so far (at most MAX_QUEUE_MS):
+        each wake-up of the host costs about as much as parsing ten replies, cold caches
+        included, and a long batch can afford to queue more without unbalancing its end
+        or running much after a cancel, relative to what it has done."""
         if not self.wall_ms:
             return 1
-        return max(1, min(MAX_DEPTH, int(QUEUE_MS / (self.wall_ms + 0.05))))
+        queue_ms = min(MAX_QUEUE_MS, max(QUEUE_MS, (time.monotonic() - self.started) * (1000 * QUEUE_SHARE)))
+        return max(1, min(MAX_DEPTH, int(queue_ms / (self.wall_ms + 0.05))))
 
     def _pull(self) -> None:
         window = (LOOKAHEAD + self.depth()) * self.workers

@@ -427,3 +427,27 @@ def test_cpp_with_bits_stdcpp_compiles_against_a_precompiled_header(tmp_path, mo
             flagged = cpp(code, flags=["-O2", "-std=c++17", "-DX=1"])
             assert box.run(flagged, "", FAST).stdout == "123\n"
     assert binaries["1"] == binaries["0"]
+
+
+def test_a_long_batch_queues_more_runs_per_slot(sandbox):
+    """Each wake-up of the host costs about ten replies' parsing (issue 33): a batch queues
+    about QUEUE_MS of work per slot at first (its end stays balanced, a cancel wastes
+    little), and in a long batch up to QUEUE_SHARE of its time so far, at most
+    MAX_QUEUE_MS and MAX_DEPTH runs."""
+    import threading
+
+    from tczoo.sandbox import batch
+
+    driver = batch._Driver(sandbox, iter(()), threading.Event())
+    try:
+        assert driver.depth() == 1  # nothing answered yet: how long a run takes is unknown
+        driver.wall_ms = 0.95  # 1 ms per run with the slack
+        assert driver.depth() == int(batch.QUEUE_MS)
+        driver.started -= 2.0  # two seconds into the batch: 2% of it is 40 ms (and the test's own time)
+        assert int(2000 * batch.QUEUE_SHARE) <= driver.depth() <= int(2000 * batch.QUEUE_SHARE) + 2
+        driver.started -= 600.0
+        assert driver.depth() == int(batch.MAX_QUEUE_MS)
+        driver.wall_ms = 0.01  # very short runs: the cap on runs
+        assert driver.depth() == batch.MAX_DEPTH
+    finally:
+        driver.close()
