@@ -119,9 +119,10 @@ def quickstart_wall(env: dict[str, str]) -> float:
         start = time.perf_counter()
         proc = subprocess.run([str(tczoo), "run", "--method", "crux", "--problems", "zm01,zm03,zm04",
                                "--out", str(root / "run")], env=dict(env, TCZOO_CACHE=str(root / "cache")),
-                              cwd=REPO, capture_output=True, text=True)
+                              cwd=REPO, stdout=subprocess.PIPE, text=True)  # its progress: on our stderr
         if proc.returncode != 0:
-            raise SystemExit(f"quickstart failed: {proc.stderr[-2000:]}")
+            raise SystemExit(f"quickstart failed (exit {proc.returncode}; its output above)")
+        print(proc.stdout.strip(), flush=True)  # the table
         return time.perf_counter() - start
     finally:
         shutil.rmtree(root, ignore_errors=True)
