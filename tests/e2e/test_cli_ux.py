@@ -159,7 +159,7 @@ def test_the_progress_display_counts_and_estimates_time_left(monkeypatch, capsys
 
 def test_ctrl_c_ends_a_run_with_one_line_and_the_same_command_resumes(tmp_path, rules):
     out = tmp_path / "run"
-    cmd = [sys.executable, "-m", "tczoo.cli", "run", "-m", "crux,lcb,ht", "--model", rules, "-p", "zm01,zm02,zm03",
+    cmd = [sys.executable, "-m", "tczoo.cli", "run", "-m", "crux,lcb", "--model", rules, "-p", "zm01,zm02",
            "--out", str(out)]
     env = dict(os.environ, TCZOO_PROGRESS_INTERVAL="0.1")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -185,7 +185,7 @@ def test_ctrl_c_ends_a_run_with_one_line_and_the_same_command_resumes(tmp_path, 
     assert again.returncode == 0, again.stderr[-3000:]
     generations = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines() if x.strip()]
     keys = [(g["method"], g["problem_id"], g["task"]) for g in generations]
-    assert len(set(keys)) == 9 and len(keys) == 9  # each unit generated once, none lost
+    assert len(set(keys)) == 4 and len(keys) == 4  # each unit generated once, none lost
 
 
 def _readonly_folder(path: Path, content: Path | None = None):

@@ -42,29 +42,31 @@ def test_shape(problems):
 
 @pytest.mark.e2e
 def test_every_accepted_solution_passes_every_golden_test(problems, sandbox):
-    for p in problems:
-        limits = Limits.of(p)
-        jobs = [Job(program=s, stdin=t.input, expected=t.output, comparator=p.checker, limits=limits, tag=(s.name, t.name))
-                for s in p.solutions for t in p.golden_tests]
-        bad = [(job.tag, r.verdict.value) for job, r in zip(jobs, sandbox.run_many(jobs)) if r.verdict is not Verdict.AC]
-        assert not bad, f"{p.id}: {bad[:5]}"
+    jobs = [Job(program=s, stdin=t.input, expected=t.output, comparator=p.checker, limits=Limits.of(p),
+                tag=(p.id, s.name, t.name))
+            for p in problems for s in p.solutions for t in p.golden_tests]  # one batch: compiles overlap
+    bad = [(job.tag, r.verdict.value) for job, r in zip(jobs, sandbox.run_many(jobs), strict=True)
+           if r.verdict is not Verdict.AC]
+    assert jobs and not bad, bad[:5]
 
 
 @pytest.mark.e2e
 def test_every_wrong_solution_fails_where_its_signature_says(problems, sandbox):
-    """Re-judge each wrong code on the first golden test its stored signature fails."""
+    """Re-judge each wrong code on the first golden test its stored signature fails (one
+    batch for every problem: the codes' compiles overlap)."""
+    jobs = []
     for p in problems:
         limits = Limits.of(p)
-        jobs = []
         for w in p.wrong_solutions:
             first = next(i for i, v in enumerate(w.signature.verdicts) if v != "AC")
             t = p.golden_tests[first]
             jobs.append(Job(program=w, stdin=t.input, expected=t.output, comparator=p.checker, limits=limits,
-                            tag=(w.name, t.name, w.signature.verdicts[first])))
-        for job, r in zip(jobs, sandbox.run_many(jobs)):
-            name, test, want = job.tag
-            assert r.verdict is not Verdict.AC, f"{p.id}: {name} passed {test}"
-            assert r.verdict.value == want or {r.verdict.value, want} <= {"RE", "MLE"}, (p.id, name, test, r.verdict)
+                            tag=(p.id, w.name, t.name, w.signature.verdicts[first])))
+    assert len(jobs) == sum(len(p.wrong_solutions) for p in problems) > 0
+    for job, r in zip(jobs, sandbox.run_many(jobs), strict=True):
+        pid, name, test, want = job.tag
+        assert r.verdict is not Verdict.AC, f"{pid}: {name} passed {test}"
+        assert r.verdict.value == want or {r.verdict.value, want} <= {"RE", "MLE"}, (pid, name, test, r.verdict)
 
 
 def test_every_problem_directory_is_locked():
