@@ -203,6 +203,9 @@ class _Driver:
         # its queue is left (FLAG_FLUSH every 3/4 of the depth): one wake-up of this
         # thread per that many runs, and the worker still has work while we refill.
         depth = self.depth()
+        if self.exhausted:  # the end of the batch: no slot queues more than its share of what is left
+            left = len(ready) + sum(len(s.inflight) for s in self.held)
+            depth = min(depth, max(1, -(-left // max(1, len(self.held)))))
         step = max(1, depth * 3 // 4)
         for slot in self.held:
             if not ready:
