@@ -14,8 +14,8 @@ wake-up, a read, a dozen Python calls), so one host process could feed at most
 runs are queued on a slot ahead of its worker (``depth``: about ``QUEUE_MS`` of work,
 judged from the batch's recent runs, growing to ``MAX_QUEUE_MS`` in a long batch; one
 until the first run answers), sent with
-one write per top-up, and the worker holds its replies until half the queue is done
-(``FLAG_FLUSH``) or it runs dry: the host wakes once per several runs. A slot's
+one write per top-up, and the worker holds its replies until three quarters of the
+queue is done (``FLAG_FLUSH``) or it runs dry: the host wakes once per several runs. A slot's
 queue holds runs with its cgroup limits only, and no more bytes than its request pipe
 holds.
 
