@@ -18,6 +18,8 @@ import json
 import subprocess
 import sys
 
+from bench_model_contention import Busy  # the same two busy loops (this script's folder is on sys.path)
+
 CHILD = """
 import json, sys, time
 from tczoo.llm.local.engine import EngineConfig, Request, engine_for
@@ -62,12 +64,8 @@ def main() -> None:
     opts = ap.parse_args()
     grammar = not opts.no_grammar
     alone = measure(opts.sequences, opts.tokens, grammar)
-    busy_loops = [subprocess.Popen([sys.executable, "-c", "while True:\n    pass\n"]) for _ in range(2)]
-    try:
+    with Busy():
         busy = measure(opts.sequences, opts.tokens, grammar)
-    finally:
-        for p in busy_loops:
-            p.kill()
     rate = {k: r["tokens"] / r["seconds"] for k, r in (("alone", alone), ("busy", busy))}
     print(f"{opts.sequences} sequence(s), up to {opts.tokens} tokens each, grammar {'on' if grammar else 'off'}")
     print(f"  alone:               {alone['tokens']} tokens in {alone['seconds']:.1f} s = {rate['alone']:.1f} tok/s")
