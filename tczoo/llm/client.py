@@ -306,7 +306,7 @@ class LLMClient:
                 try:
                     answer = await asyncio.wait_for(
                         self.backend.answer(messages, call_params, sample),
-                        timeout=self.settings.timeout_s + 5,
+                        timeout=None if self.backend.watches_timeout else self.settings.timeout_s + 5,
                     )
                     break
                 except (ProviderError, asyncio.TimeoutError) as exc:

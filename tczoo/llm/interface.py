@@ -54,6 +54,12 @@ class Backend:
     # Whether the backend enforces ``params["response_format"]``; where it does not,
     # the client leaves it out of the call and of the cache key.
     honours_response_format = False
+    # The client's timeout (LLMSettings.timeout_s) bounds each call's wall time: that is
+    # how it finds a remote provider that stopped answering. A backend that computes its
+    # answers itself, whose calls take longer when the machine is busy or its batch is
+    # full, sets this and applies the timeout (``params["timeout"]``) itself, to time
+    # without progress: the embedded model (``tczoo.llm.local.backend``).
+    watches_timeout = False
 
     @property
     def identity(self) -> dict[str, Any]:

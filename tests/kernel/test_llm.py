@@ -449,3 +449,84 @@ def test_an_unknown_wait_policy_is_one_clear_error(monkeypatch):
     monkeypatch.setenv("TCZOO_LOCAL_WAIT", "yield")
     with pytest.raises(ModelSpecError, match="TCZOO_LOCAL_WAIT='yield' must be one of brief, passive, spin"):
         native.wait_policy()
+
+
+# --------------------------------------------------------------------------- timeouts
+
+
+class _SlowBackend:
+    """Answers after ``delay`` seconds; ``watches_timeout`` as asked (the embedded
+    model's kind of backend, or a remote provider's)."""
+
+    def __new__(cls, delay: float, watches: bool):
+        from tczoo.llm.interface import Answer, Backend
+
+        class Slow(Backend):
+            cacheable = False
+            watches_timeout = watches
+
+            async def answer(self, messages, params, sample):
+                await asyncio.sleep(delay)
+                return Answer(text=f"after {delay} s")
+
+        return Slow()
+
+
+def test_a_backend_that_watches_its_own_timeout_is_not_cut_by_the_clients(tmp_path):
+    """The client's timeout bounds a remote call's wall time (plus 5 s of grace for the
+    provider's own); a backend that applies it itself (the embedded model: time without
+    progress) is left to, however long its call takes."""
+    settings = _settings(tmp_path, timeout_s=0.05, retries=0)
+
+    async def both():
+        return await asyncio.gather(
+            LLMClient("x", settings, backend=_SlowBackend(5.3, watches=True)).complete(MSG),
+            LLMClient("x", settings, backend=_SlowBackend(5.3, watches=False)).complete(MSG))
+
+    [[watched], [cut]] = asyncio.run(both())
+    assert watched.ok and watched.text == "after 5.3 s"
+    assert not cut.ok and cut.reason == "timeout"
+
+
+def test_the_local_models_timeout_is_time_without_progress():
+    """A call that outlasts the timeout many times over is answered while the engine
+    keeps taking steps; an engine that stops taking steps is a retryable timeout and the
+    request is cancelled (the engine frees its slot); a caller that gives up cancels it."""
+    import concurrent.futures
+    import threading
+    import time
+
+    from tczoo.llm.interface import Answer, ProviderError
+    from tczoo.llm.local.backend import await_progressing
+
+    stamp = [time.monotonic()]
+    running = concurrent.futures.Future()
+
+    def engine():
+        for _ in range(12):  # 0.6 s: six timeouts long, a step every 0.05 s
+            time.sleep(0.05)
+            stamp[0] = time.monotonic()
+        running.set_running_or_notify_cancel()
+        running.set_result(Answer(text="done"))
+
+    threading.Thread(target=engine).start()
+    answer = asyncio.run(await_progressing(running, lambda: stamp[0], timeout=0.1, poll_s=0.02))
+    assert answer.text == "done"
+
+    stuck = concurrent.futures.Future()
+    start = time.monotonic()
+    with pytest.raises(ProviderError) as err:
+        asyncio.run(await_progressing(stuck, lambda: 0.0, timeout=0.1, poll_s=0.02))
+    assert err.value.reason == "timeout" and err.value.retryable and "no progress" in str(err.value)
+    assert stuck.cancelled() and time.monotonic() - start < 2
+
+    async def give_up():
+        request = concurrent.futures.Future()
+        task = asyncio.ensure_future(await_progressing(request, time.monotonic, timeout=None))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return request
+
+    assert asyncio.run(give_up()).cancelled()

@@ -4,14 +4,23 @@ Each ``answer`` call is one sample; the engine decodes every call in flight toge
 so the client's usual fan-out (``n`` concurrent samples, concurrent tasks) is what
 fills a batch. The backend lets the client run as many calls at once as the engine
 has sequence slots.
+
+The client's timeout is time without progress here, not a call's wall time: a call's
+length is its tokens times the engine's step time, which grows with the sequences
+beside it and with other work on the machine (beside two busy processes a 2,048-token
+answer of the quickstart takes longer than the 600 s default). A wall-clock deadline
+would cancel such a call, and the retry would start the same answer from its first
+token, again and again; the engine is stuck only when it stops taking steps.
 """
 
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+import concurrent.futures
+import time
+from typing import Any, Callable
 
-from tczoo.llm.interface import Answer, Backend
+from tczoo.llm.interface import Answer, Backend, ProviderError
 from tczoo.llm.local.engine import EngineConfig, Request, engine_for
 from tczoo.llm.local.gguf import gguf_sha256, resolve_model_path
 from tczoo.llm.local.sampling import TOP_P, grammar_for, sample_seed
@@ -24,6 +33,7 @@ class LocalBackend(Backend):
     """llama.cpp in-process, batched (see ``tczoo.llm.local.engine``)."""
 
     honours_response_format = True  # enforced with a grammar
+    watches_timeout = True  # as time without progress (the module's note)
 
     def __init__(self, model: str):
         self.config = EngineConfig.from_env()
@@ -50,7 +60,30 @@ class LocalBackend(Backend):
             seed=sample_seed(int(params.get("seed", 0) or 0), sample),
             grammar=grammar_for(params.get("response_format")),
         )
-        return await asyncio.wrap_future(engine.submit(request))
+        timeout = params.get("timeout")
+        return await await_progressing(engine.submit(request), lambda: engine.progressed,
+                                       None if timeout is None else float(timeout))
+
+
+async def await_progressing(future: concurrent.futures.Future, progressed: Callable[[], float],
+                            timeout: float | None, poll_s: float = 5.0) -> Answer:
+    """The answer of ``future``, however long it takes while ``progressed()`` (a
+    ``time.monotonic`` stamp) keeps moving; a retryable ``timeout`` error once neither
+    it nor the call has moved for ``timeout`` seconds (the request is then cancelled).
+    A cancelled caller cancels the request."""
+    waiting, asked = asyncio.wrap_future(future), time.monotonic()
+    try:
+        while True:
+            await asyncio.wait({waiting}, timeout=None if timeout is None else min(poll_s, timeout))
+            if waiting.done():
+                return waiting.result()
+            idle = time.monotonic() - max(progressed(), asked)
+            if timeout is not None and idle >= timeout:
+                raise ProviderError(f"the local model made no progress for {idle:.0f} s", retryable=True,
+                                    reason="timeout")
+    except BaseException:
+        waiting.cancel()  # the engine drops a cancelled request at its next step
+        raise
 
 
 def _stops(stop: Any) -> list[str]:

@@ -214,6 +214,9 @@ class Engine:
         self.inbox: queue.SimpleQueue[Request | None] = queue.SimpleQueue()
         self._clock = itertools.count(1)
         self._closed = False
+        # When the thread last got something done (a decoding step, a prompt chunk): a
+        # caller's timeout counts time without progress, not time (LocalBackend).
+        self.progressed = time.monotonic()
         # Counters for benchmarks and tests: what was evaluated, what was reused.
         self.stats = {"prompt_evaluated": 0, "prompt_reused": 0, "steps": 0, "decoded": 0,
                       "grammar_refused": 0, "loops_cut": 0}
@@ -321,6 +324,7 @@ class Engine:
         finally:
             self.reference.set(False)
         self.stats["steps"] += 1
+        self.progressed = time.monotonic()
         for slot in done:
             self._finish(slot)
 
@@ -435,6 +439,7 @@ class Engine:
             rc = L.llama_decode(self.ctx, batch)
             if rc != 0:
                 raise ProviderError(f"llama_decode failed on the prompt ({rc})", reason="decode_failed")
+            self.progressed = time.monotonic()
             pos = end
 
     def _take_stream(self, keep: _Prefix | None) -> int:
