@@ -118,6 +118,18 @@ def test_the_reward_is_the_runners_metric_on_recorded_answers(recording, method,
         got = scorer.score(ref.dumps(), exchange["text"])
         assert got.ok, got.reason
         metrics = dict(got.parts["metrics"])
+        if kind == "slowdown":
+            # Efficiency is measured: whether an input makes a code "slow" is a timing, and
+            # two measurements on a shared machine can put an input on either side of the
+            # threshold (a clean-clone CI run saw 1 vs 2 of 5 inputs). What must agree
+            # exactly is everything not timed, and the reward must be the runner's formula
+            # on what the reward measured.
+            timed = (":exposed", ":exposed_flagged", ":tle", "asr:")
+            assert metrics.keys() == score.metrics.keys()
+            assert {k: v for k, v in metrics.items() if not any(t in k for t in timed)} == \
+                {k: v for k, v in score.metrics.items() if not any(t in k for t in timed)}
+            assert got.score == pytest.approx(_expected(kind, metrics, score.detail, score.n_valid))
+            continue
         # the verdict runner counts the model's tokens; a trainer's completion carries none
         assert {k: v for k, v in metrics.items() if k != "tokens"} == \
             {k: v for k, v in score.metrics.items() if k != "tokens"}
