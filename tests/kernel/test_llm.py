@@ -4,6 +4,7 @@ import json
 import pytest
 
 from tczoo.llm import LLMClient, LLMSettings, ModelSpecError, Session
+from tczoo.llm.interface import Answer, Backend
 from tests.fake_openai import FakeOpenAI
 
 MSG = [{"role": "user", "content": "Write tests for problem A"}]
@@ -454,22 +455,18 @@ def test_an_unknown_wait_policy_is_one_clear_error(monkeypatch):
 # --------------------------------------------------------------------------- timeouts
 
 
-class _SlowBackend:
+class _SlowBackend(Backend):
     """Answers after ``delay`` seconds; ``watches_timeout`` as asked (the embedded
     model's kind of backend, or a remote provider's)."""
 
-    def __new__(cls, delay: float, watches: bool):
-        from tczoo.llm.interface import Answer, Backend
+    cacheable = False
 
-        class Slow(Backend):
-            cacheable = False
-            watches_timeout = watches
+    def __init__(self, delay: float, watches: bool):
+        self.delay, self.watches_timeout = delay, watches
 
-            async def answer(self, messages, params, sample):
-                await asyncio.sleep(delay)
-                return Answer(text=f"after {delay} s")
-
-        return Slow()
+    async def answer(self, messages, params, sample):
+        await asyncio.sleep(self.delay)
+        return Answer(text=f"after {self.delay} s")
 
 
 def test_a_backend_that_watches_its_own_timeout_is_not_cut_by_the_clients(tmp_path):
@@ -496,7 +493,7 @@ def test_the_local_models_timeout_is_time_without_progress():
     import threading
     import time
 
-    from tczoo.llm.interface import Answer, ProviderError
+    from tczoo.llm.interface import ProviderError
     from tczoo.llm.local.backend import await_progressing
 
     stamp = [time.monotonic()]
