@@ -70,7 +70,7 @@ from typing import Any, Literal
 from pydantic import ConfigDict, Field
 
 from tczoo.execution import no_sandbox_errors
-from tczoo.paths import cached_json
+from tczoo.paths import cached_json, texts_digest
 from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.sandbox import Job, Limits, Verdict
 from tczoo.schema import Language, Problem, Program, ScoreRecord, Setting, Task, TestSuite
@@ -207,7 +207,7 @@ class EfficiencyRunner(Runner):
     def original_timings(self, problem: Problem) -> dict[str, Any]:
         """Per solution: runtimes and verdicts on the original tests (cached)."""
         tests = [(t.input, t.output) for t in problem.golden_tests] or [(s.input, s.output) for s in problem.samples]
-        key = [[s.digest for s in problem.solutions], tests, problem.time_limit_ms,
+        key = [[s.digest for s in problem.solutions], texts_digest(tests), problem.time_limit_ms,
                problem.memory_limit_mb, problem.checker, self.params.repeats,
                problem.output_validator.program.digest if problem.output_validator else None]
         # a TLE of an accepted solution excludes the problem (Appendix B); measured on a

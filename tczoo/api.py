@@ -82,7 +82,7 @@ from tczoo.parsing import (
     tests_from_json_answer,
     tests_from_value,
 )
-from tczoo.paths import cache_dir, cached_json, data_root
+from tczoo.paths import cache_dir, cached_json, data_root, texts_digest
 from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.sandbox import CallResult, Job, Limits, PyCall, RunResult, Sandbox, Verdict, input_valid, inputs_valid
 from tczoo.schema import (
@@ -151,7 +151,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "tczoo.store",  # RunStore: reading run directories (commands, analyses, exports)
     "tczoo.report",  # rendering tables (commands)
     "tczoo.registry",  # finding methods and runners by name
-    "tczoo.paths",  # cache_dir, cached_json, data_root
+    "tczoo.paths",  # cache_dir, cached_json, data_root, texts_digest
     "tczoo.safetext",  # storing and printing untrusted text
     "tczoo.untrusted",  # reading files and trees nobody vouches for (inside a root, regular files, capped)
     "tczoo.userfiles",  # reading a user's JSON/JSONL/YAML file with FILE:LINE errors
@@ -192,5 +192,5 @@ __all__ = [
     "tests_from_value",
     # benchmarks, runs, caches
     "RunStore", "__version__", "cache_dir", "cached_json", "data_root", "load_benchmark", "reference_limits",
-    "select_fastest",
+    "select_fastest", "texts_digest",
 ]

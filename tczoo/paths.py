@@ -102,6 +102,20 @@ def cached_json_many(namespace: str, keys: list[Any], compute: Callable[[list[in
     return [values[i] for i in range(len(keys))]
 
 
+def texts_digest(pairs: Iterable[Iterable[str]]) -> str:
+    """A digest of (input, output) texts for a cache key: megabytes of tests would cost
+    ``cached_json`` a JSON encoding per lookup (0.1 s for one zoo-mini problem, paid by
+    every suite a runner scores); a hash of each text, length-delimited, costs a quarter."""
+    h = hashlib.sha256()
+    for pair in pairs:
+        for text in pair:
+            data = text.encode("utf-8", "surrogatepass")
+            h.update(b"%d:" % len(data))
+            h.update(data)
+        h.update(b";")
+    return h.hexdigest()
+
+
 def _cached_path(namespace: str, key_parts: Any) -> Path:
     key = hashlib.sha256(json.dumps(key_parts, sort_keys=True).encode()).hexdigest()[:24]
     return cache_dir() / namespace / f"{key}.json"

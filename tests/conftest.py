@@ -9,6 +9,8 @@ recorded replays, Ray, the embedded model). Everything in ``e2e/``, everything m
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import types
 from pathlib import Path
@@ -28,11 +30,45 @@ if _here not in list(getattr(sys.modules.get("tests"), "__path__", [])):
 E2E = Path(__file__).resolve().parent / "e2e"
 
 
+def pytest_configure(config):
+    # A suite started in the background of a non-interactive shell (``pytest &``, a CI
+    # script) inherits an ignored SIGINT, and so would every ``tczoo`` it starts: the
+    # Ctrl-C tests would wait for an interrupt that never comes. Give it back its default.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+# The suite runs on every core (pytest-xdist, ``-n`` in pyproject.toml's addopts). Tests
+# that must not overlap share a group, and a group runs on one worker, in order:
+# - the embedded model: one model job at a time on a machine (each takes every core);
+# - Ray: clusters of their own, but one ``ray start`` at a time keeps ports and memory sane;
+# - the wheel and the comparison grid: session fixtures built once, not once per worker.
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: one worker per core this process may use."""
+    return max(1, len(os.sched_getaffinity(0)))
+
+
+GROUPED_FILES = {"test_distributed.py": "ray"}
+GROUPED_FIXTURES = {"tczoo_wheel": "wheel", "installed_tczoo": "wheel", "grid_dir": "grid"}
+
+
+def _group(item) -> str | None:
+    if item.get_closest_marker("local_model"):
+        return "embedded-model"
+    group = GROUPED_FILES.get(Path(str(item.fspath)).name)
+    if group is None:
+        group = next((GROUPED_FIXTURES[f] for f in getattr(item, "fixturenames", ()) if f in GROUPED_FIXTURES), None)
+    return group
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         path = Path(str(item.fspath)).resolve()
         if E2E in path.parents or item.get_closest_marker("slow") or item.get_closest_marker("local_model"):
             item.add_marker(pytest.mark.e2e)
+        group = _group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(scope="session")

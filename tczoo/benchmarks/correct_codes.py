@@ -19,7 +19,7 @@ import random
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from tczoo.paths import cached_json
+from tczoo.paths import cached_json, texts_digest
 from tczoo.sandbox.types import Job, Limits
 from tczoo.schema import Problem, Program
 
@@ -71,7 +71,8 @@ def measure(problem: Problem, sandbox: "Sandbox", limits: Limits) -> tuple[list[
         return [None if t is None else t / len(tests) for t in totals]
 
     validator = problem.output_validator.program.digest if problem.output_validator else None
-    key = [[s.digest for s in problem.solutions], tests, problem.checker, validator, limits.model_dump()]
+    key = [[s.digest for s in problem.solutions], texts_digest(tests), problem.checker, validator,
+           limits.model_dump()]
     return cached_json("correct-runtimes", key, compute), timed_on
 
 

@@ -51,21 +51,22 @@ QUEUE_MS = 20.0  # work queued on a slot ahead of its worker: small, so a batch'
 QUEUE_SHARE = 0.02  # ... and later up to this share of the batch's time so far: fewer wake-ups per run
 MAX_QUEUE_MS = 80.0  # (a queue's runs are what a cancelled stream still runs, and the tail's imbalance)
 MAX_DEPTH = 96  # runs queued on one slot at most
+BIG_STDIN = 1 << 16  # an input this long is encoded once per batch, not once per program run on it
+MAX_ENCODED = 64 << 20  # ... while the encoded copies kept take at most this many bytes
 
 
 class _Pending:
     __slots__ = ("index", "job", "compiled", "failures", "request", "limits", "stdin", "parent")
     # (``request`` and ``stdin`` are what ``Slot.fill`` sends)
 
-    def __init__(self, index: int, job: Job, parent: "tuple[_Pending, RunResult] | None" = None):
+    def __init__(self, index: int, job: Job, stdin: bytes, parent: "tuple[_Pending, RunResult] | None" = None):
         self.index = index  # the result's place in the stream
         self.job = job
         self.compiled: CompileResult | Future | None = None
         self.failures: list[str] | None = None  # why each attempt failed (sandbox errors)
         self.request: dict | None = None
         self.limits = job.limits
-        # A lone surrogate (from JSON, an LLM) reaches the program as bytes.
-        self.stdin = to_bytes(job.stdin)
+        self.stdin = stdin  # job.stdin as the program reads it (``_Driver._encode``)
         # An output validator's run: the judged job and its (accepted) run.
         self.parent = parent
 
@@ -107,6 +108,8 @@ class _Driver:
         self._compile_pool: ThreadPoolExecutor | None = None
         self._comparator: object = object()  # the last comparator checked
         self._last: tuple | None = None  # (program, limits, args, compiled, request, wire limits)
+        self._encoded: dict[int, tuple[str, bytes]] = {}  # id(text) -> (text, its bytes), oldest first
+        self._encoded_bytes = 0
 
     # ------------------------------------------------------------------ the loop
 
@@ -151,9 +154,27 @@ class _Driver:
                     self._comparator = job.comparator
                 if job.expected is not None and job.comparator == PROGRAM:
                     raise ValueError("comparator 'program' needs the problem's output_validator")
-            p = _Pending(self.pulled, job)
+            p = _Pending(self.pulled, job, self._encode(job.stdin))
             self.pulled += 1
             self._admit(p)
+
+    def _encode(self, text: str) -> bytes:
+        """``text`` as the bytes a program reads (a lone surrogate from JSON or an LLM
+        included: ``to_bytes``). A batch runs each test on every program (a judge
+        matrix, the timings of the correct codes): a long input is encoded once, and the
+        copies kept are bounded (the oldest go first)."""
+        if len(text) < BIG_STDIN:
+            return to_bytes(text)
+        kept = self._encoded.get(id(text))
+        if kept is not None and kept[0] is text:
+            return kept[1]
+        data = to_bytes(text)
+        self._encoded[id(text)] = (text, data)
+        self._encoded_bytes += len(data)
+        while self._encoded_bytes > MAX_ENCODED and len(self._encoded) > 1:
+            _, old = self._encoded.pop(next(iter(self._encoded)))
+            self._encoded_bytes -= len(old)
+        return data
 
     def _admit(self, p: _Pending) -> None:
         job, last = p.job, self._last
@@ -301,7 +322,7 @@ class _Driver:
             if job.output_validator is not None:
                 follow = validators.output_validator_job(job.output_validator, job.stdin, job.expected,
                                                          result.stdout)
-                self._admit(_Pending(p.index, follow, parent=(p, result)))
+                self._admit(_Pending(p.index, follow, self._encode(follow.stdin), parent=(p, result)))
                 return
             if not compare_outputs(result.stdout, job.expected, job.comparator):
                 result.verdict = Verdict.WA

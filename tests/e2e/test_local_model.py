@@ -174,15 +174,18 @@ def test_a_call_longer_than_the_timeout_is_answered_while_the_model_progresses(t
     """The client's timeout is time without progress for the embedded model: a call
     whose answer takes several timeouts to decode (as every quickstart answer does
     beside busy work, past the 600 s default) is answered, not cut and started again."""
-    # 2 s without progress: several times one prompt chunk or decoding step here, even
-    # beside the rest of the suite; 120 tokens take ~10 s on this project's 2-core machine
-    timeout = 2.0
-    client = _client(tmp_path, cache=False, max_tokens=120, timeout_s=timeout, retries=0)
+    # The model loaded first (a load is no decoding step). 3 s without progress: many times
+    # one prompt chunk or decoding step here, even beside the other tests on both cores;
+    # 200 tokens take ~16 s alone on this project's 2-core machine, 30-40 s beside them.
+    timeout = 3.0
+    [warm] = _client(tmp_path, cache=False, max_tokens=1).complete_sync([{"role": "user", "content": "hi"}])
+    assert warm.ok, warm.error
+    client = _client(tmp_path, cache=False, max_tokens=200, timeout_s=timeout, retries=0)
     start = time.monotonic()
     [c] = client.complete_sync([{"role": "user", "content": "Count from 1 to 1000, one number per line."}])
     elapsed = time.monotonic() - start
     assert c.ok, c.error
-    assert c.completion_tokens == 120
+    assert c.completion_tokens == 200
     assert elapsed > timeout, f"decoded in {elapsed:.1f} s: too quick to outlast the {timeout:g} s timeout"
 
 

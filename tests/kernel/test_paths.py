@@ -1,7 +1,7 @@
 import threading
 import time
 
-from tczoo.paths import cached_json, cached_json_many
+from tczoo.paths import cached_json, cached_json_many, texts_digest
 
 
 def test_cached_json_computes_once_across_threads_and_processes_reuse_it(tmp_path, monkeypatch):
@@ -61,3 +61,14 @@ def test_cached_json_many_computes_only_what_is_missing_in_one_batch(tmp_path, m
     cached_json_many("batch", keys[:2], compute, keep=ok)
     assert batches[2:] == [[0]]
     cached_json_many("batch", keys[:2], lambda todo: 1 / 0, keep=ok)
+
+
+def test_texts_digest_keys_tests_by_their_content_and_boundaries():
+    """The cache key of megabytes of tests: equal texts give one key; a text moved across
+    a boundary, another pair, another order or a lone surrogate give another."""
+    tests = [("1 2\n", "3\n"), ("x" * 100_000, "y")]
+    assert texts_digest(tests) == texts_digest([(a, b) for a, b in tests])
+    others = [[("1 2\n3", "\n"), tests[1]], [tests[1], tests[0]], tests[:1], [*tests, ("", "")],
+              [("1 2\n\udcff", "3\n"), tests[1]]]
+    keys = {texts_digest(t) for t in others}
+    assert len(keys) == len(others) and texts_digest(tests) not in keys

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import threading
 import shutil
 import time
@@ -192,6 +193,23 @@ def test_run_many_keeps_job_order_and_reports_progress(sb):
     assert [r.verdict for r in results] == [Verdict.WA, Verdict.AC] * 3
     assert seen[-1] == (6, 6)
 
+
+def test_long_inputs_shared_by_many_programs_reach_each_one_whole(sb, monkeypatch):
+    """A judge matrix runs every test on every program: a long input is encoded once per
+    batch (and the copies kept are bounded). Each program still reads exactly the bytes
+    of its own input, lone surrogates included, whether its input was kept or not."""
+    from tczoo.safetext import to_bytes
+    from tczoo.sandbox import batch
+
+    monkeypatch.setattr(batch, "MAX_ENCODED", 3 * batch.BIG_STDIN)  # room for two: the third evicts
+    inputs = [f"{k}\udcff" + "x" * (batch.BIG_STDIN + 17 * k) + "\n" for k in range(3)]
+    programs = [py("import sys, hashlib\nprint(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())"),
+                py("import sys, hashlib\nprint(hashlib.sha256(sys.stdin.buffer.read()).hexdigest(), 'b')")]
+    jobs = [Job(program=p, stdin=inputs[k], limits=FAST) for _ in range(2) for p in programs for k in (0, 1, 2, 0)]
+    results = list(sb.run_many(jobs))
+    for job, result in zip(jobs, results):
+        digest = hashlib.sha256(to_bytes(job.stdin)).hexdigest()
+        assert result.ok and result.stdout.split()[0] == digest, result
 
 def test_run_many_cancel_stops_pending_work(sb):
     made = []

@@ -66,7 +66,14 @@ def test_every_wrong_solution_fails_where_its_signature_says(problems, sandbox):
     for job, r in zip(jobs, sandbox.run_many(jobs), strict=True):
         pid, name, test, want = job.tag
         assert r.verdict is not Verdict.AC, f"{pid}: {name} passed {test}"
-        assert r.verdict.value == want or {r.verdict.value, want} <= {"RE", "MLE"}, (pid, name, test, r.verdict)
+        # Which limit a code that runs into both hits first is a race the machine's speed
+        # decides (zm06's recursive.py: 2.0 s of CPU at 225-234 MB of 256, MLE when its
+        # signature was taken): TLE for MLE, or the other way, only at 85% of the other limit.
+        raced = ({r.verdict.value, want} == {"TLE", "MLE"}
+                 and (r.memory_kb >= 0.85 * job.limits.memory_mb * 1024 if r.verdict is Verdict.TLE
+                      else r.cpu_ms >= 0.85 * job.limits.time_ms))
+        assert r.verdict.value == want or raced or {r.verdict.value, want} <= {"RE", "MLE"}, \
+            (pid, name, test, r.verdict, r.cpu_ms, r.memory_kb)
 
 
 def test_every_problem_directory_is_locked():
