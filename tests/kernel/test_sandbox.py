@@ -211,6 +211,7 @@ def test_long_inputs_shared_by_many_programs_reach_each_one_whole(sb, monkeypatc
         digest = hashlib.sha256(to_bytes(job.stdin)).hexdigest()
         assert result.ok and result.stdout.split()[0] == digest, result
 
+
 def test_run_many_cancel_stops_pending_work(sb):
     made = []
 

@@ -12,6 +12,7 @@ import time
 
 import pytest
 
+from hostile_fixtures import sandbox_uids
 from tczoo.llm import LLMClient, LLMSettings, Session
 from tczoo.method import Context
 from tczoo.methods.wedge import Wedge
@@ -361,8 +362,8 @@ def test_a_mutator_hanging_inside_afl_is_stopped_and_the_campaign_still_reports(
     assert elapsed < afl.BUILD_S + 2 + afl.GRACE_S + 10 + 60
     assert suite.tests and all(190000 <= n_of(t) for t in suite.tests)  # the two calls before the hang
     # Only this sandbox's afl-fuzz (its slots' uids): another process's tests may be fuzzing.
-    uids = sorted(s.uid for s in sandbox._pool.slots if s.uid is not None)
-    mine = ["-U", ",".join(map(str, uids))] if uids else []
+    uids = sandbox_uids(sandbox)
+    mine = ["-U", ",".join(map(str, sorted(uids)))] if uids else []
     left = subprocess.run(["pgrep", "-x", "afl-fuzz", *mine], capture_output=True, text=True).stdout.split()
     assert left == []
 
