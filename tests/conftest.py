@@ -42,14 +42,17 @@ def pytest_configure(config):
 # that must not overlap share a group, and a group runs on one worker, in order:
 # - the embedded model: one model job at a time on a machine (each takes every core);
 # - Ray: clusters of their own, but one ``ray start`` at a time keeps ports and memory sane;
-# - the wheel and the comparison grid: session fixtures built once, not once per worker.
+# - the wheel and the comparison grid: session fixtures built once, not once per worker;
+#   so are the module fixtures that make a whole run (agents, a recorded CRUX run, LCB),
+#   and the reproduction targets that share a run folder (test_reproduce.py).
 def pytest_xdist_auto_num_workers(config):
     """``-n auto``: one worker per core this process may use."""
     return max(1, len(os.sched_getaffinity(0)))
 
 
 GROUPED_FILES = {"test_distributed.py": "ray"}
-GROUPED_FIXTURES = {"tczoo_wheel": "wheel", "installed_tczoo": "wheel", "grid_dir": "grid"}
+GROUPED_FIXTURES = {"tczoo_wheel": "wheel", "installed_tczoo": "wheel", "grid_dir": "grid",
+                    "agent_run": "agent-run", "recorded": "recorded-run", "lcb_run": "lcb-run"}
 
 
 def _group(item) -> str | None:
@@ -61,7 +64,9 @@ def _group(item) -> str | None:
     return group
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups into the node ids
 def pytest_collection_modifyitems(config, items):
+    """The e2e mark, and the groups (which xdist's own hook, after this one, reads)."""
     for item in items:
         path = Path(str(item.fspath)).resolve()
         if E2E in path.parents or item.get_closest_marker("slow") or item.get_closest_marker("local_model"):
@@ -135,3 +140,33 @@ def grid_dir(tmp_path_factory):
                            "-f", "json"], capture_output=True, text=True, timeout=900, env=dict(os.environ))
     assert done.returncode == 0, done.stderr[-3000:]
     return {"dir": out, "good": good, "down": down}
+
+
+
+_UNGROUPED = pytest.StashKey[str]()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session):
+    """On an xdist worker: the groups took effect (xdist puts each one into its tests'
+    node ids; pytest 9.2 made that a silent no-op, pytest-xdist issue 1386). Without
+    them two embedded-model jobs or two Ray clusters would run at once: every test then
+    fails with why (``_groups_in_effect``), before any fixture does work."""
+    if not getattr(session.config.option, "loadgroup", False):
+        return
+    lost = []
+    for item in session.items:
+        names = {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
+        if names and not item.nodeid.endswith("@" + "_".join(sorted(names))):
+            lost.append(item.nodeid)
+    if lost:
+        session.config.stash[_UNGROUPED] = (
+            f"pytest-xdist's groups are not in effect ({len(lost)} grouped tests without their group in their "
+            f"node ids, e.g. {lost[0]}): install the versions pyproject.toml's dev extra pins (pytest<9.2)")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _groups_in_effect(request):
+    why = request.config.stash.get(_UNGROUPED, None)
+    if why:
+        pytest.fail(why, pytrace=False)

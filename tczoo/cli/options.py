@@ -320,7 +320,7 @@ def probe_api_base(url: str, timeout: float = 5.0) -> None:
 
 def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """Give a command the options of how a run executes — sampling defaults, the
-    provider's ``--api-base``, concurrency, connection, cost and error limits, retries,
+    provider's ``--api-base``, concurrency, connection, cost and error limits, retries (``--retries``),
     the cache, where it runs (``--executor``/``--address``) — and call it with them as one ``options: tczoo.run.RunOptions`` argument.
 
     ``tczoo run``, ``compare`` and ``reproduce`` are decorated with it, so an execution
@@ -344,6 +344,10 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
             help="stop generating once the run's LiteLLM-computed cost reaches this many USD (resumable)")),
         "max_errors": (int, typer.Option(5, "--max-consecutive-errors", min=0,
                                          help="stop the run after this many provider failures in a row (0: never)")),
+        "retries": (Optional[int], typer.Option(
+            None, "--retries", min=0,
+            help="times a call that failed transiently (rate limit, 5xx, timeout, lost connection) is tried "
+                 "again, waiting about 2, 4, 8 ... s or the provider's Retry-After (default 4)")),
         "retry_failed": (bool, typer.Option(
             False, "--retry-failed",
             help="generate every failed unit again (transient provider failures are retried without it)")),
@@ -369,6 +373,8 @@ def run_options(command: Callable[..., Any]) -> Callable[..., Any]:
             settings.temperature = given["temperature"]
         if given["max_tokens"] is not None:
             settings.max_tokens = given["max_tokens"]
+        if given["retries"] is not None:
+            settings.retries = given["retries"]
         options = RunOptions(settings=settings, concurrency=given["concurrency"],
                              retry_failed=given["retry_failed"],
                              execution=execution_options(given["executor"], given["address"]),

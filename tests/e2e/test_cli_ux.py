@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -157,19 +158,36 @@ def test_the_progress_display_counts_and_estimates_time_left(monkeypatch, capsys
 # --------------------------------------------------------------------------- 3. Ctrl-C and the file system
 
 
-def test_ctrl_c_ends_a_run_with_one_line_and_the_same_command_resumes(tmp_path, rules):
-    out = tmp_path / "run"
-    cmd = [sys.executable, "-m", "tczoo.cli", "run", "-m", "crux,lcb", "--model", rules, "-p", "zm01,zm02",
-           "--out", str(out)]
+def test_ctrl_c_ends_a_run_with_one_line_and_the_same_command_resumes(tmp_path):
+    """Ctrl-C once zm01's units are done and zm09's answers are still on their way: exit
+    130 with one line; the same command then generates only zm09's units. (zm09's answers
+    are slow in the first run only: the rules file is written again without the delay.)"""
+    from experiment_fixtures import zm01_rules
+
+    out, model_file = tmp_path / "run", tmp_path / "rules.jsonl"
+    zm09 = r"\A(?=[\s\S]*A drummer encodes a rhythm)[\s\S]*?"  # zm09's statement: in every prompt of its units
+
+    def write(delay: float) -> None:
+        with model_file.open("w") as fh:
+            for match, answer in zm01_rules():
+                key = "responses" if isinstance(answer, list) else "response"
+                flags = re.match(r"(\(\?[a-z]+\))?", match).group(0)  # global flags stay first
+                fh.write(json.dumps({"match": flags + zm09 + match[len(flags):], key: answer, "delay": delay}) + "\n")
+                fh.write(json.dumps({"match": match, key: answer}) + "\n")
+
+    write(delay=60)
+    cmd = [sys.executable, "-m", "tczoo.cli", "run", "-m", "crux,lcb", "--model", f"scripted:{model_file}",
+           "-p", "zm01,zm09", "--out", str(out)]
     env = dict(os.environ, TCZOO_PROGRESS_INTERVAL="0.1")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     seen = []
     deadline = time.monotonic() + 300
-    for line in proc.stderr:  # wait until units are being generated and scored
+    for line in proc.stderr:  # wait until zm01's units are generated and scored
         seen.append(line)
-        if "units done" in line or time.monotonic() > deadline:
+        if "2/4 units done" in line or time.monotonic() > deadline:
             break
     proc.send_signal(signal.SIGINT)
+    interrupted = time.monotonic()
     try:
         rest, err = proc.communicate(timeout=120)
     except subprocess.TimeoutExpired:
@@ -178,14 +196,19 @@ def test_ctrl_c_ends_a_run_with_one_line_and_the_same_command_resumes(tmp_path, 
         pytest.fail("no exit within 120 s of Ctrl-C:\n" + "".join(seen + [err])[-3000:])
     lines = [x for x in (seen + err.splitlines(keepends=True)) if x.strip()]
     assert proc.returncode == 130, "".join(lines)[-3000:]
+    assert time.monotonic() - interrupted < 30  # zm09's calls, due in 60 s, were not waited for
     assert lines[-1].strip() == INTERRUPTED
     assert "Traceback" not in err and "warning" not in err and "Exception" not in err, err[-3000:]
+    before = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines() if x.strip()]
+    assert sorted((g["method"], g["problem_id"][:4]) for g in before) == [("crux", "zm01"), ("lcb", "zm01")]
     # the same command resumes (the run directory's lock was released: no "being written by another process")
+    write(delay=0)
     again = subprocess.run(cmd + ["-f", "json"], capture_output=True, text=True, env=env, timeout=600)
     assert again.returncode == 0, again.stderr[-3000:]
     generations = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines() if x.strip()]
     keys = [(g["method"], g["problem_id"], g["task"]) for g in generations]
     assert len(set(keys)) == 4 and len(keys) == 4  # each unit generated once, none lost
+    assert generations[:2] == before
 
 
 def _readonly_folder(path: Path, content: Path | None = None):

@@ -105,7 +105,16 @@ def _number(text: str) -> bool:
         return False
 
 
-@pytest.mark.parametrize("name", RUNNABLE)
+def _sharing_one_run() -> list:
+    """RUNNABLE, where targets that share a run folder (``_runs``) run on one test
+    worker, in order: the first generates and scores, the others reuse its records."""
+    folders = {name: _runs(Path("/"), name).name for name in RUNNABLE}
+    shared = {f for f in folders.values() if list(folders.values()).count(f) > 1}
+    return [pytest.param(name, marks=[pytest.mark.xdist_group(f"reproduce-{folders[name]}")])
+            if folders[name] in shared else name for name in RUNNABLE]
+
+
+@pytest.mark.parametrize("name", _sharing_one_run())
 def test_target_runs_end_to_end_and_rebuilds_byte_for_byte(workspace, name):
     root = workspace[0]
     target = targets()[name]

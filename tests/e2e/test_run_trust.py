@@ -76,19 +76,21 @@ def test_an_unknown_provider_fails_in_seconds(tmp_path):
 
 
 def test_a_provider_that_only_fails_stops_the_run_and_the_same_command_retries(tmp_path):
-    """500 after 500: the breaker stops the run with the provider's error (exit 1); the
-    same command later, with the server healthy, generates the failed units again and
-    keeps the failed records, superseded."""
+    """500 after 500: each call is tried ``--retries`` more times, then the breaker
+    stops the run with the provider's error (exit 1); the same command later, with the
+    server healthy, generates the failed units again and keeps the failed records,
+    superseded."""
     out = tmp_path / "run"
     with FakeOpenAI(default=(500, "the model is loading")) as server:
         args = ["run", "-m", "crux", "--model", "hosted_vllm/m", "--api-base", server.base, "-p", "zm04,zm06",
-                "--max-consecutive-errors", "2", "--out", out]
+                "--max-consecutive-errors", "2", "--retries", "1", "--out", out]
         started = time.monotonic()
         proc = tczoo(*args)
         line = one_line_error(proc, 1)
         assert line.startswith("error: stopped: 2 calls in a row failed (server_error)")
         assert "the model is loading" in line and "run the same command again" in line
         assert time.monotonic() - started < 120
+        assert len(server.requests) == 2 * 2  # two units' calls, each tried once more
         failed = lines(out / "generations.jsonl")
         assert failed and all(g["suite"]["tests"] == [] for g in failed)
         tables = report_json(out)
