@@ -17,6 +17,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -500,6 +501,20 @@ def test_java_threads_cpu_counts(solo, fresh, clean):
 # --------------------------------------------------------------------------- infrastructure failures
 
 
+def kill_jail_of(slot) -> None:
+    """Kill everything in ``slot``'s jail as one event: each process is stopped first, so
+    that the worker cannot see its program die and report that as the program's verdict
+    (the order in which a cgroup lists its pids, recycled pids included, is no order of
+    start) before it dies itself."""
+    pids = slot.groups.pids()
+    for sig in (signal.SIGSTOP, signal.SIGKILL):
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+
+
 def test_worker_killed_under_a_run_is_retried_on_a_fresh_slot(solo, fresh, clean):
     """A jail that dies under a run (here: killed from outside) is an infrastructure
     failure: the run is repeated on a fresh jail, and the caller sees its real verdict."""
@@ -509,11 +524,7 @@ def test_worker_killed_under_a_run_is_retried_on_a_fresh_slot(solo, fresh, clean
 
     def kill_jail():
         time.sleep(0.3)
-        for pid in slot.groups.pids():
-            try:
-                os.kill(pid, 9)
-            except ProcessLookupError:
-                pass
+        kill_jail_of(slot)
 
     killer = threading.Thread(target=kill_jail)
     killer.start()
@@ -534,11 +545,7 @@ def test_worker_killed_under_a_batch_is_retried(solo, fresh, clean):
 
     def kill_jail():
         time.sleep(0.3)
-        for pid in slot.groups.pids():
-            try:
-                os.kill(pid, 9)
-            except ProcessLookupError:
-                pass
+        kill_jail_of(slot)
 
     killer = threading.Thread(target=kill_jail)
     killer.start()
@@ -621,11 +628,7 @@ def test_worker_killed_under_a_deep_queue_loses_no_run(solo, fresh, clean):
 
     def kill_jail(done, _total):
         if done == 150:
-            for pid in slot.groups.pids():
-                try:
-                    os.kill(pid, 9)
-                except ProcessLookupError:
-                    pass
+            kill_jail_of(slot)
 
     results = list(solo.run_many(quick_jobs(400), progress=kill_jail))
     assert [(r.verdict, r.stdout) for r in results] == [(Verdict.AC, f"{i + 1}\n") for i in range(400)]
