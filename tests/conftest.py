@@ -142,7 +142,6 @@ def grid_dir(tmp_path_factory):
     return {"dir": out, "good": good, "down": down}
 
 
-
 _UNGROUPED = pytest.StashKey[str]()
 
 
