@@ -58,6 +58,12 @@ def median_ms(fn, runs: int) -> float:
     return statistics.median(times)
 
 
+def self_cpu_s() -> float:
+    """CPU seconds (user + system) of this process, every thread, no children."""
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    return me.ru_utime + me.ru_stime
+
+
 def cpu_s() -> float:
     """CPU seconds of this process and its reaped children."""
     me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -189,12 +195,12 @@ def host_share(program: Program, cache: Path, workers: int, n: int, realtime: bo
         usages = [s.groups.cpu_dir / "cpuacct.usage" for s in sb._pool.slots
                   if s.groups is not None and getattr(s.groups, "cpu_dir", None)]
         j0 = sum(int(u.read_text()) for u in usages)
-        r0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+        c0, t0 = self_cpu_s(), time.perf_counter()
         results = list(sb.run_many(jobs))
-        r1, t1 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+        c1, t1 = self_cpu_s(), time.perf_counter()
         j1 = sum(int(u.read_text()) for u in usages)
     assert all(r.ok for r in results), next(r for r in results if not r.ok)
-    host_us = ((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)) / n * 1e6
+    host_us = (c1 - c0) / n * 1e6
     jail = f"jail {(j1 - j0) / n / 1e3:.0f} us/run" if usages else "jail: no cpuacct group"
     bare = f", bare spawn {bare_cpu * 1e6:.0f} us/run" if bare_cpu else ""
     print(f"host CPU, {workers} worker(s), {n} runs: {host_us:.1f} us/run (target <= 15) beside {jail}{bare}; "
@@ -203,14 +209,9 @@ def host_share(program: Program, cache: Path, workers: int, n: int, realtime: bo
 
 def host_never_waiting(program: Program, cache: Path, n: int, rounds: int = 3) -> None:
     """(4) of the docstring: the slot's worker is bench/standin_worker.c, built into the
-    cache where the real one lives and started the same way (the same jail, pipes and
+    cache as the real one is (``slots.worker_binary``) and started the same way (the same jail, pipes and
     protocol); ``slots.worker_binary`` names it for the length of this measurement."""
-    target = cache / "worker" / "standin" / "tczoo-worker"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    for d in (target.parent.parent, target.parent):
-        os.chmod(d, 0o711)
-    subprocess.run(["gcc", "-O2", "-o", str(target), str(STANDIN)], check=True)
-    os.chmod(target, 0o755)
+    target = slots.worker_binary(cache, STANDIN)
     jobs = [Job(program=program, stdin=f"{i} {i}", limits=Limits(time_ms=1000)) for i in range(n)]
     real, slots.worker_binary = slots.worker_binary, lambda cache_dir: target
     per_run = []
@@ -218,11 +219,10 @@ def host_never_waiting(program: Program, cache: Path, n: int, rounds: int = 3) -
         with Sandbox(workers=1, cache_dir=cache) as sb:
             list(sb.run_many(jobs[:500]))
             for _ in range(rounds):
-                r0 = resource.getrusage(resource.RUSAGE_SELF)
+                c0 = self_cpu_s()
                 results = list(sb.run_many(jobs))
-                r1 = resource.getrusage(resource.RUSAGE_SELF)
+                per_run.append((self_cpu_s() - c0) / n * 1e6)
                 assert all(r.ok and r.stdout == f"{2 * i}\n" for i, r in enumerate(results))
-                per_run.append(((r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)) / n * 1e6)
     finally:
         slots.worker_binary = real
     host_us = statistics.median(per_run)

@@ -314,10 +314,11 @@ def zm01_rules() -> list[tuple[str, str | list[str]]]:
     ]
 
 
-def write_rules(path: Path, rules: list[tuple[str, str | list[str]]] | None = None) -> str:
-    """Write a scripted model file; return its model string."""
+def write_rules(path: Path, rules: list[tuple] | None = None) -> str:
+    """Write a scripted model file of (match, answer) rules, or (match, answer, delay
+    in seconds); return its model string."""
     with Path(path).open("w") as fh:
-        for match, answer in (zm01_rules() if rules is None else rules):
+        for match, answer, *delay in (zm01_rules() if rules is None else rules):
             key = "responses" if isinstance(answer, list) else "response"
-            fh.write(json.dumps({"match": match, key: answer}) + "\n")
+            fh.write(json.dumps({"match": match, key: answer, **({"delay": delay[0]} if delay else {})}) + "\n")
     return f"scripted:{path}"

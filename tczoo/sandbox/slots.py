@@ -80,9 +80,10 @@ class WorkerDied(RuntimeError):
     pass
 
 
-def worker_binary(cache_dir: Path) -> Path:
-    """Build the C worker once per source version into the cache (trusted code)."""
-    source = WORKER_C.read_bytes()
+def worker_binary(cache_dir: Path, source_file: Path = WORKER_C) -> Path:
+    """Build the C worker once per source version into the cache (trusted code).
+    ``source_file``: another program speaking its protocol (bench/standin_worker.c)."""
+    source = source_file.read_bytes()
     digest = hashlib.sha256(source).hexdigest()[:16]
     target = cache_dir / "worker" / digest / "tczoo-worker"
     if target.exists():
@@ -91,7 +92,7 @@ def worker_binary(cache_dir: Path) -> Path:
     for d in (target.parent.parent, target.parent):
         os.chmod(d, 0o711)
     tmp = target.with_name(f".tmp-{os.getpid()}-{threading.get_ident()}")
-    r = subprocess.run(["gcc", "-O2", "-o", str(tmp), str(WORKER_C)],
+    r = subprocess.run(["gcc", "-O2", "-o", str(tmp), str(source_file)],
                        capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"cannot build the sandbox worker (gcc): {r.stderr[-2000:]}")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from experiment_fixtures import write_rules
+from experiment_fixtures import write_rules, zm01_rules
 
 INTERRUPTED = "interrupted; run the same command again to resume"
 
@@ -162,21 +162,18 @@ def test_ctrl_c_ends_a_run_with_one_line_and_the_same_command_resumes(tmp_path):
     """Ctrl-C once zm01's units are done and zm09's answers are still on their way: exit
     130 with one line; the same command then generates only zm09's units. (zm09's answers
     are slow in the first run only: the rules file is written again without the delay.)"""
-    from experiment_fixtures import zm01_rules
-
     out, model_file = tmp_path / "run", tmp_path / "rules.jsonl"
     zm09 = r"\A(?=[\s\S]*A drummer encodes a rhythm)[\s\S]*?"  # zm09's statement: in every prompt of its units
 
-    def write(delay: float) -> None:
-        with model_file.open("w") as fh:
-            for match, answer in zm01_rules():
-                key = "responses" if isinstance(answer, list) else "response"
-                flags = re.match(r"(\(\?[a-z]+\))?", match).group(0)  # global flags stay first
-                fh.write(json.dumps({"match": flags + zm09 + match[len(flags):], key: answer, "delay": delay}) + "\n")
-                fh.write(json.dumps({"match": match, key: answer}) + "\n")
+    def write(delay: float) -> str:
+        rules = []
+        for match, answer in zm01_rules():
+            flags = re.match(r"(\(\?[a-z]+\))?", match).group(0)  # global flags stay first
+            rules += [(flags + zm09 + match[len(flags):], answer, delay), (match, answer)]
+        return write_rules(model_file, rules)
 
-    write(delay=60)
-    cmd = [sys.executable, "-m", "tczoo.cli", "run", "-m", "crux,lcb", "--model", f"scripted:{model_file}",
+    model = write(delay=60)
+    cmd = [sys.executable, "-m", "tczoo.cli", "run", "-m", "crux,lcb", "--model", model,
            "-p", "zm01,zm09", "--out", str(out)]
     env = dict(os.environ, TCZOO_PROGRESS_INTERVAL="0.1")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)

@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -109,7 +110,7 @@ def _sharing_one_run() -> list:
     """RUNNABLE, where targets that share a run folder (``_runs``) run on one test
     worker, in order: the first generates and scores, the others reuse its records."""
     folders = {name: _runs(Path("/"), name).name for name in RUNNABLE}
-    shared = {f for f in folders.values() if list(folders.values()).count(f) > 1}
+    shared = {f for f, n in Counter(folders.values()).items() if n > 1}
     return [pytest.param(name, marks=[pytest.mark.xdist_group(f"reproduce-{folders[name]}")])
             if folders[name] in shared else name for name in RUNNABLE]
 
