@@ -29,6 +29,12 @@ A method is a class with a ``generate(task, ctx) -> TestSuite`` coroutine. It de
                 (CodeContests-O feeds back the wrong submissions only): a correction a
                 method never reads would leave an accepted program out of scoring for
                 nothing.
+- ``judges_shown`` whether its paper scores its suites on the very submissions the
+                method was shown (SAGA judges every incorrect submission, the analysed
+                ones included; CodeContests-O feeds back and judges the same pool): a
+                runner judging against labelled submissions follows it by default and
+                otherwise leaves every shown program out (the ``agreement`` runner's
+                ``judged`` option).
 
 The runner builds the ``Task`` from the setting, so a method cannot see more than its
 paper allows. A method runs programs only through ``ctx`` (the sandbox and the
@@ -94,6 +100,7 @@ class Method(ABC):
     stdin: ClassVar[bool] = True
     samples_candidates: ClassVar[bool] = False
     shown_fixes: ClassVar[bool] = True
+    judges_shown: ClassVar[bool] = False
 
     def __init__(self, **params: Any):
         self.params = self.Params(**params)
