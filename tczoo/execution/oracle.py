@@ -10,21 +10,27 @@
   none): a special judge that compares with a reference answer (HardTestGen's
   output-judging function). A failed assertion, a crash and a timeout all reject the
   output; the reason is kept. For functional problems the checker receives the decoded
-  arguments and the returned value re-evaluated from its repr inside the sandbox;
+  arguments and the returned value re-evaluated from its repr inside the sandbox. A
+  checker is untrusted code that judges: each case runs in a process of its own
+  (``check_with_checker``), its verdict the process's exit status;
 - ``INPUTS_ONLY`` and ``LLM_JUDGE``: no program can check outputs — ``can_check`` is
   False and a runner that needs outputs says why (or takes them from a reference).
 """
 
 from __future__ import annotations
 
+import ast
+import hashlib
+import json
+import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tczoo.execution.calls import with_prelude
 from tczoo.execution.outputs import outputs_match
 from tczoo.execution.programs import run_program
-from tczoo.sandbox.types import Limits, PyCall, Verdict
-from tczoo.schema import Oracle, OracleKind
+from tczoo.sandbox.types import Job, Limits, RunResult, Verdict
+from tczoo.schema import Language, Oracle, OracleKind, Program
 
 if TYPE_CHECKING:
     from tczoo.sandbox import Sandbox
@@ -94,16 +100,54 @@ def check_outputs(sandbox: "Sandbox", oracle: Oracle, cases: list[tuple[str, str
 
 # --------------------------------------------------------------------------- checker programs
 
-# Appended to the checker's code: check a batch of pairs, each under its own CPU-time
-# alarm (ITIMER_PROF, so a loaded machine does not time a checker out).
-_CHECK_TAIL = r'''
+# A checker is untrusted code that judges: one case per process. The driver below is the
+# whole program (the checker's source sits in it as a string, so one cached program serves
+# every case of a checker); the case arrives on stdin, which the driver reads to the end
+# before any of the checker's code runs. The process sees its own (input, output) pair —
+# and the expected output only when the checker is a special judge that takes one — never
+# another case, never a file of the batch. The verdict is the process's exit status (0
+# pass, ``ASSERTION_EXIT`` assertion, ``TIMEOUT_EXIT`` over its CPU time, anything else a
+# crash) or the sandbox's own verdict (TLE, MLE, SE): nothing the checker could print or
+# forge says more than it could say by judging. The checker's prints are discarded; the
+# driver's report (an assertion's message, a traceback) is on stderr, for people only.
+ASSERTION_EXIT = 70
+TIMEOUT_EXIT = 71
+CRASH_EXIT = 72
+STARTUP_MS = 1000  # CPU time a checker's process gets besides its check: the interpreter, the checker's imports
+
+_CHECK_DRIVER = r"""import json, os, signal, sys
+
+_ASSERTION, _TIMEOUT, _CRASH = @CODES@
+_SOURCE = @SOURCE@
 
 
 class _TczooAlarm(BaseException):
     pass
 
 
-def _tczoo_decode(text):
+class _Sink:
+    def write(self, text):
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+def _end(code, text=""):
+    if text:
+        try:
+            os.write(2, text[-4000:].encode("utf-8", "backslashreplace"))
+        except BaseException:
+            pass
+    os._exit(code)
+
+
+def _tail(limit):
+    import traceback
+    return traceback.format_exc()[-limit:]
+
+
+def _decode(text):
     import ast
     try:
         return ast.literal_eval(text)
@@ -116,95 +160,142 @@ def _tczoo_decode(text):
         return text
 
 
-def _tczoo_takes_expected(fn):
-    import inspect
+def _alarm(*_):
+    raise _TczooAlarm()
+
+
+def _main():
+    case = json.loads(sys.stdin.read())
+    given, captured, expected = case["input"], case["output"], case.get("expected")
+    limit_s = case["limit_s"]
     try:
-        params = list(inspect.signature(fn).parameters.values())
-    except (TypeError, ValueError):
-        return False
-    if any(p.kind is p.VAR_POSITIONAL for p in params):
-        return True
-    return len([p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]) >= 3
-
-
-def _tczoo_check(pairs, limit_s, functional):
-    import json, signal, traceback
-
-    def alarm(*_):
-        raise _TczooAlarm()
-
-    with_expected = _tczoo_takes_expected(check_output)
-    results = []
-    for given, captured, expected in pairs:
-        if functional:
+        if case["functional"]:
             try:
                 given = json.loads(given)
             except ValueError:  # a Python literal where JSON cannot carry the arguments
                 import ast
                 given = ast.literal_eval(given)
-            captured = _tczoo_decode(captured)
-            expected = None if expected is None else _tczoo_decode(expected)
-        signal.signal(signal.SIGPROF, alarm)
-        signal.setitimer(signal.ITIMER_PROF, limit_s)
-        try:
-            if with_expected:
-                check_output(given, captured, expected)
-            else:
-                check_output(given, captured)
-            res = {"ok": True}
-        except _TczooAlarm:
-            res = {"ok": False, "kind": "timeout", "error": "over %.1f s of CPU time" % limit_s}
-        except AssertionError as e:
-            res = {"ok": False, "kind": "assertion",
-                   "error": ("AssertionError: %s" % e)[:500] + "\n" + traceback.format_exc()[-800:]}
-        except BaseException:
-            res = {"ok": False, "kind": "crash", "error": traceback.format_exc()[-1500:]}
-        finally:
-            signal.setitimer(signal.ITIMER_PROF, 0)
-        results.append(res)
-    return results
-'''
+            captured = _decode(captured)
+            expected = None if expected is None else _decode(expected)
+        del case
+        sys.stdout = sys.stderr = _Sink()
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
+        ns = {"__name__": "solution", "__builtins__": __builtins__}
+        exec(compile(_SOURCE, "checker.py", "exec"), ns)
+        fn = ns.get("check_output")
+        if not callable(fn):
+            _end(_CRASH, "no function check_output in the checker")
+        code = getattr(fn, "__code__", None)
+        with_expected = code is not None and (code.co_flags & 4 or code.co_argcount >= 3)
+    except BaseException:
+        _end(_CRASH, "while loading the checker: " + _tail(3000))
+    signal.signal(signal.SIGPROF, _alarm)
+    signal.setitimer(signal.ITIMER_PROF, limit_s)
+    try:
+        if with_expected:
+            fn(given, captured, expected)
+        else:
+            fn(given, captured)
+    except _TczooAlarm:
+        _end(_TIMEOUT, "over %.1f s of CPU time" % limit_s)
+    except AssertionError as e:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        _end(_ASSERTION, ("AssertionError: %s" % e)[:500] + "\n" + _tail(800))
+    except BaseException:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+        _end(_CRASH, _tail(1500))
+    _end(0)
+
+
+_main()
+"""
+
+
+def checker_takes_expected(code: str) -> bool:
+    """Whether the checker's ``check_output`` (its last top-level definition) takes a
+    third positional parameter, the expected output: a special judge. Read from the
+    source, so that a two-parameter checker's process never holds an expected output."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    found = None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "check_output":
+            found = node
+    if found is None:
+        return False
+    args = found.args
+    return args.vararg is not None or len(args.posonlyargs) + len(args.args) >= 3
+
+
+def checker_program(code: str) -> Program:
+    """The program that runs ``check_output`` of ``code`` on the one case on its stdin."""
+    head, tail = _CHECK_DRIVER.replace("@CODES@", repr((ASSERTION_EXIT, TIMEOUT_EXIT, CRASH_EXIT))).split("@SOURCE@")
+    return Program(code=head + repr(with_prelude(code)) + tail, language=Language.PYTHON, name="tczoo-checker")
+
+
+def checker_limits(time_ms: int, memory_mb: int = 1024) -> Limits:
+    """One case's limits: ``time_ms`` of CPU for the check itself (the driver's alarm),
+    ``STARTUP_MS`` more for the process (the sandbox's limit, its wall guard the default
+    twice that): the same for every case, however many there are."""
+    return Limits(time_ms=time_ms + STARTUP_MS, memory_mb=memory_mb, output_kb=1024)
+
 
 def check_with_checker(sandbox: "Sandbox", code: str, pairs: list[tuple[str, str]], *, functional: bool,
-                       time_ms: int = 5000, memory_mb: int = 1024, batch: int = 40,
-                       expected: list[str | None] | None = None) -> list[Check]:
+                       time_ms: int = 5000, memory_mb: int = 1024,
+                       expected: list[str | None] | None = None, seed: int = 0) -> list[Check]:
     """``check_output(input, output)`` for every pair, in the sandbox — or
     ``check_output(input, output, expected)`` when the checker takes a third parameter,
-    with ``expected[k]`` the expected output of pair k (None when unknown). Identical
-    cases are checked once. A batch whose process dies as a whole is checked again case
-    by case."""
+    with ``expected[k]`` the expected output of pair k (None when unknown).
+
+    One case, one process: each distinct case runs alone under its own limits
+    (``checker_limits``); identical cases are checked once (so the same output gets the
+    same verdict, whoever printed it), and the cases run in an order shuffled by a seed
+    drawn from their content and ``seed``, so the order says nothing about which program
+    printed an output."""
     wanted = list(expected) if expected is not None else [None] * len(pairs)
     if len(wanted) != len(pairs):
         raise ValueError("one expected output per pair")
+    if not checker_takes_expected(code):
+        wanted = [None] * len(pairs)  # a checker that does not take it never holds it
     cases = [(i, out, exp) for (i, out), exp in zip(pairs, wanted)]
     unique = list(dict.fromkeys(cases))
-    program = with_prelude(code) + _CHECK_TAIL
+    if not unique:
+        return []
+    digest = hashlib.sha256(json.dumps([seed, unique]).encode("utf-8", "surrogatepass")).digest()
+    order = list(range(len(unique)))
+    random.Random(digest).shuffle(order)
+    program = checker_program(code)
+    limits = checker_limits(time_ms, memory_mb)
+    limit_s = time_ms / 1000
 
-    def call(chunk: list[tuple[str, str, str | None]]) -> PyCall:
-        total = time_ms * len(chunk) + 1000
-        return PyCall(code=program, function="_tczoo_check", args=[[list(p) for p in chunk], time_ms / 1000, functional],
-                      limits=Limits(time_ms=total, wall_ms=2 * total + 2000, memory_mb=memory_mb))
+    def job(case: tuple[str, str, str | None]) -> Job:
+        given, output, exp = case
+        body: dict = {"input": given, "output": output, "functional": functional, "limit_s": limit_s}
+        if exp is not None:
+            body["expected"] = exp
+        return Job(program=program, stdin=json.dumps(body), limits=limits)
 
-    verdicts: dict[tuple[str, str, str | None], Check] = {}
-    chunks = [unique[i:i + batch] for i in range(0, len(unique), batch)]
-    retry: list[tuple[str, str, str | None]] = []
-    for chunk, res in zip(chunks, sandbox.call_many([call(c) for c in chunks])):
-        if res.ok and isinstance(res.value, list) and len(res.value) == len(chunk):
-            for p, r in zip(chunk, res.value):
-                verdicts[p] = _check_of(r)
-        else:
-            retry.extend(chunk)
-    for p, res in zip(retry, sandbox.call_many([call([p]) for p in retry]) if retry else []):
-        if res.ok and isinstance(res.value, list) and res.value:
-            verdicts[p] = _check_of(res.value[0])
-        elif res.run.verdict is Verdict.SE:  # the sandbox's failure, not the checker's verdict
-            verdicts[p] = Check(False, "sandbox_error", res.error[-1500:])
-        else:
-            verdicts[p] = Check(False, "timeout" if res.error_type == "timeout" else "crash", res.error[-1500:])
+    runs = sandbox.run_many([job(unique[k]) for k in order])
+    verdicts = {unique[k]: _verdict_of(run, limit_s) for k, run in zip(order, runs)}
     return [verdicts[c] for c in cases]
 
 
-def _check_of(r: dict) -> Check:
-    if r.get("ok"):
+def _verdict_of(run: RunResult, limit_s: float) -> Check:
+    """A checker's verdict from its process: the sandbox's verdict first, then the exit status."""
+    detail = run.stderr[-1500:]
+    if run.verdict is Verdict.SE:  # the sandbox's failure, not the checker's verdict
+        return Check(False, "sandbox_error", run.message[-1500:])
+    if run.verdict is Verdict.AC:
         return Check(True)
-    return Check(False, r.get("kind", "crash"), (r.get("error") or "")[-1500:])
+    if run.verdict is Verdict.TLE:
+        return Check(False, "timeout", f"over {limit_s:.1f} s of CPU time ({run.message})")
+    if run.verdict is Verdict.RE and run.signal is None and run.exit_code == ASSERTION_EXIT:
+        return Check(False, "assertion", detail)
+    if run.verdict is Verdict.RE and run.signal is None and run.exit_code == TIMEOUT_EXIT:
+        return Check(False, "timeout", detail)
+    if run.verdict in (Verdict.MLE, Verdict.OLE):
+        return Check(False, "crash", f"{run.verdict.value}: {run.message}")
+    why = f"signal {run.signal}" if run.signal is not None else f"exit code {run.exit_code}"
+    return Check(False, "crash", detail or why)

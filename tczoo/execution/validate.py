@@ -3,9 +3,9 @@
 A method that asks the model for ``validate_input(input_str) -> bool`` (HardTestGen,
 SAGA) runs it on every input it made. The validator is wrapped as a checker
 (``check_output(generated_input, captured_output)`` asserting the validator's answer),
-so it runs through ``check_with_checker``: batched in one process, each input under its
-own CPU-time alarm, a batch that dies as a whole checked again input by input, a
-sandbox failure reported as such (never as a rejection).
+so it runs through ``check_with_checker``: each input in a process of its own, under
+its own CPU-time limit (a validator never sees another input, nor which input came
+before), a sandbox failure reported as such (never as a rejection).
 """
 
 from __future__ import annotations

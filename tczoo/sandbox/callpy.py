@@ -5,8 +5,17 @@ The code and a call description go into the run directory as files; a fixed driv
 ``solution`` (so an ``if __name__ == "__main__":`` block does not run), calls the
 function and prints ``<marker><json>`` as its last line. The marker is random per
 call, so the code's own prints cannot be mistaken for the result. Errors are
-reported the same way, classified: an ``AssertionError`` is a verdict of the code
-(HarnessLLM's ``check_output`` rejecting an output), anything else is a crash.
+reported the same way, classified: an ``AssertionError`` is a verdict of the code,
+anything else is a crash. The driver deletes the request file (``call.json``) before
+the code runs.
+
+What this channel may carry: what one call of the code's own function returns (a
+generator's inputs), which the code decides anyway. The marker sits in the driver's
+memory, so the code can find it and print a result of its choosing: a value it could
+have returned, never more. Judgements in which untrusted code must not reach beyond
+its own case run elsewhere, one case per process, their verdict the process's exit
+status or a value the host compares (``tczoo.execution.oracle``'s checkers, the
+``outputpred`` runner's predictions).
 """
 
 from __future__ import annotations
@@ -19,7 +28,7 @@ from tczoo.schema import Language, Program
 from tczoo.sandbox.types import CallResult, RunResult, Verdict
 
 DRIVER = r'''
-import json, sys, traceback
+import json, os, sys, traceback
 
 def _emit(marker, obj):
     sys.stdout.flush()
@@ -33,6 +42,7 @@ def _tail(limit=3000):
 def _main():
     with open("call.json", encoding="utf-8") as f:
         call = json.load(f)
+    os.remove("call.json")  # the request is gone before the code runs
     marker = call["marker"]
     with open("solution.py", encoding="utf-8") as f:
         source = f.read()

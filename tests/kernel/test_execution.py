@@ -198,7 +198,7 @@ def check_output(generated_input, captured_output):
     assert "bad output" in checks[1].detail and "KeyError" in checks[2].detail
 
 
-def test_a_checker_killing_its_process_is_retried_pair_by_pair(sandbox):
+def test_a_checker_killing_its_process_costs_only_its_own_case(sandbox):
     code = '''
 import os
 def generate_input_1():
