@@ -6,18 +6,30 @@ so both classify a response the same way.
 
 f and g run on every probe input in the sandbox. An input *separates* f and g when g
 runs cleanly on it and f's output differs (by the problem's comparator; as values for
-functional problems) or f fails to run (crash, time, memory). Inputs on which g runs
-out of time are left out, as the authors' evaluation does. The suite's oracle
-(``tczoo.execution.oracle``) then judges g's outputs and f's separating outputs.
+functional problems) or f fails to run (crash, time, memory). The suite's oracle
+(``tczoo.execution.oracle``) then judges g's outputs and f's separating outputs, one
+case per process, in an order that says nothing about whose output is judged.
+
+Eq. 1 asks that g *pass every test*: 1 only when g passes and f fails; 0.1 when the
+inputs are all valid and one separates f from g but the assertions fail g ("Assertion
+errors in output verifier", the paper's footnote) or let f pass; 0 otherwise. So a
+test g cannot pass for any other reason makes the whole response invalid, whatever
+separates elsewhere: an input the problem's validator rejects, g failing to run on it
+(runtime error, memory, time) and an oracle that breaks on g's output (the checker
+crashes or runs out of time; no expected output to compare with). Only an oracle's
+verdict against g's output (an assertion, a mismatch) leaves the response the 0.1 of
+a good input. ``ground_truth_timeout="drop"`` is the authors' evaluation instead: an
+input on which g runs out of time is left out.
 
 =====================  =========================================================
 outcome                rule (checked in this order)
 =====================  =========================================================
 format_error           no usable test (no/broken harness, no inputs, bad JSON)
-invalid                g has a runtime error on an input, or g's output fails
-                       the oracle and no input separates f from g
-good_input_invalid     some input separates f from g, but g's output fails the
-                       oracle (a wrong assertion / expected output)
+invalid                an input the problem's validator rejects, g fails to run
+                       on an input, or the oracle breaks on g's output; or the
+                       oracle rejects g's output and no input separates f from g
+good_input_invalid     some input separates f from g, but the oracle rejects g's
+                       output (a wrong assertion / expected output)
 no_separation          g passes; f(x) = g(x) on every input
 good_input             g passes; some input separates f and g, but f passes too
 true_bug               g passes every test and f fails one
@@ -28,7 +40,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from tczoo.execution.oracle import Check, check_outputs
 from tczoo.execution.outputs import outputs_match
@@ -66,8 +78,9 @@ class Outcome(str, Enum):
 
     def reward(self, format_penalty: float = 0.0) -> float:
         """HarnessLLM's RL reward r(o; f, g), Eq. 1: 1 for a true bug, 0.1 for a good
-        input that did not expose one (valid or not), ``format_penalty`` (the paper's 0;
-        the authors' code uses -1) for an answer without a usable test, else 0."""
+        input whose assertions failed g or let f pass (all inputs valid), ``format_penalty``
+        (the paper's 0; the authors' code uses -1) for an answer without a usable test,
+        else 0."""
         if self is Outcome.TRUE_BUG:
             return 1.0
         if self in (Outcome.GOOD_INPUT, Outcome.GOOD_INPUT_INVALID):
@@ -77,7 +90,10 @@ class Outcome(str, Enum):
         return 0.0
 
 
-CRASHES = {Verdict.RE, Verdict.MLE, Verdict.OLE, Verdict.CE}  # g failing to run: the input is invalid
+CRASHES = {Verdict.RE, Verdict.MLE, Verdict.OLE, Verdict.CE, Verdict.TLE}  # g failing to run: an invalid test
+# An oracle's verdict against an output: the test ran and said no. Any other failed check
+# (the checker crashed or ran out of time, nothing to compare with) is a broken test.
+VERDICTS = {"assertion", "mismatch"}
 
 
 @dataclass
@@ -97,14 +113,29 @@ class Evidence:
                 + sum(c is not None and c.kind == "sandbox_error" for c in self.g_checks + self.f_checks))
 
 
-def classify(ev: Evidence, indices: list[int]) -> tuple[Outcome, str, int | None]:
-    """(outcome, reason, index of the deciding probe) for the probes ``indices``."""
+def classify(ev: Evidence, indices: list[int], *, rejected: Sequence[tuple[int, str]] = (),
+             ground_truth_timeout: str = "invalid") -> tuple[Outcome, str, int | None]:
+    """(outcome, reason, index of the deciding probe) for the probes ``indices``, by Eq. 1.
+
+    ``rejected``: (position as generated, reason) of the response's tests in the same
+    set that the problem's input check rejected (never run): each makes the response
+    invalid, as an input g crashes on does (no probe decides it: the index is None). ``ground_truth_timeout``: ``invalid`` (Eq. 1: g must pass
+    every test) or ``drop`` (the authors' evaluation leaves such inputs out)."""
+    if ground_truth_timeout not in ("invalid", "drop"):
+        raise ValueError(f"ground_truth_timeout is 'invalid' or 'drop', not {ground_truth_timeout!r}")
+    if rejected:
+        return Outcome.INVALID, "invalid_input", None
     if not indices:
         return Outcome.FORMAT_ERROR, "no_inputs", None
+    crashes = CRASHES - {Verdict.TLE} if ground_truth_timeout == "drop" else CRASHES
     for i in indices:
-        if ev.g_runs[i].verdict in CRASHES:
+        if ev.g_runs[i].verdict in crashes:
             return Outcome.INVALID, f"ground_truth_{ev.g_runs[i].verdict.value}", i
     live = [i for i in indices if ev.g_runs[i].ok]
+    for i in live:
+        check = ev.g_checks[i]
+        if check is not None and not check.ok and check.kind not in VERDICTS:
+            return Outcome.INVALID, f"ground_truth_check_{check.kind}", i
     separating = [i for i in live if ev.differs[i]]
     for i in live:
         check = ev.g_checks[i]

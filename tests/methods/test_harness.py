@@ -137,10 +137,12 @@ def test_broken_io_answers(tmp_path, sandbox):
 
 
 def test_checker_crash_and_assertion_on_the_ground_truth(tmp_path, sandbox):
+    # Eq. 1's footnote: the 0.1 of "g fails" is for assertion errors; a checker that crashes
+    # on g's output is a broken test, invalid whatever separates (was good_input_invalid)
     records = score_answers(Harness, zm01(), [harness(SEPARATING, checker="crash"),
                                               harness(SEPARATING, checker="wrong")], tmp_path, sandbox)
     assert [(r.detail["outcome"], r.detail["reason"]) for _, r in records] == [
-        ("good_input_invalid", "ground_truth_check_crash"), ("good_input_invalid", "ground_truth_check_assertion")]
+        ("invalid", "ground_truth_check_crash"), ("good_input_invalid", "ground_truth_check_assertion")]
 
 
 def test_io_method_keeps_usable_items_and_drops_duplicates(tmp_path, sandbox):

@@ -55,12 +55,45 @@ def ev(g: list[str], f: list[str], differs: list[bool], g_checks: list[str | Non
     # a ground-truth runtime error makes the response invalid even when another input separates
     (ev(["AC", "RE"], ["WA", "AC"], [True, False], ["pass", None], ["assertion", None]),
      Outcome.INVALID, "ground_truth_RE"),
-    # inputs on which g runs out of time are left out
-    (ev(["TLE", "AC"], ["AC", "AC"], [False, False], [None, "pass"], [None, None]), Outcome.NO_SEPARATION, ""),
+    # Eq. 1: g must pass every test. An input on which g runs out of time is an invalid test
+    # (was: left out, as the authors' evaluation does; that is ground_truth_timeout="drop")
+    (ev(["TLE", "AC"], ["AC", "AC"], [False, False], [None, "pass"], [None, None]), Outcome.INVALID,
+     "ground_truth_TLE"),
+    # ... and f crashing on another input no longer earns a true bug (was 1.0; Eq. 1 gives 0)
+    (ev(["TLE", "AC"], ["AC", "RE"], [False, True], [None, "pass"], [None, None]), Outcome.INVALID,
+     "ground_truth_TLE"),
+    # a checker that breaks on g's output (crash, time) is a broken test, not the assertion
+    # failure Eq. 1's 0.1 allows (its footnote): invalid even where an input separates (was
+    # good_input_invalid)
+    (ev(["AC", "AC"], ["AC", "AC"], [True, False], ["pass", "crash"], ["assertion", None]),
+     Outcome.INVALID, "ground_truth_check_crash"),
+    (ev(["AC", "AC"], ["AC", "AC"], [True, False], ["pass", "timeout"], ["assertion", None]),
+     Outcome.INVALID, "ground_truth_check_timeout"),
+    (ev(["AC", "AC"], ["AC", "AC"], [True, False], ["pass", "mismatch"], ["pass", None]),
+     Outcome.GOOD_INPUT_INVALID, "ground_truth_check_mismatch"),  # a wrong expected output: a verdict
 ])
 def test_classification_rules(evidence, outcome, reason):
     got, why, _ = classify(evidence, list(range(len(evidence.g_runs))))
     assert (got, why) == (outcome, reason)
+
+
+def test_the_authors_evaluation_leaves_ground_truth_timeouts_out_as_an_option():
+    evidence = ev(["TLE", "AC"], ["AC", "RE"], [False, True], [None, "pass"], [None, None])
+    assert classify(evidence, [0, 1], ground_truth_timeout="drop")[:2] == (Outcome.TRUE_BUG, "target_RE")
+    only = ev(["TLE"], ["AC"], [False], [None], [None])
+    assert classify(only, [0], ground_truth_timeout="drop")[:2] == (Outcome.NO_SEPARATION,
+                                                                     "ground_truth_timeout_everywhere")
+    with pytest.raises(ValueError, match="ground_truth_timeout"):
+        classify(only, [0], ground_truth_timeout="skip")
+
+
+def test_an_input_the_problems_check_rejects_makes_the_response_invalid_whatever_separates():
+    # Eq. 1's 0.1 needs every input valid: a rejected input is the stricter twin of g crashing
+    separating = ev(["AC"], ["AC"], [True], ["pass"], ["assertion"])
+    assert classify(separating, [0])[0] is Outcome.TRUE_BUG
+    assert classify(separating, [0], rejected=[(1, "n out of range")]) == (Outcome.INVALID, "invalid_input", None)
+    assert classify(separating, [], rejected=[(0, "empty input")]) == (Outcome.INVALID, "invalid_input", None)
+    assert classify(separating, [])[:2] == (Outcome.FORMAT_ERROR, "no_inputs")
 
 
 def test_outcome_flags_and_reward_follow_the_paper():
