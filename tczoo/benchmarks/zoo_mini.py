@@ -10,6 +10,8 @@ Each problem is a directory under ``zoo_mini/problems/<id>/``::
     gen.py, tests.yaml  seeded generator and the generated golden tests (max sizes ...)
     tests.lock.json   sha256 of every golden input and expected output
     signatures.json   each wrong solution's verdicts on the golden tests (from our judge)
+    input_validators/ the input validator (Kattis protocol: exit 42 valid, 43 invalid); a C++
+                      one includes ``zoo_mini/input_validator.h``, pasted in by the loader
 
 Large inputs are produced at load time by ``gen.py`` and expected outputs by the
 reference solution in the sandbox; both are checked against ``tests.lock.json`` and
@@ -46,6 +48,7 @@ from tczoo.schema import (
     Problem,
     Program,
     Sample,
+    Validator,
     WrongProgram,
 )
 
@@ -73,6 +76,38 @@ def _program(path: Path, meta: dict | None, *, wrong: bool = False, signature=No
     if wrong:
         kwargs["signature"] = signature
     return cls(**kwargs)
+
+
+VALIDATOR_HEADER = Path(__file__).parent / "zoo_mini" / "input_validator.h"
+_HEADER_INCLUDE = '#include "input_validator.h"'
+
+
+def _input_validators(pdir: Path) -> list[Validator]:
+    """The problem's input validators, ``input_validators/*`` (every one must accept an
+    input for it to be valid). A C++ validator's ``#include "input_validator.h"`` line
+    is replaced by the shared reader, so the program the sandbox compiles is one file.
+    Time and memory limits are the Kattis format's validation defaults (``Validator``)."""
+    folder = pdir / "input_validators"
+    if not folder.is_dir():
+        return []
+    validators = []
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith("."):
+            continue
+        try:
+            language = Language.parse(path.suffix.lstrip("."))
+        except ValueError:
+            raise ZooMiniError(f"{pdir.name}: input_validators/{path.name} is not a program in a language "
+                               "the sandbox runs") from None
+        lines = path.read_text().split("\n")
+        if language is Language.CPP and _HEADER_INCLUDE in lines:
+            at = lines.index(_HEADER_INCLUDE)
+            # #line keeps a compiler's messages pointing into the validator's own file.
+            lines[at:at + 1] = [VALIDATOR_HEADER.read_text().rstrip("\n"),
+                                f'#line {at + 2} "input_validators/{path.name}"']
+        program = Program(code="\n".join(lines), language=language, name=f"input_validators/{path.name}")
+        validators.append(Validator(program=program))
+    return validators
 
 
 GEN_DRIVER = Path(__file__).with_name("zoo_mini_gen.py")
@@ -176,6 +211,7 @@ def _base_problem(pdir: Path) -> tuple[Problem, dict]:
         solutions=solutions,
         wrong_solutions=wrongs,
         checker=meta.get("checker"),
+        input_validators=_input_validators(pdir),
         tags=list(meta.get("tags", [])),
         source=NAME,
     )
