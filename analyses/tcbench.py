@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tczoo.errors import UserError
+from tczoo.execution import score_suite
 from tczoo.runner import Table, TaskSpec
 from tczoo.runners.hackrate import HackRateRunner
 from tczoo.runners.hackrate_tables import METHOD_ORDER, per_problem, unscorable
@@ -93,7 +94,8 @@ def _score_all(ctx: RunContext, runner: HackRateRunner, *, problem_of: Callable[
     for g in ctx.generations:
         problem = problem_of(g.problem_id) if problem_of else ctx.problems[g.problem_id]
         validators = validators_of(problem) if validators_of else None
-        rec = runner.score(problem, TaskSpec(key=g.task, task=None), g.suite, validators=validators)  # type: ignore[arg-type]
+        rec = score_suite(runner, problem, TaskSpec(key=g.task, task=None), g.suite,  # type: ignore[arg-type]
+                          validators=validators)
         rec.model, rec.method = g.model, g.method
         records.setdefault(_key(g), []).append(rec)
     return {k: per_problem(v) for k, v in records.items()}

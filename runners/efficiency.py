@@ -69,7 +69,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from tczoo.execution import no_sandbox_errors
+from tczoo.execution import no_sandbox_errors, position
 from tczoo.paths import cached_json, texts_digest
 from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.sandbox import Job, Limits, Verdict
@@ -265,10 +265,13 @@ class EfficiencyRunner(Runner):
 
     def score(self, problem: Problem, spec: TaskSpec, suite: TestSuite) -> ScoreRecord:
         budget = self.budget(problem)
-        kept = suite.tests[:budget]
+        # the first ``budget`` tests as generated; those the input screen rejected among
+        # them count in every rate's denominator and expose nothing
+        kept = [t for i, t in enumerate(suite.tests) if position(t, i) < budget]
+        rejected = sum(position(t, budget) < budget for t in suite.rejected)
         tests = [t.input for t in kept]
         flagged = [bool(t.meta.get("violations")) for t in kept]
-        n_gen = max(budget, len(tests)) if self.params.count_missing else len(tests)
+        n_gen = max(budget, len(tests) + rejected) if self.params.count_missing else len(tests) + rejected
         record = ScoreRecord(runner=self.name, method=suite.provenance.method, model=suite.provenance.model,
                              problem_id=problem.id)
         excluded = self.exclusion(problem)
@@ -286,8 +289,10 @@ class EfficiencyRunner(Runner):
         programs = [problem.solutions[i] for i in chosen]
         timed = self._time(programs, tests, self._limits(problem)) if tests and programs else [[] for _ in programs]
         by_solution = dict(zip(chosen, timed))
-        metrics: dict[str, float] = {"n_generated": float(len(tests)), "n_counted": float(n_gen),
+        metrics: dict[str, float] = {"n_generated": float(len(tests) + rejected), "n_counted": float(n_gen),
                                      "n_flagged": float(sum(flagged))}
+        if rejected:
+            metrics["n_invalid_input"] = float(rejected)
         detail: dict[str, Any] = {"languages": {}, "budget": budget, "count_missing": self.params.count_missing,
                                   "tle": self.params.tle, "flagged": flagged}
         scenarios = scenarios_of(suite)

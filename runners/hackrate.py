@@ -48,7 +48,7 @@ from pydantic import ConfigDict, Field
 
 from tczoo.benchmarks.correct_codes import FASTEST_FRACTION, VALIDATORS, reference_limits, select_fastest
 from tczoo.errors import UserError
-from tczoo.execution import Execution, Limits, Sandbox, Verdict, run_programs, same_output
+from tczoo.execution import Execution, Limits, Sandbox, Verdict, run_programs, same_output, score_suite
 from tczoo.sandbox.types import Job
 from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.schema import Problem, Program, ScoreRecord, Setting, Task, TestSuite
@@ -369,6 +369,10 @@ class HackRateRunner(Runner):
         judged, info = self.validate(problem, suite, validators)
         valid = [j for j in judged if j.valid]
         n_se = sum(j.reason in UNDECIDED for j in judged)
+        # tests whose input the problem's input check rejected (tczoo.execution.screen):
+        # generated, never valid, never run on a wrong code
+        n_rejected = len(suite.rejected)
+        n_generated = len(judged) + n_rejected
         unit = self.unit(problem)
         order = self.shuffled(problem, spec.key, valid)
         main_n = self.params.scale * unit if self.params.scale else len(order)
@@ -376,14 +380,16 @@ class HackRateRunner(Runner):
         run_n = min(len(order), max([main_n, *sizes.values()]))
         outcomes, executions = self.hack(problem, [(suite.tests[j.index].input, j.expected) for j in order[:run_n]])
 
-        metrics: dict[str, float] = {"n_tests": float(len(judged)), "n_test_se": float(n_se), "n_wrong": float(len(outcomes)),
-                                     "unit": float(unit)}
+        metrics: dict[str, float] = {"n_tests": float(n_generated), "n_test_se": float(n_se),
+                                     "n_wrong": float(len(outcomes)), "unit": float(unit)}
+        if n_rejected:
+            metrics["n_invalid_input"] = float(n_rejected)
         if info["validators_used"] == 0 and judged:
             metrics["no_validator"] = 1.0  # nothing can be said about this problem: reported apart
-        elif judged and n_se == len(judged):
+        elif judged and n_se == len(judged) and not n_rejected:
             metrics["undecided"] = 1.0  # every test met a sandbox error: likewise
         else:
-            decided = len(judged) - n_se
+            decided = n_generated - n_se
             if decided:
                 metrics["pass_rate"] = 100.0 * len(valid) / decided
             metrics.update(self._rates(outcomes, main_n))
@@ -401,6 +407,9 @@ class HackRateRunner(Runner):
             "first_failure": {name: [o.position, o.verdict] for name, o in zip(names, outcomes)
                               if o.position is not None},
             "tests": [{"test": j.index, "valid": j.valid, "reason": j.reason} for j in judged],
+            # the rejected inputs: their position as generated, and why (never run)
+            "rejected": [{"index": t.meta.get("index"), "reason": t.meta.get("invalid_input", "")}
+                         for t in suite.rejected],
             "order": [j.index for j in order],
             "tests_run": run_n,
             "asked": getattr(spec.task, "budget", None),  # tests the method was asked for
@@ -530,7 +539,7 @@ class HackRateRunner(Runner):
                     progress(done, len(by_problem))
                 suite = TestSuite(problem_id=pid, tests=tests, oracle=Oracle(kind=OracleKind.EXPECTED_OUTPUT),
                                   provenance=Provenance(method="external"))
-                records.append(runner.score(by_id[pid], TaskSpec(key="", task=None), suite))  # type: ignore[arg-type]
+                records.append(score_suite(runner, by_id[pid], TaskSpec(key="", task=None), suite))  # type: ignore[arg-type]
             if progress is not None:
                 progress(len(by_problem), len(by_problem))
         finally:

@@ -113,6 +113,7 @@ class VerdictRunner(Runner):
     paper = "TRAILS (Tambon & Papadakis, 2026) Tables 1-3"
     summary = "MCC / P4 of correctness verdicts over (code, label) pairs, tokens per task, stability over runs"
     Params = VerdictParams
+    screens_inputs = False  # it scores a verdict, not the suite's inputs
     # CoT and HoarePrompt make no tests and TRAILS's early stop leaves none: the verdict is the product
     scores_empty_suites = True
 

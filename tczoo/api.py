@@ -40,6 +40,8 @@ from tczoo.execution import (
     can_check,
     check_outputs,
     check_with_checker,
+    score_suite,
+    screen_inputs,
     classify,
     evaluate_literal,
     gather_evidence,
@@ -136,6 +138,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "tczoo.execution.programs",
     "tczoo.execution.triplets",
     "tczoo.execution.judge",  # SuiteJudge: whole programs run on a suite as a judge runs them
+    "tczoo.execution.screen",  # the input screen every suite passes before scoring (score_suite)
     "tczoo.parsing",  # answers into code, JSON, tests and programs
     "tczoo.parsing.answers",
     "tczoo.parsing.text",
@@ -179,7 +182,7 @@ __all__ = [
     # the sandbox and the execution interface
     "CallResult", "Check", "Coverage", "CoverageUnavailable", "Evidence", "Execution", "Generator", "Job", "Limits",
     "OracleUnavailable", "Outcome", "PyCall", "RunResult", "Sandbox", "Signature", "Verdict", "call_seed",
-    "can_check", "check_outputs", "check_with_checker", "classify", "evaluate_literal", "gather_evidence",
+    "can_check", "check_outputs", "check_with_checker", "score_suite", "screen_inputs", "classify", "evaluate_literal", "gather_evidence",
     "ground_truth_index", "input_valid", "inputs_valid", "line_coverage", "no_sandbox_errors", "outputs_match",
     "py_call", "read_call", "record", "required_args", "rerun", "run_generators", "run_program", "run_programs",
     "same_output", "signature_of", "with_prelude",

@@ -105,6 +105,7 @@ class Unit:
     runner: Runner
     problem: Problem
     spec: TaskSpec
+    strict_inputs: bool = False  # RunConfig.strict_inputs: the input screen's named option
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -222,7 +223,7 @@ def build_units(config: RunConfig, problems: list[Problem], sandbox: "Sandbox | 
             except ValueError as exc:  # a runner that cannot serve this method (e.g. no program under test)
                 raise UserError(f"method {name} with runner {runner_cls.name}: {exc}") from None
             for spec in specs:
-                units.append(Unit(name, method, runner, problem, spec))
+                units.append(Unit(name, method, runner, problem, spec, strict_inputs=config.strict_inputs))
     return units
 
 
@@ -267,10 +268,13 @@ async def _generate_remote(cluster: Cluster, ledger: "Ledger | None", unit: Unit
 
 
 def score_unit(unit: Unit, suite: TestSuite, model: str, attempt: int = 0) -> ScoreRecord:
-    """Score one suite; a scoring crash becomes a record with ``error`` set (the report
-    counts it apart) instead of taking the run down."""
+    """Score one suite (its inputs screened first: ``tczoo.execution.score_suite``); a
+    scoring crash becomes a record with ``error`` set (the report counts it apart)
+    instead of taking the run down."""
+    from tczoo.execution import score_suite
+
     try:
-        record = unit.runner.score(unit.problem, unit.spec, suite)
+        record = score_suite(unit.runner, unit.problem, unit.spec, suite, strict_inputs=unit.strict_inputs)
     except RunFailed:
         raise  # the machines to score on are gone: nothing about this suite is known
     except Exception as exc:

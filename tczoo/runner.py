@@ -82,6 +82,11 @@ class Runner(ABC):
     # Whether a suite without tests is a result to score (HarnessLLM counts a response
     # without a usable test as a format error) or a failed generation (the default).
     scores_empty_suites: ClassVar[bool] = False
+    # Whether the suite's inputs are run as tests, so that the kernel screens them with
+    # the problem's input check before ``score`` sees them (``score_suite``). A runner
+    # that never runs a suite's inputs (a verdict runner; test-output prediction, whose
+    # inputs come from the benchmark) says False.
+    screens_inputs: ClassVar[bool] = True
 
     def __init__(self, sandbox: "Sandbox | None" = None, **params: Any):
         """``sandbox``: where ``score`` runs programs. A runner built without one reads
@@ -153,3 +158,4 @@ class Runner(ABC):
         per triplet, validators per problem, a choice made per problem. Read from the
         records alone (no sandbox); none by default."""
         return []
+

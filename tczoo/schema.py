@@ -535,11 +535,30 @@ class AgentRound(Model):
     exchanges: list[int] = Field(default_factory=list)  # positions in provenance.exchanges asked this round
 
 
+class InputCheck(Model):
+    """How the kernel screened a suite's inputs before its runner scored it
+    (``tczoo.execution.screen``): ``by`` what (``validator``: the problem's input
+    validators; ``signature``: the entry point's parameters and types; ``reference``:
+    the reference solution must run cleanly and print something, the ``strict_inputs``
+    option; ``none``: nothing checks this problem's inputs), how many tests it saw and
+    rejected, and a few of the reasons."""
+
+    by: Literal["validator", "signature", "reference", "none"]
+    tests: int = Field(0, ge=0)
+    rejected: int = Field(0, ge=0)
+    reasons: list[str] = Field(default_factory=list)
+    kept: list[int] | None = None  # positions (as generated) of the tests the runner scored; None: all
+
+
 class TestSuite(Model):
     __test__ = False
 
     problem_id: str
     tests: list[TestCase] = Field(default_factory=list)
+    # Tests whose input the problem's input check rejected (``tczoo.runner.score_suite``):
+    # never scored, counted and shown. Set by the kernel on the suite a runner scores;
+    # a method's own suite leaves it empty.
+    rejected: list[TestCase] = Field(default_factory=list)
     oracle: Oracle = Field(default_factory=lambda: Oracle(kind=OracleKind.EXPECTED_OUTPUT))
     artifacts: list[Artifact] = Field(default_factory=list)
     provenance: Provenance
@@ -602,6 +621,9 @@ class ScoreRecord(Model):
     error: str | None = None
     infrastructure: bool = False
     n_valid: int | None = Field(None, ge=0)
+    # how the suite's inputs were screened before scoring (None: records made before the
+    # screen existed, or a runner that does not run inputs)
+    input_check: InputCheck | None = None
 
     @model_validator(mode="before")
     @classmethod
@@ -640,4 +662,7 @@ class RunConfig(Model):
     runner: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     llm: dict[str, Any] = Field(default_factory=dict)
+    # a named option (not a paper's): where a problem has no input validator, its reference
+    # solution must exit normally and print something on an input for it to count
+    strict_inputs: bool = False
     tczoo_version: str = ""

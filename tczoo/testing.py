@@ -50,6 +50,7 @@ from typing import Any, Iterable, Sequence
 from pydantic import BaseModel
 
 from tczoo.errors import UserError
+from tczoo.execution import score_suite
 from tczoo.llm import LLMClient, LLMSettings, Session
 from tczoo.method import Context, Method, MethodParams
 from tczoo.runner import Matrix, Runner, Table, TaskSpec
@@ -162,7 +163,7 @@ def score(runner: str | type[Runner] | Runner, problem: Problem, suite: TestSuit
         if task is None:
             raise ValueError("score needs the task the suite was made for (task=) or the runner's spec (spec=)")
         spec = TaskSpec(key="", task=task)
-    return instance.score(problem, spec, suite)
+    return score_suite(instance, problem, spec, suite)
 
 
 # --------------------------------------------------------------------------- the self-checks
@@ -304,7 +305,7 @@ def _check_scored(cls: type[Method], prob: Problem, suite: TestSuite, task: Task
         found.append(f"with the given model: runner {cls.runner} cannot score the suite: {refused}")
         return
     try:
-        record = runner.score(prob, TaskSpec(key="", task=task), suite)
+        record = score_suite(runner, prob, TaskSpec(key="", task=task), suite)
     except Exception as exc:  # noqa: BLE001 - reported
         found.append(f"with the given model: runner {cls.runner} failed to score the suite: "
                      f"{type(exc).__name__}: {exc}")

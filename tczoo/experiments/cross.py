@@ -37,7 +37,7 @@ from types import SimpleNamespace
 from typing import Any, Callable
 
 from tczoo.errors import InfrastructureFailure, UserError
-from tczoo.execution import can_check, ground_truth_index
+from tczoo.execution import can_check, ground_truth_index, score_suite
 from tczoo.failures import generation_failure
 from tczoo.paths import write_atomic
 from tczoo.run import RunProgress, build_units
@@ -192,7 +192,7 @@ def _write_refusals(folder: Path, cell, session: CrossSession) -> None:
 
 def _score(runner, problem: Problem, task: TaskSpec, suite: TestSuite, g, key: str, oracle: str) -> ScoreRecord:
     try:
-        record = runner.score(problem, task, suite)
+        record = score_suite(runner, problem, task, suite)
     except Exception as exc:  # a scoring crash costs this record, not the comparison
         record = ScoreRecord(runner=runner.name, method=g.method, model=g.model, problem_id=problem.id,
                              error=f"{type(exc).__name__}: {exc}"[:2000],
