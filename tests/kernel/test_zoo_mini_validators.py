@@ -8,8 +8,9 @@ expected reason, so that an input rejected for another cause (a count that no lo
 matches, say) cannot pass for the bound the case is about: an input with n = max + 1 holds
 max + 1 items. The lenient cases of the whitespace policy (docs/zoo-mini.md) are accepted.
 
-One ``inputs_valid`` batch per problem; small inputs, except the largest golden test and
-the few inputs a bound on a count needs at full size.
+One ``inputs_valid`` batch per problem: the samples, the golden tests up to 64 KB, the
+largest golden test and the cases (small, except the few a bound on a count needs at full
+size); every golden test in the e2e test.
 """
 
 from __future__ import annotations
