@@ -6,19 +6,93 @@ import hashlib
 import importlib.util
 import json
 import os
+import stat
 import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+from tczoo.errors import UserError
+
+
+class CacheRefused(UserError, ValueError):
+    """A cache folder tczoo will not use (someone else's, writable by others, not a
+    folder): one line, exit 2."""
+
 
 def cache_dir() -> Path:
     """Root of tczoo's caches (LLM exchanges, compiled programs, models, embeddings),
-    created readable by its owner only (prompts and answers can be proprietary)."""
+    created readable by its owner only (prompts and answers can be proprietary).
+
+    tczoo runs what it finds there (the sandbox's worker, compiled programs) and replays
+    answers from it, so an existing root must be a folder owned by the user running
+    tczoo and writable by nobody else (docs/security.md); anything else is refused with
+    one line (``CacheRefused``)."""
     from tczoo.safewrite import private_dir
 
     root = os.environ.get("TCZOO_CACHE")
     path = Path(root).expanduser() if root else Path.home() / ".cache" / "tczoo"
-    return private_dir(path)
+    name = f"TCZOO_CACHE={path}" if root else f"the cache folder {path}"
+    try:
+        private_dir(path)
+    except OSError as exc:
+        _trusted_cache(path, name)  # it exists as something else: say what
+        raise CacheRefused(f"{name}: cannot create it ({exc.strerror or exc}); "
+                           "give another folder in TCZOO_CACHE") from None
+    _trusted_cache(path, name)
+    return path
+
+
+def _trusted_cache(path: Path, name: str) -> None:
+    """Refuse a cache root that is not a folder, is someone else's, or that group or
+    others may write (they could plant a worker or a compiled program tczoo runs). The
+    path itself is followed: the user named it (a link the user made is theirs)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return  # not made (yet): the caller says why
+    except OSError as exc:
+        raise CacheRefused(f"{name}: {exc.strerror or exc}; give another folder in TCZOO_CACHE") from None
+    if not stat.S_ISDIR(st.st_mode):
+        from tczoo.untrusted import kind_name
+
+        what = "a file" if stat.S_ISREG(st.st_mode) else kind_name(st.st_mode)
+        raise CacheRefused(f"{name} is {what}, not a folder: give a folder in TCZOO_CACHE "
+                           "(tczoo makes it if it is missing)")
+    if st.st_uid != os.geteuid():
+        raise CacheRefused(f"{name} belongs to uid {st.st_uid}, not to you (uid {os.geteuid()}): tczoo runs "
+                           "what its cache holds, so it uses only a folder of yours (give one in TCZOO_CACHE)")
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        raise CacheRefused(f"{name} is writable by {'others' if st.st_mode & stat.S_IWOTH else 'its group'} "
+                           f"(mode {stat.S_IMODE(st.st_mode):o}): tczoo runs what its cache holds; "
+                           f"`chmod go-w {path}` or give another folder in TCZOO_CACHE")
+
+
+def cache_subdir(*parts: str) -> Path:
+    """``cache_dir()/part/...``, each folder created owner-only (``0o700``); a part that
+    is a link or not a folder is refused (``tczoo.safewrite.subdir``): nothing in the
+    cache is followed elsewhere."""
+    from tczoo.safewrite import subdir
+
+    return subdir(cache_dir(), *parts)
+
+
+def write_cache_file(path: Path, text: str | bytes) -> None:
+    """A file of the cache, replaced atomically and owner-only (``0o600``); its folder
+    must exist (``cache_subdir``)."""
+    from tczoo.safewrite import PRIVATE_FILE, write_atomic as atomic
+
+    atomic(path, text, mode=PRIVATE_FILE)
+
+
+def read_cache_file(path: Path, cap: int = 256 << 20) -> bytes | None:
+    """A file of the cache: its bytes, or None when it is missing or is not a regular
+    file (a link, a FIFO: never followed, never waited on) or is larger than ``cap``."""
+    from tczoo.untrusted import Refused, read_file
+
+    try:
+        return read_file(path, cap=cap, follow=False)
+    except (OSError, Refused):
+        return None
 
 
 def data_dir() -> Path:
@@ -68,14 +142,13 @@ def cached_json(namespace: str, key_parts, compute: Callable[[], Any],
     with _ONCE_GUARD:
         lock = _ONCE_LOCKS.setdefault(f"{namespace}/{key}", threading.Lock())
     with lock:
-        if path.is_file():
-            value = json.loads(path.read_text())
-            if keep is None or keep(value):
-                return value
+        value = _read_cached(path)
+        if value is not _MISSING and (keep is None or keep(value)):
+            return value
         value = compute()
         if keep is not None and not keep(value):
             return value
-        write_atomic(path, json.dumps(value))
+        write_cache_file(path, json.dumps(value))
         return value
 
 
@@ -85,12 +158,12 @@ def cached_json_many(namespace: str, keys: list[Any], compute: Callable[[list[in
     others computed in one ``compute(indices)`` call (one sandbox batch, say) and kept.
     A stored value that is not JSON or that ``keep`` refuses is computed again; a
     computed one ``keep`` refuses is returned but never stored."""
-    paths = [_cached_path(namespace, k) for k in keys]
+    folder = cache_subdir(namespace)
+    paths = [_cached_path(namespace, k, folder) for k in keys]
     values: dict[int, Any] = {}
     for i, path in enumerate(paths):
-        try:
-            value = json.loads(path.read_text())
-        except (OSError, ValueError):
+        value = _read_cached(path)
+        if value is _MISSING:
             continue
         if keep is None or keep(value):
             values[i] = value
@@ -98,7 +171,7 @@ def cached_json_many(namespace: str, keys: list[Any], compute: Callable[[list[in
     for i, value in zip(todo, compute(todo) if todo else []):
         values[i] = value
         if keep is None or keep(value):
-            write_atomic(paths[i], json.dumps(value))
+            write_cache_file(paths[i], json.dumps(value))
     return [values[i] for i in range(len(keys))]
 
 
@@ -116,9 +189,24 @@ def texts_digest(pairs: Iterable[Iterable[str]]) -> str:
     return h.hexdigest()
 
 
-def _cached_path(namespace: str, key_parts: Any) -> Path:
+_MISSING = object()
+
+
+def _read_cached(path: Path) -> Any:
+    """A kept value, or ``_MISSING`` when there is none, it is not a regular file (never
+    followed) or not JSON: computed again."""
+    data = read_cache_file(path)
+    if data is None:
+        return _MISSING
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):
+        return _MISSING
+
+
+def _cached_path(namespace: str, key_parts: Any, folder: Path | None = None) -> Path:
     key = hashlib.sha256(json.dumps(key_parts, sort_keys=True).encode()).hexdigest()[:24]
-    return cache_dir() / namespace / f"{key}.json"
+    return (folder or cache_subdir(namespace)) / f"{key}.json"
 
 
 def entry_point_sources(eps: Iterable[Any]) -> list[Path]:

