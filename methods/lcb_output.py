@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ast
 import json
-from typing import Any
+from typing import Any, ClassVar
 
 from pydantic import Field
 
@@ -50,6 +50,8 @@ class LcbOutput(Method):
     setting = Setting.SPEC
     produces = OracleKind.EXPECTED_OUTPUT
     runner = "outputpred"
+    # one call per queried test: the reward kind "prediction" queries one test per task
+    single_turn: ClassVar[dict[str, Any] | None] = {}
     functional = True
     Params = LcbOutputParams
 

@@ -29,6 +29,7 @@ Kinds (``KINDS``; each is defined from its runner's metrics, see docs/rl.md):
 | ``quality`` | ``hackrate`` | validity × HackRate − ``invalid_penalty`` × (1 − validity) |
 | ``slowdown`` | ``efficiency`` | STAB's ASR averaged over the references and languages, in [0, 1] |
 | ``verdict`` | ``verdict`` | 1 when the verdict matches the code's label, else 0 |
+| ``prediction`` | ``outputpred`` | 1 when the predicted output is the queried test's, else 0 |
 
 **No reward.** ``score`` is None — never a number — when the sandbox failed a run after
 its retries (an infrastructure failure), when scoring crashed, when the sample ran past
@@ -61,6 +62,7 @@ import logging
 import threading
 import time
 import traceback
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
@@ -75,6 +77,7 @@ log = logging.getLogger("tczoo.rewards")
 REFERENCE_VERSION = 1
 DEFAULT_TIME_BUDGET_S = 120.0
 DEFAULT_MAX_TESTS = 100
+BUDGET_GRACE_S = 0.5  # past the deadline, for the runs cut to it to come back
 COMPLETION_MODEL = "completion"  # the model name a reward's generation records
 
 
@@ -88,6 +91,12 @@ class NotSingleTurn(RewardConfigError):
 
 class TimeBudgetExceeded(Exception):
     """A sample ran past its time budget (raised inside the sandbox calls it makes)."""
+
+
+def _swallow(future: "asyncio.Future[Any]") -> None:
+    """Collect what an abandoned sample's work ended with (it ran past its budget)."""
+    if not future.cancelled():
+        future.exception()
 
 
 # --------------------------------------------------------------------------- the reference
@@ -111,6 +120,7 @@ class RewardReference(BaseModel):
     kind: str
     kind_params: dict[str, Any] = Field(default_factory=dict)
     prompt_sha: str | None = None  # prompt_digest of the prompt the completion answers
+    strict_inputs: bool = False  # RunConfig.strict_inputs, the input screen's named option
 
     @classmethod
     def parse(cls, value: Any) -> "RewardReference":
@@ -179,6 +189,9 @@ class Kind:
     value: Callable[[ScoreRecord, Any], tuple[float | None, dict[str, Any]]]
     floor: Callable[[Any], float]  # the reward of an answer the method could not use
     runner_params: dict[str, Any] = field(default_factory=dict)  # the RL setting's defaults
+    # the task's probe scores the problem's own samples (else an empty answer): what the
+    # kind is undefined on there, it is undefined on for every answer
+    probe_samples: bool = False
 
 
 def _eq1(record: ScoreRecord, p: Eq1Params) -> tuple[float | None, dict[str, Any]]:
@@ -192,7 +205,10 @@ def _eq1(record: ScoreRecord, p: Eq1Params) -> tuple[float | None, dict[str, Any
 def _quality(record: ScoreRecord, p: QualityParams) -> tuple[float | None, dict[str, Any]]:
     m = record.metrics
     if m.get("no_validator"):
-        return None, {"undefined": "no correct code ran cleanly on any test: validity is unknown"}
+        # the task's probe (undefined_reason) showed the correct codes run on the problem's
+        # own samples: here the completion's tests made every one of them fail
+        return None, {"undefined": "no correct code ran cleanly on any of the completion's tests",
+                      "completion_caused": True}
     if m.get("undecided"):
         return None, {"undefined": "every test met a sandbox error"}
     if "hack_rate" not in m:
@@ -226,15 +242,23 @@ def _verdict(record: ScoreRecord, p: NoKindParams) -> tuple[float | None, dict[s
     return float(pred == label), {"label": label, "verdict": pred}
 
 
+def _prediction(record: ScoreRecord, p: NoKindParams) -> tuple[float | None, dict[str, Any]]:
+    m = record.metrics
+    return m["pass@1"] / 100.0, {"right": m.get("right"), "queries": m.get("n_queries")}
+
+
 KINDS: dict[str, Kind] = {
     "eq1": Kind("eq1", "bugfind", "HarnessLLM Eq. 1: 1 true bug, 0.1 good input, 0 otherwise", Eq1Params, _eq1,
                 lambda p: p.format_penalty, {"first_k": 20}),
     "quality": Kind("quality", "hackrate", "validity x HackRate - invalid_penalty x (1 - validity)", QualityParams,
-                    _quality, lambda p: -p.invalid_penalty),
+                    _quality, lambda p: -p.invalid_penalty, probe_samples=True),
     "slowdown": Kind("slowdown", "efficiency", "STAB ASR averaged over references and languages", NoKindParams,
                      _slowdown, lambda p: 0.0),
     "verdict": Kind("verdict", "verdict", "1 when the verdict matches the code's label", NoKindParams, _verdict,
                     lambda p: 0.0),
+    # one queried test per task, so that a predictor asks once (LiveCodeBench asks per test)
+    "prediction": Kind("prediction", "outputpred", "1 when the predicted output is the test's (LiveCodeBench's "
+                       "equality rule), else 0", NoKindParams, _prediction, lambda p: 0.0, {"max_queries": 1}),
 }
 
 
@@ -279,8 +303,9 @@ class Reward:
 class _Budgeted:
     """A view of a shared sandbox for one sample: every run, batch and call after
     ``deadline`` raises ``TimeBudgetExceeded`` (batches are checked between jobs and
-    between results, so what is in flight finishes within its own limits and nothing
-    more starts). Everything else is the shared sandbox's."""
+    between results, so nothing more starts), and every run that starts before it has
+    its wall-clock guard cut to the time left, so that what is in flight at the deadline
+    is killed there by the sandbox itself. Everything else is the shared sandbox's."""
 
     def __init__(self, sandbox: Any, deadline: float):
         self._inner = sandbox
@@ -295,13 +320,21 @@ class _Budgeted:
             self.expired = True
             raise TimeBudgetExceeded("the sample's time budget is spent")
 
+    def _cut(self, limits: Any) -> Any:
+        """``limits`` with the wall guard no later than the deadline."""
+        left_ms = max(1, int((self._deadline - time.monotonic()) * 1000) + 1)
+        if limits.wall_guard_ms <= left_ms:
+            return limits
+        return limits.model_copy(update={"wall_ms": left_ms})
+
     def run_many(self, jobs: Iterable[Any], *, progress: Any = None) -> Iterator[Any]:
         self._check()
 
         def guarded() -> Iterator[Any]:
             for job in jobs:
                 self._check()
-                yield job
+                cut = self._cut(job.limits)
+                yield job if cut is job.limits else job.model_copy(update={"limits": cut})
 
         inner = self._inner.run_many(guarded(), progress=progress)
 
@@ -317,9 +350,11 @@ class _Budgeted:
 
         return results()
 
-    def run(self, *args: Any, **kwargs: Any) -> Any:
+    def run(self, program: Any, stdin: str = "", limits: Any = None, **kwargs: Any) -> Any:
+        from tczoo.sandbox import Limits
+
         self._check()
-        return self._inner.run(*args, **kwargs)
+        return self._inner.run(program, stdin, self._cut(limits if limits is not None else Limits()), **kwargs)
 
     # The sandbox's own compositions of runs, so that their runs go through the checks above.
     def call_many(self, calls: Iterable[Any]) -> list[Any]:
@@ -398,6 +433,7 @@ class RewardScorer:
         self._entries: dict[str, _Entry] = {}
         self._locks: dict[Any, threading.Lock] = {}
         self._guard = threading.Lock()
+        self.counts: Counter[str] = Counter()  # rewards by outcome: scored, floor:WHY, none:WHY
         self._prompts = None
         self._loop = asyncio.new_event_loop()
         # sandbox batches and generation wait in threads: enough for every sample admitted
@@ -433,8 +469,8 @@ class RewardScorer:
                     raise  # the setup is wrong: no batch can be scored
                 except Exception as exc:  # a tczoo bug costs this sample its reward, never a score
                     log.error("reward of %s/%s crashed:\n%s", ref.problem, ref.task, traceback.format_exc())
-                    return Reward(None, {"kind": ref.kind, "problem": ref.problem, "task": ref.task},
-                                  f"internal_error: {type(exc).__name__}: {exc}"[:500])
+                    return self._counted(Reward(None, {"kind": ref.kind, "problem": ref.problem, "task": ref.task},
+                                                f"internal_error: {type(exc).__name__}: {exc}"[:500]))
 
         return list(await asyncio.gather(*(one(r, c) for r, c in zip(refs, completions))))
 
@@ -457,12 +493,6 @@ class RewardScorer:
     # ------------------------------------------------------------------ one sample
 
     async def _one(self, ref: RewardReference, completion: Any) -> Reward:
-        from tczoo.llm import LLMClient, LLMSettings
-        from tczoo.llm.backends import OneAnswerBackend
-        from tczoo.failures import generation_failure
-        from tczoo.generation import generate_unit
-        from tczoo.run import Unit, score_unit
-
         started = time.monotonic()
         kind = get_kind(ref.kind)
         try:
@@ -480,8 +510,41 @@ class RewardScorer:
             return Reward(score, {**base, **parts}, reason, time.monotonic() - started)
 
         if entry.undefined:
-            return done(None, f"undefined: {entry.undefined}")
+            return self._counted(done(None, f"undefined: {entry.undefined}"))
         box = _Budgeted(self.sandbox, deadline)
+        floor = kind.floor(kind_params)
+        work = asyncio.ensure_future(self._generate_and_score(entry, ref, kind, kind_params, completion, box, done))
+        try:
+            # the whole call ends at the deadline: runs in flight were cut to it (_Budgeted),
+            # and what is still going (a compile, a thread between runs) is left behind
+            reward_ = await asyncio.wait_for(asyncio.shield(work), timeout=max(0.0, deadline - time.monotonic())
+                                             + BUDGET_GRACE_S)
+        except asyncio.TimeoutError:
+            box.expired = True
+            work.add_done_callback(_swallow)
+            reward_ = done(floor, "time_budget: the completion's programs ran past the budget", budget_s=self.time_budget_s)
+        except TimeBudgetExceeded:
+            reward_ = done(floor, "time_budget: the completion's programs ran past the budget", budget_s=self.time_budget_s)
+        return self._counted(reward_)
+
+    async def _generate_and_score(self, entry: "_Entry", ref: RewardReference, kind: "Kind", kind_params: Any,
+                                  completion: str, box: "_Budgeted", done: Callable[..., Reward]) -> Reward:
+        """One sample's generation and scoring (``_one`` bounds it by the budget).
+
+        A failure the completion's own programs cause -- no usable test, a crashing or
+        sleeping generator or checker, tests every correct code fails, a scoring crash on
+        its suite -- is the kind's floor, never "no reward": a policy must not escape a
+        low reward by breaking something. "No reward" (None) is kept for causes outside
+        the completion: the sandbox failing after retries (the host), a task for which the
+        kind is undefined whatever the answer."""
+        from tczoo.failures import generation_failure
+        from tczoo.generation import generate_unit
+        from tczoo.llm import LLMClient, LLMSettings
+        from tczoo.llm.backends import OneAnswerBackend
+        from tczoo.run import Unit, score_unit
+
+        floor = kind.floor(kind_params)
+        budget = "time_budget: the completion's programs ran past the budget"
         backend = OneAnswerBackend(completion, ref.prompt_sha)
         settings = LLMSettings(retries=0, cache=False, max_consecutive_errors=0, max_connections=1 << 16)
         client = LLMClient(COMPLETION_MODEL, settings, backend=backend)
@@ -491,7 +554,7 @@ class RewardScorer:
                                          task_key=spec.key, sample=spec.sample, attempt=0, client=client,
                                          sandbox=box, prompts=self.prompts)
         except TimeBudgetExceeded:
-            return done(None, "time_budget: generation ran past the budget")
+            return done(floor, budget, budget_s=self.time_budget_s)
         if backend.calls > 1:
             raise NotSingleTurn(f"method {ref.method} asked the model {backend.calls} times for one task; a reward "
                                 "scores one completion: run it single-turn (Method.single_turn, docs/rl.md)")
@@ -501,33 +564,56 @@ class RewardScorer:
                                     f"task {ref.task!r} than the one exported (templates, params or tczoo changed): "
                                     "export the dataset again")
         if box.expired:
-            return done(None, "time_budget: generation ran past the budget")
+            return done(floor, budget, budget_s=self.time_budget_s)
         failure = generation_failure(record, scores_empty=entry.runner_cls.scores_empty_suites)
         if failure is not None:
-            return done(kind.floor(kind_params), f"generation_failed: {failure.stage}:{failure.reason}",
-                        tests=len(record.suite.tests))
+            if failure.stage == "sandbox":  # the sandbox failed under the method after retries: the host's
+                return done(None, f"infrastructure: {failure.reason}: {failure.detail[:300]}",
+                            tests=len(record.suite.tests))
+            return done(floor, f"generation_failed: {failure.stage}:{failure.reason}", tests=len(record.suite.tests))
         suite: TestSuite = record.suite
         extra = {}
         if len(suite.tests) > self.max_tests:
             extra["capped"] = len(suite.tests)
             suite.tests = suite.tests[: self.max_tests]
         runner = entry.runner_cls(box, **entry.runner_params)
-        unit = Unit(ref.method, entry.method, runner, entry.problem, spec)
+        unit = Unit(ref.method, entry.method, runner, entry.problem, spec, strict_inputs=ref.strict_inputs)
         try:
             scored = await asyncio.to_thread(score_unit, unit, suite, COMPLETION_MODEL)
         except TimeBudgetExceeded:
             scored = None
         if scored is None or box.expired:
-            return done(None, "time_budget: scoring ran past the budget", tests=len(suite.tests), **extra)
+            return done(floor, budget, tests=len(suite.tests), budget_s=self.time_budget_s, **extra)
         if scored.error is not None:
-            why = "infrastructure" if scored.infrastructure else "scoring_error"
-            return done(None, f"{why}: {scored.error[:300]}", tests=len(suite.tests), **extra)
+            if scored.infrastructure:
+                return done(None, f"infrastructure: {scored.error[:300]}", tests=len(suite.tests), **extra)
+            log.error("scoring %s/%s crashed on a completion's suite (floor given): %s", ref.problem, ref.task,
+                      scored.error[:300])
+            return done(floor, f"scoring_error: {scored.error[:300]}", tests=len(suite.tests), **extra)
+        screen = scored.input_check.model_dump() if scored.input_check is not None else None
         try:
             value, parts = kind.value(scored, kind_params)
         except (KeyError, ValueError, TypeError) as exc:
-            return done(None, f"scoring_error: the {kind.name} reward cannot read the {ref.runner} record ({exc!r})")
-        reason = parts.pop("undefined", "") if value is None else ""
-        return done(value, f"undefined: {reason}" if value is None else "", metrics=scored.metrics, **parts, **extra)
+            log.error("the %s reward cannot read the %s record (floor given): %r", kind.name, ref.runner, exc)
+            return done(floor, f"scoring_error: the {kind.name} reward cannot read the {ref.runner} record ({exc!r})")
+        if value is None:
+            reason = parts.pop("undefined", "")
+            if parts.pop("completion_caused", False):  # the completion's tests broke what decides the value
+                return done(floor, f"floor: {reason}", metrics=scored.metrics, inputs=screen, **parts, **extra)
+            return done(None, f"undefined: {reason}", metrics=scored.metrics, inputs=screen, **parts, **extra)
+        return done(value, "", metrics=scored.metrics, inputs=screen, **parts, **extra)
+
+    def _counted(self, reward_: Reward) -> Reward:
+        """Every reward counted by outcome (``counts``): scored, floor (and why), none (and why)."""
+        if reward_.score is None:
+            key = "none:" + (reward_.reason.split(":", 1)[0] or "unknown")
+        elif reward_.reason:
+            key = "floor:" + reward_.reason.split(":", 1)[0]
+        else:
+            key = "scored"
+        with self._guard:
+            self.counts[key] += 1
+        return reward_
 
     # ------------------------------------------------------------------ tasks
 
@@ -606,25 +692,32 @@ def build_entry(ref: RewardReference, problem: Problem, sandbox: Any) -> _Entry:
 
 
 def undefined_reason(entry: _Entry, sandbox: Any) -> str | None:
-    """Why the kind has no reward for this task whatever the answer, or None: an empty
-    suite scored without a budget. It also does the task's one-time set-up (timing the
-    accepted solutions, choosing validators: cached), so that it is not charged to the
-    budget of the task's first sample."""
+    """Why the kind has no reward for this task whatever the answer, or None: a probe
+    scored without a budget -- the problem's own samples for a kind that says so (they
+    are valid tests: a value undefined on them is undefined on anything), else an empty
+    answer. It also does the task's one-time set-up (timing the accepted solutions,
+    choosing validators: cached), so that it is not charged to the budget of the task's
+    first sample."""
     from tczoo.run import Unit, score_unit
-    from tczoo.schema import Provenance
+    from tczoo.schema import Provenance, TestCase
 
     ref = entry.ref
     kind = get_kind(ref.kind)
     produces = getattr(type(entry.method), "produces", None)
     suite = TestSuite(problem_id=entry.problem.id, provenance=Provenance(method=ref.method, model=COMPLETION_MODEL))
-    if produces is not None:
+    what = "an empty answer"
+    if kind.probe_samples and entry.problem.samples:
+        suite.tests = [TestCase(input=s.input, output=s.output, origin="sample") for s in entry.problem.samples]
+        what = "the problem's samples"
+    elif produces is not None:
         suite.oracle.kind = produces
     runner = entry.runner_cls(sandbox, **entry.runner_params)
-    record = score_unit(Unit(ref.method, entry.method, runner, entry.problem, entry.spec), suite, COMPLETION_MODEL)
+    record = score_unit(Unit(ref.method, entry.method, runner, entry.problem, entry.spec,
+                             strict_inputs=ref.strict_inputs), suite, COMPLETION_MODEL)
     if record.error is not None:
         if record.infrastructure:
             return None  # the sandbox failed, not the task: its samples try again
-        return f"scoring an empty answer failed: {record.error[:300]}"
+        return f"scoring {what} failed: {record.error[:300]}"
     try:
         value, parts = kind.value(record, kind.Params(**ref.kind_params))
     except (KeyError, ValueError, TypeError) as exc:

@@ -33,7 +33,7 @@ def _params(text: Optional[str]) -> dict:
 def export(
     benchmark: str = typer.Option("zoo-mini", "--benchmark", "-b", help="benchmark spec (zoo-mini, kattis:PATH, ...)"),
     method: str = typer.Option(..., "--method", "-m", help="a single-turn method (crux, harness, io, cot, stab ...)"),
-    layout: str = typer.Option(..., "--format", help="verl | trl: the data set's layout"),
+    layout: str = typer.Option(..., "--layout", help="verl | trl: the data set's layout (-f is the printed format everywhere else)"),
     out: Path = typer.Option(..., "--out", "-o", help="folder to create (train.parquet, manifest.json)"),
     problems: Optional[str] = typer.Option(None, "--problems", "-p", help="comma-separated problem ids"),
     runner: Optional[str] = typer.Option(None, "--runner", help="score with this runner (default: the method's)"),
@@ -51,7 +51,7 @@ def export(
     from tczoo.rl.export import FORMATS, export as run_export
 
     if layout not in FORMATS:
-        raise CLIError(f"--format {layout!r}: expected one of {', '.join(FORMATS)}")
+        raise CLIError(f"--layout {layout!r}: expected one of {', '.join(FORMATS)}")
     with progress("export") as bar:
         summary = run_export(benchmark, method, fmt=layout, out=out, runner=runner, kind=kind,
                              params=_params(params), problems=split(problems), seed=seed, samples=samples,
@@ -107,6 +107,49 @@ def score(
     for key, value in result.parts.items():
         if key != "metrics":
             echo(f"  {key}: {value}")
+
+
+@rl_app.command("audit")
+def audit(
+    benchmark: str = typer.Option("zoo-mini", "--benchmark", "-b", help="benchmark spec (zoo-mini, kattis:PATH, ...)"),
+    method: str = typer.Option("harness,io,crux,stab,lcb-output", "--method", "-m",
+                               help="methods whose rewards to attack, comma-separated"),
+    problems: Optional[str] = typer.Option(None, "--problems", "-p", help="comma-separated problem ids"),
+    max_tasks: int = typer.Option(2, "--max-tasks", min=1, help="exported tasks attacked per problem and method"),
+    time_budget: float = typer.Option(20.0, "--time-budget", min=0.1, help="seconds per sample"),
+    fmt: str = format_option("table", "json"),
+) -> None:
+    """Attack every reward with a battery of exploits (empty and out-of-range tests, forged
+    sandbox errors, sleepers, memoising / file-reading / sniffing checkers, frame-walking
+    predictions ...) and print each one's reward beside the honest answer's. Exit 1 when
+    an exploit beats its bound (docs/rl.md, "The exploit audit")."""
+    from tczoo.errors import RunFailed
+    from tczoo.rl.audit import audit as run_audit
+
+    names = split(method) or []
+    if not names:
+        raise CLIError("--method names no method")
+    with progress("audit") as bar:
+        report = run_audit(benchmark, names, problems=split(problems), time_budget_s=time_budget,
+                           max_tasks=max_tasks, progress=bar.update)
+    if fmt == "json":
+        emit_json({"ok": report.ok, "rows": [r.__dict__ for r in report.rows], "skipped": report.skipped})
+    else:
+        def num(x: Optional[float]) -> str:
+            return "none" if x is None else format(x, ".3g")
+
+        echo(f"{'method':11} {'problem':24} {'exploit':38} {'reward':>7} {'bound':>7} {'honest':>7}  verdict")
+        for r in report.rows:
+            verdict = "ok" if r.ok else "EXPLOIT: " + r.why
+            echo(f"{r.method:11} {r.problem[:24]:24} {r.exploit[:38]:38} {num(r.reward):>7} {num(r.bound):>7} "
+                 f"{num(r.honest):>7}  {verdict}")
+        for s in report.skipped[:10]:
+            echo(f"  not attacked: {s['method']} {s['problem']} {s['task']}: {s['reason']}")
+        bad = report.failures()
+        echo(f"{len(report.rows)} answers, {len(bad)} exploit(s) beat their bound" if bad else
+             f"{len(report.rows)} answers: no exploit beats its bound")
+    if not report.ok:
+        raise RunFailed(f"{len(report.failures())} exploit(s) beat their bound")
 
 
 def register(app: typer.Typer) -> None:

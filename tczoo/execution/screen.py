@@ -67,6 +67,8 @@ class Screened:
     rejected: list[TestCase]
     check: InputCheck
     reasons: list[str] = field(default_factory=list)  # index-aligned with ``rejected``
+    # position -> the input a runner runs instead (a validator's leniency taken away)
+    canonical: dict[int, str] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- the cache
@@ -105,6 +107,26 @@ def _digest(text: str) -> str:
 
 
 # --------------------------------------------------------------------------- stdin: validators
+
+
+def canonical_text(text: str) -> str:
+    """``text`` without what a lenient validator lets through and a program need not read:
+    blanks and carriage returns at line ends, a missing final newline."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return "\n".join(line.rstrip(" \t\r") for line in lines) + "\n"
+
+
+def _canonical(problem: Problem, inputs: list[str], kept: list[int], sandbox: "Sandbox") -> dict[int, str]:
+    """The kept inputs that differ from their canonical text and whose canonical text the
+    validators accept too: the runner runs that instead, so that leniency (50 MB of
+    trailing blanks on a valid input) buys no slowdown and no crash."""
+    differ = {i: canonical_text(inputs[i]) for i in kept if canonical_text(inputs[i]) != inputs[i]}
+    if not differ:
+        return {}
+    verdicts = _by_validators(problem, list(differ.values()), sandbox)
+    return {i: text for (i, text), (ok, _) in zip(differ.items(), verdicts) if ok}
 
 
 def _by_validators(problem: Problem, inputs: list[str], sandbox: "Sandbox") -> list[tuple[bool, str]]:
@@ -382,7 +404,10 @@ def screen_inputs(problem: Problem, tests: list[TestCase], sandbox: "Sandbox", *
             verdicts.append((why is None, f"does not fit {problem.entry_point}'s signature: {why}" if why else ""))
     else:
         verdicts = [(True, "")] * len(inputs)
-    return _screened(by, tests, verdicts)
+    screened = _screened(by, tests, verdicts)
+    if by == "validator":
+        screened.canonical = _canonical(problem, inputs, screened.kept, sandbox)
+    return screened
 
 
 def _screened(by: str, tests: list[TestCase], verdicts: Iterable[tuple[bool, str]]) -> Screened:
@@ -416,9 +441,13 @@ def score_suite(runner: "Runner", problem: Problem, spec: "TaskSpec", suite: Tes
         return runner.score(problem, spec, suite, **extra)
     screened = screen_inputs(problem, suite.tests, runner.sandbox, strict=strict_inputs)
     seen = suite
+    if screened.rejected or screened.canonical:
+        tests = positioned(suite.tests, screened.kept)
+        for test, i in zip(tests, screened.kept):
+            if i in screened.canonical:
+                test.input = screened.canonical[i]
+        seen = suite.model_copy(update={"tests": tests, "rejected": screened.rejected})
     if screened.rejected:
-        seen = suite.model_copy(update={"tests": positioned(suite.tests, screened.kept),
-                                        "rejected": screened.rejected})
         screened.check.kept = screened.kept
     record = runner.score(problem, spec, seen, **extra)
     record.input_check = screened.check

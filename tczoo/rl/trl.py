@@ -4,7 +4,7 @@ TRL calls a reward function with lists — ``prompts``, ``completions`` (text, o
 messages for a conversational data set), ``completion_ids`` — and every other column of
 the data set as a keyword list, and takes one float per completion, or None where the
 function has no reward: TRL then leaves that completion out of the group's mean and
-standard deviation and gives it no advantage. ``tczoo rl export --format trl`` writes the
+standard deviation and gives it no advantage. ``tczoo rl export --layout trl`` writes the
 reward reference in the column ``tczoo``.
 
     from tczoo.rl.trl import tczoo_reward                       # default options
@@ -47,7 +47,7 @@ def reward_function(*, column: str = "tczoo", name: str = "tczoo_reward",
         refs = kwargs.get(column)
         if refs is None:
             raise RewardConfigError(f"the data set has no {column!r} column of tczoo reward references "
-                                    "(export it with tczoo rl export --format trl)")
+                                    "(export it with tczoo rl export --layout trl)")
         results = rewards(list(refs), [completion_text(c) for c in completions], **options)
         log_metric, log_extra = kwargs.get("log_metric"), kwargs.get("log_extra")
         if callable(log_metric) and results:

@@ -6,7 +6,7 @@ verl (``custom_reward_function.path``: this file, ``.name``: ``compute_score``) 
 
 once per response and takes a float or a dict with ``score`` (the other keys are logged
 as ``reward_extra_info``). The reference is read from ``extra_info["tczoo"]`` (``tczoo
-rl export --format verl`` puts it there and in ``reward_model.ground_truth``, which is
+rl export --layout verl`` puts it there and in ``reward_model.ground_truth``, which is
 the fallback). ``reward_kwargs`` (``custom_reward_function.reward_kwargs``) are the
 options of ``tczoo.rewards.scorer`` (``workers``, ``time_budget_s``, ``max_tests``,
 ``concurrency``, ``executor``, ``address``, ``benchmarks``) and ``no_reward``.
@@ -45,7 +45,7 @@ def reference_of(ground_truth: Any, extra_info: Any) -> Any:
     if ground_truth:
         return ground_truth
     raise RewardConfigError("no tczoo reward reference: extra_info['tczoo'] and reward_model.ground_truth are empty "
-                            "(export the data set with tczoo rl export --format verl)")
+                            "(export the data set with tczoo rl export --layout verl)")
 
 
 def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: Any = None, *,

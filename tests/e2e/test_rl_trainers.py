@@ -2,9 +2,9 @@
 
 - TRL: ``GRPOTrainer`` trains a tiny model (random weights, built here from a config,
   with a tokenizer built here; nothing is downloaded) for two steps on CPU with
-  ``tczoo_reward`` on a data set ``tczoo rl export --format trl`` wrote; the rewards TRL
+  ``tczoo_reward`` on a data set ``tczoo rl export --layout trl`` wrote; the rewards TRL
   logged are the ones tczoo computes for the same completions.
-- verl: the data set ``tczoo rl export --format verl`` wrote goes through verl's own
+- verl: the data set ``tczoo rl export --layout verl`` wrote goes through verl's own
   reward loading (``load_reward_manager`` with ``custom_reward_function.path/name``) and
   its ``naive`` reward manager's ``run_single`` on a ``DataProto`` built as verl's
   rollout builds one.

@@ -184,3 +184,22 @@ def test_function_level_screen_needs_no_sandbox_run():
     got = screen_inputs(problem, [TestCase(input="[[1, 2], 1]"), TestCase(input='[["x"], 1]'),
                                   TestCase(input="not json")], sandbox=None)  # type: ignore[arg-type]
     assert got.kept == [0] and got.check.rejected == 2
+
+
+def test_a_validators_leniency_buys_nothing_the_runner_runs_the_canonical_text(sandbox):
+    """Trailing blanks pass a lenient validator; 50 MB of them would slow every program
+    down (a free 'slowdown', a free timeout). The runner runs the canonical text instead,
+    when the validators accept it too."""
+    problem = _problem()
+    padded = "2\r\n1 2" + " " * 100_000 + "\n"
+    got = screen_inputs(problem, [TestCase(input=padded), TestCase(input="2\n1 2\n")], sandbox)
+    assert got.kept == [0, 1] and got.canonical == {0: "2\n1 2\n"}
+    record = score_suite(HackRateRunner(sandbox), problem, _spec(problem), _suite((padded, "3\n")))
+    assert record.n_valid == 1 and record.input_check.rejected == 0
+    # a validator that insists on the trailing blank keeps the text as given
+    strict = _problem()
+    strict.input_validators = [Validator(program=Program(
+        code="import sys\nsys.exit(42 if sys.stdin.read().endswith(' \\n') else 43)\n", language=Language.PYTHON,
+        name="v.py"))]
+    got = screen_inputs(strict, [TestCase(input="2\n1 2 \n")], sandbox)
+    assert got.kept == [0] and got.canonical == {}

@@ -6,7 +6,8 @@ construction, bounded, and never a score where there is none.
   finds the same runner metrics and the kind's number of them.
 - The exported prompt is the one the method sends a model in a real run.
 - Hostile completions (a fork bomb, an infinite loop) are contained and never rewarded;
-  the time budget and a sandbox that keeps failing give "no reward".
+  a sample past its time budget gets the floor within the budget; a sandbox that keeps
+  failing (the host, not the completion) gives "no reward".
 - Configuration errors (a multi-turn method, a changed prompt or problem, a package the
   worker lacks) are errors, never rewards.
 """
@@ -224,16 +225,23 @@ def test_a_hostile_completion_is_contained_and_never_rewarded(name, answer, harn
     assert scorer.score(harness_ref, harness(SEPARATING)).score == 1.0
 
 
-def test_a_sample_past_its_time_budget_gets_no_reward(harness_ref, sandbox):
-    # one input whose check_output loops: g's and f's outputs are checked in one sandbox run
-    # of 2 x 1 s of CPU (+1 s), stopped by its wall guard (8 s) whatever the machine's load
+def test_a_sample_past_its_time_budget_gets_the_floor_within_the_budget(harness_ref, sandbox):
+    """A sleeping checker is the completion's own doing: the floor, never "no reward" (an
+    escape from a low reward), and the call ends at the budget, the runs in flight cut to it."""
     slow = harness(SEPARATING).replace("assert int(captured_output", "while True: pass\n    assert int(captured_output")
-    with RewardScorer(sandbox=sandbox, time_budget_s=1.0) as budgeted:
+    sleepy = harness(SEPARATING).replace("assert int(captured_output",
+                                         "import time; time.sleep(600)\n    assert int(captured_output")
+    with RewardScorer(sandbox=sandbox, time_budget_s=2.0) as budgeted:
         assert budgeted.score(harness_ref, "no code").score == 0.0  # within budget: the floor (and the set-up)
-        started = time.monotonic()
-        got = budgeted.score(harness_ref, slow)
-        assert got.score is None and got.reason.startswith("time_budget"), got.as_dict()
-        assert time.monotonic() - started < 12  # the budget, then at most the run in flight
+        for answer in (slow, sleepy):
+            started = time.monotonic()
+            got = budgeted.score(harness_ref, answer)
+            took = time.monotonic() - started
+            assert got.score == 0.0 and got.reason.startswith("time_budget"), got.as_dict()
+            assert took < 2.0 + 1.5, took  # the budget and the grace, nothing after it
+        assert budgeted.counts["floor:time_budget"] == 2
+        # the pool is sound after the cut runs: the true bug is rewarded
+        assert budgeted.score(harness_ref, harness(SEPARATING)).score == 1.0
 
 
 def test_a_sandbox_that_keeps_failing_gives_no_reward(harness_ref, sandbox):
@@ -300,7 +308,7 @@ def test_a_kattis_package_exports_and_a_worker_without_it_says_so(tmp_path, sand
 
 def test_the_cli_exports_and_scores_one_completion(tmp_path):
     tczoo = [sys.executable, "-m", "tczoo.cli"]
-    done = subprocess.run([*tczoo, "rl", "export", "-b", "zoo-mini", "-m", "io", "-p", "zm01", "--format", "trl",
+    done = subprocess.run([*tczoo, "rl", "export", "-b", "zoo-mini", "-m", "io", "-p", "zm01", "--layout", "trl",
                            "-o", str(tmp_path / "ds"), "--params", json.dumps({"runner:bugfind": {"wrong": [BUGGY]}})],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
@@ -312,7 +320,7 @@ def test_the_cli_exports_and_scores_one_completion(tmp_path):
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["score"] == 1.0 and out["parts"]["outcome"] == "true_bug"
-    bad = subprocess.run([*tczoo, "rl", "export", "-m", "pseudo", "--format", "trl", "-o", str(tmp_path / "x")],
+    bad = subprocess.run([*tczoo, "rl", "export", "-m", "pseudo", "--layout", "trl", "-o", str(tmp_path / "x")],
                          capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and bad.stderr.startswith("error: ") and len(bad.stderr.strip().splitlines()) == 1
 
