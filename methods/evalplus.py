@@ -5,10 +5,22 @@ the ground truth; test-suite reduction as an option.
 1. **Seeds** (the paper's §2.1, the library's ``ChatGPTGen``): ``llm_rounds`` requests,
    each showing the ground-truth function, up to ``seeds_per_prompt`` example inputs
    drawn from the pool, and one of three instructions (complex, corner-case, difficult
-   inputs, in turn); every line of the answer's code block is one argument list. An
-   input joins the pool when the ground truth runs on it without an error within
-   ``valid_time_ms`` (the library's 1 s ``trusted_check_exec``; EvalPlus adds
-   hand-written contracts, which HumanEval's file has not -- below).
+   inputs): drawn at random for each request as the library's ``random.choice`` does
+   (``instructions: "random"``, seeded here), or in turn (``"in_turn"``, ours); every
+   line of the answer's code block is one argument list.
+   **An input is admitted** as EvalPlus admits one: it must fit the function — the
+   entry point's parameters and the types their annotations state
+   (``tczoo.execution.screen.function_signature``, the check every function-level
+   suite passes before scoring; EvalPlus's mutation keeps types, and HumanEval+'s
+   contracts assert them) — and satisfy the problem's input contract when the
+   benchmark states one (``Task.contract``, HumanEval+'s: its asserts run before the
+   ground truth's body, as the library's ``trusted_check_exec`` runs the contracted
+   ground truth), and the ground truth must run on it without an error within
+   ``valid_time_ms`` (the library's 1 s). HumanEval's own file has no contracts: there
+   an argument of the right type outside the docstring's domain (a negative count, an
+   unsorted list where a sorted one is promised) can still enter, and may make a
+   correct candidate fail (docs/humaneval.md). Inputs turned away are counted per
+   reason (``type_mismatch``, ``contract_violation``).
 2. **Type-aware mutation**: the evalplus library's own mutator
    (``evalplus.gen.type_mut.TypedMutGen``: its ``mutate``, ``typed_fetch`` ingredients
    and multi-step selection of 1 to 5 mutations) grows the LLM's seed inputs to
@@ -44,20 +56,24 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import json
 import random
 import time
+from collections import Counter
+from types import SimpleNamespace
 from typing import Any, Literal
 
 from pydantic import Field
 
 from tczoo.errors import UserError
 from tczoo.execution import Limits, no_sandbox_errors
+from tczoo.execution.screen import FunctionSignature, function_signature
 from tczoo.method import Context, Method, MethodParams
 from tczoo.parsing import code_blocks
 from tczoo.parsing.asserts import call_pair, constant, decode_value, encode_args
-from tczoo.schema import OracleKind, Setting, Task, TestCase, TestSuite
+from tczoo.schema import OracleKind, Program, Setting, Task, TestCase, TestSuite
 
-INSTRUCTIONS = ("complex", "corner", "difficult")  # the library's three seed instructions, in turn
+INSTRUCTIONS = ("complex", "corner", "difficult")  # the library's three seed instructions
 EVALPLUS_VERSION = "0.3.1"
 
 
@@ -66,6 +82,9 @@ class EvalPlusParams(MethodParams):
     top_p: float | None = Field(0.95, gt=0, le=1, description="seed requests (the library: 0.95)")
     max_tokens: int | None = Field(256, ge=1, description="seed requests (the library: 256)")
     llm_rounds: int = Field(20, ge=0, description="seed requests (the library's ChatGPTGen: 20 iterations)")
+    instructions: Literal["random", "in_turn"] = Field(
+        "random", description="which instruction a seed request carries: one drawn at random (the library's "
+                              "random.choice, seeded here) or the three in turn (ours)")
     seeds_per_prompt: int = Field(5, ge=0, description="example inputs shown per request (the library: 5)")
     mutants: int = Field(1000, ge=0, description="inputs grown by type-aware mutation (ours; HumanEval+ "
                                                  "averages 764.1 tests per problem)")
@@ -101,18 +120,42 @@ class EvalPlusMut(Method):
             return ctx.finish(suite)
         p = self.params
         truth = task.correct_programs[0]
+        checked = contracted(truth, task)  # the ground truth behind the contract, when the benchmark has one
+        signature = function_signature(SimpleNamespace(entry_point=task.entry_point, statement=task.statement,
+                                                       solutions=task.correct_programs))
         limits = Limits(time_ms=min(p.valid_time_ms, task.time_limit_ms), memory_mb=task.memory_limit_mb)
         kept: dict[str, tuple[str, str]] = {}  # input text -> (output, origin)
+        turned: dict[tuple[str, str], list] = {}  # (origin, reason) -> [count, an example]
+
+        def turn_away(origin: str, reason: str, why: str) -> None:
+            entry = turned.setdefault((origin, reason), [0, why])
+            entry[0] += 1
 
         async def admit(candidates: list[tuple[str, list[Any]]], origin: str) -> list[list[Any]]:
-            fresh = [(text, value) for text, value in candidates if text not in kept]
+            fresh = []
+            for text, value in candidates:
+                if text in kept:
+                    continue
+                why = misfit(signature, value)
+                if why:
+                    turn_away(origin, "type_mismatch", why)
+                    continue
+                fresh.append((text, value))
             if not fresh:
                 return []
             runs = await ctx.run(truth, [t for t, _ in fresh], limits, entry_point=task.entry_point)
             no_sandbox_errors(runs, "the ground truth")  # an input it never ran on is not an invalid one
+            allowed = [True] * len(fresh)
+            if checked is not truth:
+                guarded = await ctx.run(checked, [t for t, _ in fresh], limits, entry_point=task.entry_point)
+                no_sandbox_errors(guarded, "the contracted ground truth")
+                for i, (run, guard) in enumerate(zip(runs, guarded)):
+                    if run.ok and not guard.ok:
+                        allowed[i] = False
+                        turn_away(origin, "contract_violation", (guard.detail or guard.verdict.value)[-200:])
             admitted = []
-            for (text, value), run in zip(fresh, runs):
-                if run.ok:
+            for (text, value), run, ok in zip(fresh, runs, allowed):
+                if run.ok and ok:
                     kept[text] = (run.output, origin)
                     admitted.append(value)
             return admitted
@@ -123,9 +166,10 @@ class EvalPlusMut(Method):
         llm_seeds: list[list[Any]] = []
         for r in range(p.llm_rounds):
             picked = rng.sample(shown, min(len(shown), p.seeds_per_prompt))
+            kind = rng.choice(INSTRUCTIONS) if p.instructions == "random" else INSTRUCTIONS[r % len(INSTRUCTIONS)]
             answers = await ctx.ask(suite, "evalplus/seeds", first_sample=r, item=f"seeds-{r}", task=task,
                                     code=truth.code, examples=[_call_text(task.entry_point, v) for v in picked],
-                                    kind=INSTRUCTIONS[r % len(INSTRUCTIONS)])
+                                    kind=kind)
             for answer in answers:
                 read, unreadable = read_inputs(answer.text, task.entry_point, p.max_input_chars)
                 if unreadable:
@@ -142,6 +186,10 @@ class EvalPlusMut(Method):
             pool = await admit(examples, "example")
         if pool and p.mutants:
             await self._mutate(task, ctx, suite, pool, admit, rng)
+        for (origin, reason), (count, why) in sorted(turned.items()):
+            what = ("break the function's signature or its annotated types" if reason == "type_mismatch"
+                    else "violate the problem's input contract")
+            suite.fail("inputs", reason, f"{count} {origin} input(s) {what}; e.g. {why}", item=origin)
         tests = [TestCase(input=text, output=out, origin=origin) for text, (out, origin) in kept.items()]
         if p.reduce == "coverage" and tests:
             tests = await reduce_by_coverage(ctx, suite, truth, tests, limits, task.entry_point)
@@ -182,6 +230,34 @@ class EvalPlusMut(Method):
         if grown < p.mutants:
             suite.fail("method", "few_mutants", f"{grown} of {p.mutants} mutants passed the ground truth "
                                                 f"after {tries} tries")
+
+
+# --------------------------------------------------------------------------- admission
+
+
+def misfit(signature: FunctionSignature | None, values: list[Any]) -> str | None:
+    """Why ``values`` cannot be the arguments of the function (its parameters and the
+    types their annotations state: the kernel's signature check), or None. A value JSON
+    cannot carry (a set, bytes) is checked as the list it would be sent as."""
+    if signature is None:
+        return None
+    try:
+        payload = json.dumps(values, default=lambda v: list(v) if isinstance(v, (set, frozenset, tuple)) else str(v))
+    except (TypeError, ValueError, RecursionError):
+        return None  # nothing to read: the ground truth's run decides
+    return signature.check(payload)
+
+
+def contracted(truth: Program, task: Task) -> Program:
+    """The ground truth with the problem's input contract in front of its body, as
+    EvalPlus builds it (prompt + contract + canonical solution); the ground truth itself
+    when there is no contract or it cannot be placed (the prompt is not the program's
+    head)."""
+    contract = task.contract
+    if not contract or not contract.strip() or not truth.code.startswith(task.statement):
+        return truth
+    code = task.statement + contract + truth.code[len(task.statement):]
+    return truth.model_copy(update={"code": code, "name": f"{truth.name}+contract"})
 
 
 # --------------------------------------------------------------------------- the library

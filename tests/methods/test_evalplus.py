@@ -143,3 +143,68 @@ def test_the_beyond_table_from_records_alone():
     assert (ours["accepted by jury tests"], ours["rejected by the suite"], ours["labelled accepted"],
             ours["labelled wrong"], ours["rejected %"], ours["tests/suite"]) == (4, 2, 1, 1, 50.0, 15.0)
     assert (jury["method"], jury["tests/suite"]) == ("jury tests", 4.0)
+
+
+# --------------------------------------------------------------------------- admission (issue 45)
+
+COUNT_UP = {
+    "task_id": "Contract/0", "entry_point": "count_up",
+    "prompt": "from typing import List\n\n\ndef count_up(n: int, items: List[int]) -> int:\n"
+              "    \"\"\" n plus the number of items; n is never negative.\n    >>> count_up(1, [5])\n    2\n"
+              "    \"\"\"\n",
+    "canonical_solution": "    return n + len(items) if n else len(items)\n",
+    "test": "\n\ndef check(candidate):\n    assert candidate(1, [5]) == 2\n    assert candidate(0, []) == 0\n",
+}
+CONTRACT = "    assert isinstance(n, int) and n >= 0, \"invalid inputs\"  # $_CONTRACT_$\n"
+
+
+def _admission_run(tmp_path: Path, record: dict, seeds: str, **params) -> dict:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    data = tmp_path / "he.jsonl"
+    data.write_text(json.dumps(record) + "\n")
+    rules = tmp_path / "rules.jsonl"
+    rules.write_text(json.dumps({"match": "function under test", "response": seeds}) + "\n")
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "tczoo.cli", "run", "--method", "evalplus-mut", "--benchmark",
+                           f"humaneval:{data}", "--model", f"scripted:{rules}", "--runner", "agreement",
+                           "--params", json.dumps({"evalplus-mut": {"llm_rounds": 1, "mutants": 0, **params}}),
+                           "--out", str(out), "-f", "json"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    [gen] = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines()]
+    return gen
+
+
+def test_inputs_that_break_the_signature_or_the_contract_are_never_tests(tmp_path):
+    """EvalPlus admits an input only when it is one of the function's (types kept by its
+    mutation, asserted by HumanEval+'s contracts) and the ground truth runs on it: a
+    string for an int, a float for an int and a list holding a string all run here
+    without an error, and are still turned away; -2 breaks the contract only."""
+    seeds = "```\n3, [1, 2]\n-2, [1]\n'x', [1]\n2.5, [1]\n1, [1, 'a']\n0, []\n```"
+    gen = _admission_run(tmp_path, {**COUNT_UP, "contract": CONTRACT}, seeds)
+    assert [t["input"] for t in gen["suite"]["tests"]] == ["[3, [1, 2]]", "[0, []]"]
+    failures = {f["reason"]: f["detail"] for f in gen["suite"]["provenance"]["failures"]}
+    assert failures["type_mismatch"].startswith("3 llm input(s) break the function's signature")
+    assert failures["contract_violation"].startswith("1 llm input(s) violate the problem's input contract")
+    # without a contract (HumanEval's own file) the out-of-domain -2 gets in; the types still keep the rest out
+    loose = _admission_run(tmp_path / "loose", dict(COUNT_UP), seeds)
+    assert [t["input"] for t in loose["suite"]["tests"]] == ["[3, [1, 2]]", "[-2, [1]]", "[0, []]"]
+    assert "contract_violation" not in {f["reason"] for f in loose["suite"]["provenance"]["failures"]}
+
+
+def test_seed_instructions_are_drawn_as_the_library_draws_them_or_in_turn(tmp_path):
+    def kinds(sub: str, how: str) -> list[str]:
+        _admission_run(tmp_path / sub, dict(COUNT_UP), "```\n1, [1]\n```", llm_rounds=9, instructions=how)
+        import re
+
+        words = {"complex": r"Write new,\s+complex", "corner": r"Write new corner-case", "difficult": r"Write new,\s+difficult"}
+        out = []
+        for line in (tmp_path / sub / "run" / "exchanges.jsonl").read_text().splitlines():
+            text = json.loads(line)["messages"][-1]["content"]
+            out += [k for k, w in words.items() if re.search(w, text)]
+        return out
+
+    turn = kinds("turn", "in_turn")
+    assert turn == ["complex", "corner", "difficult"] * 3
+    drawn = kinds("drawn", "random")
+    assert len(drawn) == 9 and drawn != turn  # seeded random.choice per request (the library's)
+    assert kinds("again", "random") == drawn
