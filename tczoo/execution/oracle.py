@@ -108,14 +108,16 @@ def check_outputs(sandbox: "Sandbox", oracle: Oracle, cases: list[tuple[str, str
 # another case, never a file of the batch. The verdict is the process's exit status (0
 # pass, ``ASSERTION_EXIT`` assertion, ``TIMEOUT_EXIT`` over its CPU time, anything else a
 # crash) or the sandbox's own verdict (TLE, MLE, SE): nothing the checker could print or
-# forge says more than it could say by judging. The checker's prints are discarded; the
-# driver's report (an assertion's message, a traceback) is on stderr, for people only.
+# forge says more than it could say by judging. ``random`` is seeded the same for every
+# case, so what a checker draws is a function of its case too. The checker's prints are
+# discarded; the driver's report (an assertion's message, a traceback) is on stderr, for
+# people only.
 ASSERTION_EXIT = 70
 TIMEOUT_EXIT = 71
 CRASH_EXIT = 72
 STARTUP_MS = 1000  # CPU time a checker's process gets besides its check: the interpreter, the checker's imports
 
-_CHECK_DRIVER = r"""import json, os, signal, sys
+_CHECK_DRIVER = r"""import _signal, os, sys
 
 _ASSERTION, _TIMEOUT, _CRASH = @CODES@
 _SOURCE = @SOURCE@
@@ -165,11 +167,12 @@ def _alarm(*_):
 
 
 def _main():
-    case = json.loads(sys.stdin.read())
-    given, captured, expected = case["input"], case["output"], case.get("expected")
-    limit_s = case["limit_s"]
+    # the host wrote the case as an ASCII Python literal of strings, None, a bool and a
+    # float (json would cost the process an import of re)
+    given, captured, expected, functional, limit_s = eval(sys.stdin.read(), {"__builtins__": {}})
     try:
-        if case["functional"]:
+        if functional:
+            import json
             try:
                 given = json.loads(given)
             except ValueError:  # a Python literal where JSON cannot carry the arguments
@@ -177,7 +180,8 @@ def _main():
                 given = ast.literal_eval(given)
             captured = _decode(captured)
             expected = None if expected is None else _decode(expected)
-        del case
+        import random
+        random.seed(0)  # a checker's verdict is a function of its case alone, whatever it draws
         sys.stdout = sys.stderr = _Sink()
         sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
         ns = {"__name__": "solution", "__builtins__": __builtins__}
@@ -189,8 +193,8 @@ def _main():
         with_expected = code is not None and (code.co_flags & 4 or code.co_argcount >= 3)
     except BaseException:
         _end(_CRASH, "while loading the checker: " + _tail(3000))
-    signal.signal(signal.SIGPROF, _alarm)
-    signal.setitimer(signal.ITIMER_PROF, limit_s)
+    _signal.signal(_signal.SIGPROF, _alarm)  # _signal: signal itself would import enum
+    _signal.setitimer(_signal.ITIMER_PROF, limit_s)
     try:
         if with_expected:
             fn(given, captured, expected)
@@ -199,10 +203,10 @@ def _main():
     except _TczooAlarm:
         _end(_TIMEOUT, "over %.1f s of CPU time" % limit_s)
     except AssertionError as e:
-        signal.setitimer(signal.ITIMER_PROF, 0)
+        _signal.setitimer(_signal.ITIMER_PROF, 0)
         _end(_ASSERTION, ("AssertionError: %s" % e)[:500] + "\n" + _tail(800))
     except BaseException:
-        signal.setitimer(signal.ITIMER_PROF, 0)
+        _signal.setitimer(_signal.ITIMER_PROF, 0)
         _end(_CRASH, _tail(1500))
     _end(0)
 
@@ -232,7 +236,7 @@ def checker_takes_expected(code: str) -> bool:
 def checker_program(code: str) -> Program:
     """The program that runs ``check_output`` of ``code`` on the one case on its stdin."""
     head, tail = _CHECK_DRIVER.replace("@CODES@", repr((ASSERTION_EXIT, TIMEOUT_EXIT, CRASH_EXIT))).split("@SOURCE@")
-    return Program(code=head + repr(with_prelude(code)) + tail, language=Language.PYTHON, name="tczoo-checker")
+    return Program(code=head + repr(with_prelude(code, lean=True)) + tail, language=Language.PYTHON, name="tczoo-checker")
 
 
 def checker_limits(time_ms: int, memory_mb: int = 1024) -> Limits:
@@ -272,10 +276,7 @@ def check_with_checker(sandbox: "Sandbox", code: str, pairs: list[tuple[str, str
 
     def job(case: tuple[str, str, str | None]) -> Job:
         given, output, exp = case
-        body: dict = {"input": given, "output": output, "functional": functional, "limit_s": limit_s}
-        if exp is not None:
-            body["expected"] = exp
-        return Job(program=program, stdin=json.dumps(body), limits=limits)
+        return Job(program=program, stdin=ascii((given, output, exp, functional, limit_s)), limits=limits)
 
     runs = sandbox.run_many([job(unique[k]) for k in order])
     verdicts = {unique[k]: _verdict_of(run, limit_s) for k, run in zip(order, runs)}
