@@ -6,8 +6,11 @@ solution of the wrong complexity time out — whose inputs the selected validato
 filters, deduplicated and drawn from the three buckets in turn; and, for problems with
 several correct answers, a checker selected among three candidates on labelled
 scenarios. Interactive problems (AutoCode's interactor) are skipped, one failure line,
-no LLM call: the zoo runs no interactor. One configuration of the agent loop
-(``tczoo.agent``); docs/agents.md lists what differs from the paper.
+no LLM call: the zoo runs no interactor. The suite is every input the validator keeps,
+bucket-balanced (the paper's: filtered, deduplicated, sampled by bucket; it fixes no
+size we could find); ``use_task_budget`` asks for and keeps the runner's budget instead
+(ours). One configuration of the agent loop (``tczoo.agent``); docs/agents.md lists
+what differs from the paper.
 """
 
 from __future__ import annotations

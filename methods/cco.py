@@ -6,9 +6,13 @@ a new program) and its commands (some dropped, some added), for three judged
 generations (the authors' ``max_iterations``).
 
 The method sees the spec+correct+wrong setting's share of the wrong submissions (and
-the runner's correct programs) and nothing else: the agreement runner judges the suite
-on the submissions it was not shown. The authors' own evaluation feeds back and scores
-on the same pool (docs/agents.md).
+the runner's correct programs) and nothing else. The authors' evaluation feeds back and
+scores on the same pool (in-sample), so the agreement runner judges a cco suite on every
+labelled submission by default (``judges_shown``); its ``judged: held_out`` option
+leaves the shown ones out (ours). The suite is every test the generator's commands make
+(the paper's); ``use_task_budget`` asks for and keeps the runner's budget instead (ours).
+Sampling is the authors' configuration: at most 8,000 tokens, and the temperature their
+code leaves to the API (it sends none; the OpenAI API's default is 1.0) (docs/agents.md).
 """
 
 from __future__ import annotations
@@ -20,6 +24,10 @@ from tczoo.schema import Setting
 
 
 class CcoParams(AgentParams):
+    temperature: float | None = Field(1.0, ge=0, description="the authors' code sends none: the API's default "
+                                                            "(OpenAI's: 1.0)")
+    max_tokens: int | None = Field(8000, ge=1, description="the authors' configuration (OpenAIConfig.max_tokens; "
+                                                          "its production preset too)")
     validator_rounds: int = Field(3, ge=1, description="as ccplus")
     generator_rounds: int = Field(3, ge=1, description="as ccplus: the generator-validator feedback")
     feedback_rounds: int = Field(3, ge=0, description="judged generations on the shown submissions (the authors' "
@@ -34,6 +42,7 @@ class Cco(AgentMethod):
     summary = "ccplus + feedback rounds: correct solutions rejected and wrong ones accepted drive the revisions"
     setting = Setting.SPEC_CORRECT_WRONG
     shown_fixes = False  # the feedback shows wrong submissions, never a corrected version
+    judges_shown = True  # the authors' evaluation judges the pool that fed back (in-sample)
     Params = CcoParams
     steps = AgentSteps(validator="ccplus/validator", validator_revise="ccplus/validator_revise",
                        generator="ccplus/generator", generator_revise="ccplus/generator_revise",

@@ -5,7 +5,10 @@ its comments, go back to the generator agent for a revision, until every input p
 outputs come from the correct code; a checker is written for problems that accept
 several answers. One configuration of the agent loop (``tczoo.agent``; docs/agents.md
 says what differs from the paper: Python generators instead of testlib, our round
-budgets where the paper gives none).
+budgets where the paper gives none). The suite is every test the generator's commands
+make, as many commands as the agent writes (the paper's: its released data are the
+suites the commands produce, in 1x-5x versions); ``use_task_budget`` asks for and keeps
+the runner's budget instead (ours).
 """
 
 from __future__ import annotations

@@ -27,7 +27,8 @@ accepted but rejected, TN: wrong and rejected, FP: wrong but accepted):
   arXiv:2505.24098), over the pooled programs (micro);
 - DR, the share of incorrect solutions some test detects, and VAcc, 1 when every
   incorrect solution is detected — SAGA (Ma et al., 2025, arXiv:2507.06920), averaged
-  over problems (VAcc: the share of problems);
+  over problems (VAcc: the share of problems); DR@k and VAcc@k on the suite's first k
+  tests (SAGA's Table 2: k = 20, 50);
 - Fault Coverage@N, the share of incorrect solutions that fail one of the suite's first
   N tests (N = 1, 5, 10, 20), averaged over problems, and Fault Exposure, the share of
   targeted incorrect solutions the single test written for each exposes (over all
@@ -38,6 +39,12 @@ DR, VAcc, Coverage@N and Exposure count a wrong submission as detected only by a
 tests take their outputs from correct solutions, so a test with a wrong expected output
 would otherwise "detect" everything (``detect_on: all`` counts every usable test).
 TPR/TNR/precision/consistency judge with the whole suite, as a judge would.
+
+Which submissions judge a suite (``judged``): by default the method's paper's
+population — every labelled submission for a method whose paper scores its suites on
+the submissions it was shown (``Method.judges_shown``: SAGA, CodeContests-O), else
+only those its task did not show it (``Task.shown_programs``); ``all`` and
+``held_out`` force one or the other.
 
 Never a verdict: a submission that cannot run here (a compile error, no compiler) is
 reported and left out of every count; a sandbox failure on a test a submission's
@@ -66,6 +73,7 @@ from tczoo.schema import Oracle, OracleKind, Problem, ScoreRecord, Setting, Task
 from tczoo.submissions import CandidatePool, Label, LabelledSubmission, labelled_submissions
 
 COVERAGE = (1, 5, 10, 20)
+AT = (20, 50)  # SAGA's DR@k / VAcc@k (Table 2)
 _SHARED: dict[str, dict[str, Any]] = {}  # reference rows computed in this process (see AgreementRunner.reference)
 _SHARED_LOCK = threading.Lock()
 SOURCES = ("jury", "benchmark", "candidate")
@@ -78,7 +86,15 @@ class AgreementParams(RunnerParams):
         default_factory=lambda: list(SOURCES), description="which labelled submissions judge the suites")
     reference: bool = Field(True, description="score the jury's golden tests too (the reference row)")
     coverage: list[int] = Field(default_factory=lambda: list(COVERAGE), description="N of Fault Coverage@N")
-    budget: int | None = Field(None, ge=1, description="tests a method is asked for (None: the largest N)")
+    at: list[int] = Field(default_factory=lambda: list(AT), description="k of DR@k and VAcc@k, on the suite's "
+                                                                      "first k tests (SAGA's Table 2: 20, 50)")
+    budget: int | None = Field(None, ge=1, description="tests a method is asked for (None: the largest N of "
+                                                       "Cov@N); a method whose paper sets its own suite size "
+                                                       "uses it only when told to (its use_task_budget)")
+    judged: Literal["paper", "all", "held_out"] = Field(
+        "paper", description="which labelled submissions judge a suite: the method's paper's population "
+                             "(every one when the paper judges the submissions its method was shown — SAGA, "
+                             "CodeContests-O —, else the held-out ones), all, or only those the task did not show")
     exposure_tests: int = Field(1, ge=1, description="tests a spec+target method writes per target "
                                                     "(TestCase-Eval: one)")
     max_targets: int | None = Field(None, ge=1, description="wrong submissions targeted per problem (None: all)")
@@ -98,13 +114,15 @@ def _pct(num: int, den: int) -> float | None:
 
 
 def agreement(rows: list[dict[str, Any]], positions: list[int], *, coverage=COVERAGE, detect_on: str = "sound",
-              targets: list[str] = (), exposure_tests: int = 1) -> tuple[dict[str, float], dict[str, Any]]:
+              targets: list[str] = (), exposure_tests: int = 1, at=AT) -> tuple[dict[str, float], dict[str, Any]]:
     """Every metric of one suite from its matrix: ``rows`` are submissions
     ``{"name", "label": "accepted"|"wrong", "cannot_run": str, "verdicts": [...]}`` with
     one verdict per usable test (``AC``, ``WA``, ``TLE``, ``RE``, ``MLE``, ``OLE``,
     ``SE``, ``""`` not run); ``positions[p]`` is the suite index of usable test ``p``.
     Returns (metrics, facts): metrics in %, counts as floats; a rate without a
-    denominator is absent, never 0."""
+    denominator is absent, never 0. Coverage@N (TestCase-Eval) and DR@k (SAGA) are one
+    number, the detection rate on the suite's first N tests: ``cov@N`` for every N of
+    ``coverage`` and ``at``, with ``vacc@k`` beside it for every k of ``at``."""
     n = len(positions)
     status = {r["name"]: _status(r) for r in rows}
     accepted = [r for r in rows if r["label"] == Label.ACCEPTED.value and status[r["name"]] != CANNOT_RUN]
@@ -145,12 +163,14 @@ def agreement(rows: list[dict[str, Any]], positions: list[int], *, coverage=COVE
         m["dr"] = 100.0 * len(detected) / len(decided)
         if len(decided) == len(wrong):
             m["vacc"] = 100.0 if len(detected) == len(decided) else 0.0
-    for big_n in coverage:
+    for big_n in sorted({*coverage, *at}):
         hit = [r for r in wrong if first[r["name"]] is not None and positions[first[r["name"]]] < big_n]
         known = [r for r in wrong if r in hit or not unknown_before(r, big_n)]
         m[f"cov@{big_n}_n"], m[f"cov@{big_n}_detected"] = float(len(known)), float(len(hit))
         if known:
             m[f"cov@{big_n}"] = 100.0 * len(hit) / len(known)
+            if big_n in at and len(known) == len(wrong):
+                m[f"vacc@{big_n}"] = 100.0 if len(hit) == len(known) else 0.0
     facts: dict[str, Any] = {"status": status, "sound": sound, "first_detection": first,
                              "vacuous_soundness": not accepted}
     exposures = {}
@@ -230,6 +250,9 @@ class AgreementRunner(Runner):
         if not subs:
             return []
         setting = method_cls.setting
+        judged = self.params.judged
+        if judged == "paper":
+            judged = "all" if getattr(method_cls, "judges_shown", False) else "held_out"
         keys = (lambda base: [base if samples == 1 else (f"{base}/s{i}" if base else f"s{i}") for i in range(samples)])
         if setting is Setting.SPEC_TARGET:
             wrong = [s for s in subs if s.label is Label.WRONG]
@@ -240,7 +263,7 @@ class AgreementRunner(Runner):
             for target in wrong:
                 task = Task.from_problem(problem, setting, budget=self.params.exposure_tests, seed=seed,
                                          target=target.program)
-                context: dict[str, Any] = {"target": target.name}
+                context: dict[str, Any] = {"target": target.name, "judged": judged}
                 if target.name in index:
                     context["wrong"] = index[target.name]
                 for i, key in enumerate(keys(f"target:{target.name}")):
@@ -255,10 +278,11 @@ class AgreementRunner(Runner):
             fixes = getattr(method_cls, "shown_fixes", True)
             task_of = (lambda i: Task.from_problem(problem, setting, budget=self.budget(problem), seed=seed + i,
                                                    correct=[g.program for g in given], fixes=fixes))
-            return [TaskSpec(key=key, task=task_of(i), sample=i, context={"given": [g.name for g in given]})
+            return [TaskSpec(key=key, task=task_of(i), sample=i,
+                             context={"given": [g.name for g in given], "judged": judged})
                     for i, key in enumerate(keys(""))]
         return [TaskSpec(key=key, task=Task.from_problem(problem, setting, budget=self.budget(problem), seed=seed + i),
-                         sample=i)
+                         sample=i, context={"judged": judged})
                 for i, key in enumerate(keys(""))]
 
     # ------------------------------------------------------------------ scoring
@@ -294,7 +318,7 @@ class AgreementRunner(Runner):
                          "notes": {str(p): note for p, note in list(j.notes.items())[:3]}})
         metrics, facts = agreement(rows, judge.usable, coverage=self.params.coverage,
                                    detect_on=self.params.detect_on, targets=list(targets),
-                                   exposure_tests=self.params.exposure_tests)
+                                   exposure_tests=self.params.exposure_tests, at=self.params.at)
         for r in rows:
             r["status"] = facts["status"][r["name"]]
         for i in facts["sound"]:
@@ -309,7 +333,8 @@ class AgreementRunner(Runner):
         for part in (problem.id, str(problem.time_limit_ms), str(problem.memory_limit_mb), problem.checker or "",
                      problem.entry_point or "",
                      problem.output_validator.model_dump_json() if problem.output_validator else "",
-                     self.params.detect_on, repr(self.params.coverage), str(self.params.checker_time_ms)):
+                     self.params.detect_on, repr(self.params.coverage), repr(self.params.at),
+                     str(self.params.checker_time_ms)):
             h.update(part.encode(errors="surrogatepass") + b"\0")
         for t in problem.golden_tests:
             h.update(hashlib.sha256(f"{t.input}\0{t.output}".encode(errors="surrogatepass")).digest())
@@ -350,18 +375,32 @@ class AgreementRunner(Runner):
 
     def score(self, problem: Problem, spec: TaskSpec, suite: TestSuite) -> ScoreRecord:
         given = set(spec.context.get("given") or [])
-        # Nothing the task showed the method is judged: its correct programs, and the wrong
-        # submissions (with their corrections) a spec+correct+wrong task shows (SAGA).
+        # What the task showed the method: its correct programs, and the wrong submissions
+        # (with their corrections) a spec+correct+wrong task shows (SAGA, CodeContests-O).
+        # Held out (ours, and the default where the paper does not judge them): none of it
+        # is judged; judged "all" (the paper's population for SAGA and CodeContests-O):
+        # every labelled submission is.
         shown = spec.task.shown_programs() if spec.task is not None else set()
-        subs = [s for s in self.submissions(problem) if s.name not in given and s.program.digest not in shown]
-        given |= {s.name for s in self.submissions(problem) if s.program.digest in shown}
+        everything = self.submissions(problem)
+        given |= {s.name for s in everything if s.program.digest in shown}
+        judged = spec.context.get("judged", "held_out")  # records made before the option: held out
+        subs = everything if judged == "all" else [s for s in everything if s.name not in given]
         target = spec.context.get("target")
         record = ScoreRecord(runner=self.name, method=suite.provenance.method, model=suite.provenance.model,
                              problem_id=problem.id)
         detail: dict[str, Any] = {"oracle": suite.oracle.kind.value, "coverage": list(self.params.coverage),
-                                  "detect_on": self.params.detect_on, "given": sorted(given)}
+                                  "at": list(self.params.at), "detect_on": self.params.detect_on,
+                                  "given": sorted(given), "judged": judged,
+                                  "left_out": sorted(given) if judged != "all" else [],
+                                  "candidates": self.params.candidates if "candidate" in self.params.sources
+                                  else None}
         if target:
             detail["target"] = target
+        if spec.task is not None:
+            task = spec.task
+            detail["shown"] = {"correct": len(task.correct_programs), "wrong": len(task.wrong_pairs),
+                               "fixes": sum(pair.fixed is not None for pair in task.wrong_pairs)}
+        detail["oracle_programs"] = list(spec.context.get("given") or [])
         if self.params.reference:
             detail["reference"] = self.reference(problem)
         why = self.cannot_score(suite)
@@ -385,6 +424,73 @@ class AgreementRunner(Runner):
         return record
 
     # ------------------------------------------------------------------ tables
+
+    def settings_used(self, scores: list[ScoreRecord]) -> list[tuple[str, str]]:
+        """What judged the suites and what the methods were shown, read from the records:
+        the labelled submissions judged (all, or held out) with their counts, the correct
+        programs handed to a method as its oracle, the shown wrong submissions, the
+        candidates file, the suites' sizes."""
+        scores = [s for s in scores if s.runner == self.name]
+        if not scores:
+            return []
+        by_method: dict[str, list[ScoreRecord]] = defaultdict(list)
+        for s in scores:
+            by_method[s.method].append(s)
+        judged, oracle, shown, sizes = [], [], [], []
+        for method, recs in sorted(by_method.items()):
+            per_problem: dict[str, ScoreRecord] = {}
+            for r in recs:
+                if isinstance(r.detail.get("submissions"), list):
+                    per_problem.setdefault(r.problem_id, r)
+            acc = sum(sub.get("label") == Label.ACCEPTED.value for r in per_problem.values()
+                      for sub in r.detail["submissions"])
+            wrong = sum(sub.get("label") == Label.WRONG.value for r in per_problem.values()
+                        for sub in r.detail["submissions"])
+            populations = {str(r.detail.get("judged", "held_out")) for r in recs}
+            left = {(r.problem_id, name) for r in recs for name in r.detail.get("left_out", r.detail.get("given", []))
+                    if r.detail.get("judged", "held_out") != "all"}
+            if populations == {"all"}:
+                how = "every labelled submission, those shown to the method included"
+            elif populations == {"held_out"}:
+                how = (f"the held-out submissions ({len(left)} shown to the method left out)" if left else
+                       "the held-out submissions (none was shown to the method)")
+            else:
+                how = "all in some suites, held out in others"
+            counts = (f"{acc} accepted and {wrong} wrong judged over {len(per_problem)} problem(s)" if per_problem
+                      else "no suite was judged (every suite failed)")
+            judged.append(f"{method}: {how}; {counts}")
+            handed = sorted({len(r.detail.get("oracle_programs") or []) for r in recs})
+            if handed != [0]:
+                fate = ("judged too" if populations == {"all"} else "left out of the judged submissions"
+                        if populations == {"held_out"} else "left out where held out")
+                oracle.append(f"{method}: {'/'.join(map(str, handed))} accepted program(s) of the problem per task "
+                              f"(runner's method_correct, seeded draw), {fate}")
+            seen = [r.detail.get("shown") for r in recs if isinstance(r.detail.get("shown"), dict)]
+            if any(x.get("wrong") for x in seen):
+                first = {r.problem_id: r.detail["shown"] for r in recs if isinstance(r.detail.get("shown"), dict)}
+                c = sum(x.get("correct", 0) for x in first.values())
+                w = sum(x.get("wrong", 0) for x in first.values())
+                f = sum(x.get("fixes", 0) for x in first.values())
+                shown.append(f"{method}: {c} correct program(s) and {w} wrong submission(s)"
+                             + (f", {f} with a corrected version" if f else ", without corrections")
+                             + f" over {len(first)} problem(s) (half of each problem's wrong submissions, fixed by "
+                               f"hash: tczoo.schema.shown_wrong)")
+            n = [float(r.metrics.get("n_tests", 0.0)) for r in recs]
+            if n:
+                sizes.append(f"{method}: {sum(n) / len(n):.1f} on average ({min(n):.0f}-{max(n):.0f}) over "
+                             f"{len(n)} suite(s), every test the method kept")
+        out = [("judged", "; ".join(judged))]
+        if oracle:
+            out.append(("oracle programs", "; ".join(oracle)))
+        if shown:
+            out.append(("shown", "; ".join(shown)))
+        files = sorted({str(s.detail.get("candidates")) for s in scores if s.detail.get("candidates")})
+        n_cand = sum(sub.get("source") == "candidate" for s in scores
+                     for sub in (s.detail.get("submissions") or []) if isinstance(sub, dict))
+        out.append(("candidates", f"{', '.join(files)}: {n_cand} labelled candidate judgement(s) over the suites"
+                    if files else "none: no candidates file (only the problems' own labelled submissions)"))
+        out.append(("tests per suite", "; ".join(sizes)))
+        return out
 
     def label(self, method: str) -> str:
         return method  # the metric tables name methods as registered

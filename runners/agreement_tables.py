@@ -4,7 +4,7 @@ Averaging follows each metric's paper (docs/agreement.md):
 
 - macro — per problem (the mean of its suites, when a method made several), then the
   mean over the problems where the metric is defined: TPR and TNR (CodeContests+,
-  CodeContests-O), DR and VAcc (SAGA), Fault Coverage@N (TestCase-Eval);
+  CodeContests-O), DR and VAcc, DR@k and VAcc@k (SAGA), Fault Coverage@N (TestCase-Eval);
   Avg = (TPR + TNR) / 2 of those means (CodeContests-O);
 - micro — pooled over every judged submission of every suite: FPR, FNR and
   consistency (AutoCode), precision and recall (HardTests), Fault Exposure over every
@@ -40,18 +40,22 @@ def macro(items: list[tuple[str, dict[str, float]]], key: str) -> float | None:
     return _mean([sum(v) / len(v) for v in by_problem.values()])
 
 
-def aggregate(items: list[tuple[str, dict[str, float]]], coverage: list[int]) -> dict[str, Any]:
+def aggregate(items: list[tuple[str, dict[str, float]]], coverage: list[int], at: list[int] = ()) -> dict[str, Any]:
     """The row values over (problem id, suite metrics) items."""
     total = {k: sum(m.get(k, 0.0) for _, m in items) for k in ("tp", "fn", "tn", "fp", "exposed", "exposure_n")}
     tp, fn, tn, fp = total["tp"], total["fn"], total["tn"], total["fp"]
     tpr, tnr = macro(items, "tpr"), macro(items, "tnr")
     row: dict[str, Any] = {
         "problems": len({pid for pid, _ in items}), "suites": len(items),
+        "tests/suite": _mean([m["n_tests"] for _, m in items if "n_tests" in m]),
         "TPR": tpr, "TNR": tnr, "Avg": (tpr + tnr) / 2 if tpr is not None and tnr is not None else None,
         "FPR": _pct(fp, fp + tn), "FNR": _pct(fn, fn + tp), "Consistency": _pct(tp + tn, tp + tn + fp + fn),
         "Precision": _pct(tp, tp + fp), "Recall": _pct(tp, tp + fn),
         "DR": macro(items, "dr"), "VAcc": macro(items, "vacc"),
     }
+    for k in at:
+        row[f"DR@{k}"] = macro(items, f"cov@{k}")  # DR on the first k tests: Coverage@k by another name
+        row[f"VAcc@{k}"] = macro(items, f"vacc@{k}")
     for n in coverage:
         row[f"Cov@{n}"] = macro(items, f"cov@{n}")
     if total["exposure_n"]:
@@ -64,6 +68,7 @@ def summarize(scores: list[ScoreRecord]) -> list[Table]:
     if not scores:
         return []
     coverage = sorted({int(n) for s in scores for n in s.detail.get("coverage", [])})
+    at = sorted({int(k) for s in scores for k in s.detail.get("at", [])})
     groups: dict[tuple[str, str], list[ScoreRecord]] = defaultdict(list)
     reference: dict[str, dict[str, Any]] = {}
     for s in scores:
@@ -73,6 +78,7 @@ def summarize(scores: list[ScoreRecord]) -> list[Table]:
             reference.setdefault(s.problem_id, ref)
     exposure = any(s.detail.get("target") for s in scores)
     metric_cols = ["TPR", "TNR", "Avg", "FPR", "FNR", "Consistency", "Precision", "Recall", "DR", "VAcc",
+                   *[c for k in at for c in (f"DR@{k}", f"VAcc@{k}")],
                    *[f"Cov@{n}" for n in coverage], *(["Exposure"] if exposure else [])]
     rows, counts = [], []
     cannot_run: set[tuple[str, str]] = set()
@@ -91,25 +97,35 @@ def summarize(scores: list[ScoreRecord]) -> list[Table]:
             if s.detail.get("vacuous_soundness"):
                 vacuous.add(s.problem_id)
         if items:
-            row = {"model": model, "method": method, **aggregate(items, coverage)}
+            row = {"model": model, "method": method, **aggregate(items, coverage, at)}
         else:
             row = {"model": model, "method": method, "problems": len({s.problem_id for s in recs}), "suites": 0,
+                   "tests/suite": _mean([float(s.metrics.get("n_tests", 0.0)) for s in recs]),
                    **{c: NO_VALID for c in metric_cols}}
         rows.append(row)
-        counts.append(_counts(model, method, items, failed_suites[(model, method)]))
+        counts.append(_counts(model, method, items, failed_suites[(model, method)], _judged(recs)))
     ref_items = [(pid, r["metrics"]) for pid, r in sorted(reference.items()) if "metrics" in r]
     ref_failed = sorted(pid for pid, r in reference.items() if "metrics" not in r)
     if ref_items:
-        rows.append({"model": REFERENCE_MODEL, "method": REFERENCE, **aggregate(ref_items, coverage)})
-        counts.append(_counts(REFERENCE_MODEL, REFERENCE, ref_items, len(ref_failed)))
-    notes = _notes(scores, coverage, cannot_run, undetermined, failed_suites, vacuous, ref_failed)
+        rows.append({"model": REFERENCE_MODEL, "method": REFERENCE, **aggregate(ref_items, coverage, at),
+                     "tests/suite": _mean([float(r["tests"]) for _, r in sorted(reference.items())
+                                           if "metrics" in r and isinstance(r.get("tests"), int)])})
+        counts.append({**_counts(REFERENCE_MODEL, REFERENCE, ref_items, len(ref_failed), "all"),
+                       "tests/suite": rows[-1]["tests/suite"]})
+    notes = _notes(scores, coverage, at, cannot_run, undetermined, failed_suites, vacuous, ref_failed)
     tables = [Table(title="The suite as a judge: agreement with the labelled submissions (%)",
-                    columns=["model", "method", "problems", "suites", *metric_cols], rows=rows, notes=notes),
+                    columns=["model", "method", "problems", "suites", "tests/suite", *metric_cols], rows=rows,
+                    notes=notes),
               Table(title="Labelled submissions judged (pooled counts)",
-                    columns=["model", "method", "suites", "accepted judged", "wrong judged", "TP", "FN", "TN", "FP",
-                             "usable tests", "sound tests", "cannot run", "undetermined", "failed suites"],
+                    columns=["model", "method", "suites", "tests/suite", "judged", "accepted judged", "wrong judged",
+                             "TP", "FN", "TN", "FP", "usable tests", "sound tests", "cannot run", "undetermined",
+                             "failed suites"],
                     rows=counts,
-                    notes=["TP: accepted and accepted by the suite; FN: accepted, rejected; TN: wrong, rejected; "
+                    notes=["tests/suite: the mean number of tests of a scored suite (every test it holds, usable or "
+                           "not). judged: which labelled submissions judged the suites — all (the method's paper "
+                           "judges the submissions its method was shown: SAGA, CodeContests-O) or held out (those "
+                           "the task showed the method are left out); see the runner's judged option",
+                           "TP: accepted and accepted by the suite; FN: accepted, rejected; TN: wrong, rejected; "
                            "FP: wrong, accepted (positive = accepted). usable / sound tests: summed over suites. "
                            "cannot run and undetermined submissions are in no count above"])]
     if exposure:
@@ -121,25 +137,36 @@ def summarize(scores: list[ScoreRecord]) -> list[Table]:
 
 
 REFERENCE, REFERENCE_MODEL = "jury tests", "(reference)"
+JUDGED = {"all": "all", "held_out": "held out"}
 
 
-def _counts(model: str, method: str, items: list[tuple[str, dict[str, float]]], failed: int) -> dict[str, Any]:
+def _judged(recs: list[ScoreRecord]) -> str:
+    """Which submissions judged these records' suites, in words (records made before
+    the ``judged`` option left the shown ones out)."""
+    seen = sorted({JUDGED.get(str(s.detail.get("judged", "held_out")), "?") for s in recs})
+    return " / ".join(seen)
+
+
+def _counts(model: str, method: str, items: list[tuple[str, dict[str, float]]], failed: int,
+            judged: str = "") -> dict[str, Any]:
     def tot(key: str) -> int:
         return int(sum(m.get(key, 0.0) for _, m in items))
 
     return {"model": model, "method": method, "suites": len(items),
+            "tests/suite": _mean([m["n_tests"] for _, m in items if "n_tests" in m]), "judged": judged,
             "accepted judged": tot("tp") + tot("fn"), "wrong judged": tot("tn") + tot("fp"),
             "TP": tot("tp"), "FN": tot("fn"), "TN": tot("tn"), "FP": tot("fp"),
             "usable tests": tot("n_tests_usable"), "sound tests": tot("n_sound"),
             "cannot run": tot("n_cannot_run"), "undetermined": tot("n_undetermined"), "failed suites": failed}
 
 
-def _notes(scores, coverage, cannot_run, undetermined, failed_suites, vacuous, ref_failed) -> list[str]:
+def _notes(scores, coverage, at, cannot_run, undetermined, failed_suites, vacuous, ref_failed) -> list[str]:
     detect = {s.detail.get("detect_on", "sound") for s in scores}
     cov = ", ".join(f"Cov@{n}" for n in coverage)
+    ats = "".join(f", DR@{k}, VAcc@{k}" for k in at)
     notes = [
-        f"macro (per problem, then the mean over problems): TPR, TNR (CodeContests+, CodeContests-O), DR, VAcc "
-        f"(SAGA), {cov} (TestCase-Eval); Avg = (TPR + TNR) / 2 (CodeContests-O); micro (pooled submissions): "
+        f"macro (per problem, then the mean over problems): TPR, TNR (CodeContests+, CodeContests-O), DR, VAcc"
+        f"{ats} (SAGA), {cov} (TestCase-Eval); Avg = (TPR + TNR) / 2 (CodeContests-O); micro (pooled submissions): "
         f"FPR, FNR, Consistency (AutoCode), Precision, Recall (HardTests)"
         + (", Exposure (TestCase-Eval)" if any(s.detail.get("target") for s in scores) else "")
         + ". Positive = accepted, so FPR = wrong submissions the suite accepts; FPR is not 100 - TNR when "
@@ -148,6 +175,9 @@ def _notes(scores, coverage, cannot_run, undetermined, failed_suites, vacuous, r
         "submission passes (a sound test)" if detect == {"sound"} else
         "DR, VAcc, Cov@N and Exposure count detection by every usable test (detect_on: all)",
         "an empty cell: no submission of that label, or no target, to compute it on",
+        "tests/suite: the mean number of tests of the scored suites (of the golden tests on the reference row)"
+        + (f"; DR@k and VAcc@k judge with a suite's first k tests only (all of them when it has fewer): SAGA "
+           f"reports both at k = {', '.join(str(k) for k in at)}" if at else ""),
     ]
     if cannot_run:
         names = ", ".join(f"{pid}:{name}" for pid, name in sorted(cannot_run)[:6])
@@ -173,6 +203,7 @@ def _notes(scores, coverage, cannot_run, undetermined, failed_suites, vacuous, r
 
 def _exposure_table(scores: list[ScoreRecord]) -> Table:
     per: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    sizes: dict[tuple[str, str], list[float]] = defaultdict(list)
     for s in scores:
         target = s.detail.get("target")
         exposed = s.detail.get("exposed")
@@ -181,19 +212,22 @@ def _exposure_table(scores: list[ScoreRecord]) -> Table:
         category = next((sub.get("category") for sub in s.detail.get("submissions", [])
                          if sub.get("name") == target), None) or "unknown"
         key = category if category in CATEGORY_COLUMNS else "other"
+        sizes[(s.model, s.method)].append(float(s.metrics.get("n_tests", 0.0)))
         for bucket in ("all", key):
             per[(s.model, s.method)][bucket][0] += int(bool(exposed))
             per[(s.model, s.method)][bucket][1] += 1
     rows = []
     for (model, method), buckets in sorted(per.items()):
         row: dict[str, Any] = {"model": model, "method": method, "targets": buckets["all"][1],
+                               "tests/suite": _mean(sizes[(model, method)]),
                                "exposed": buckets["all"][0], "Exposure": _pct(*buckets["all"])}
         for c in (*CATEGORY_COLUMNS, "other"):
             if c in buckets:
                 row[c] = _pct(*buckets[c])
         rows.append(row)
     return Table(title="Fault Exposure by the target's failure (TestCase-Eval Task 2; %)",
-                 columns=["model", "method", "targets", "exposed", "Exposure", *CATEGORY_COLUMNS, "other"], rows=rows,
+                 columns=["model", "method", "targets", "tests/suite", "exposed", "Exposure", *CATEGORY_COLUMNS,
+                          "other"], rows=rows,
                  notes=["a target is exposed when one of the first exposure_tests tests of the suite written for it "
                         "is sound and rejects it; columns by the target's known verdict (WA, TLE, RE, MLE; other: "
                         "unknown or several)"])

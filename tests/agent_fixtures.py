@@ -129,7 +129,7 @@ CHECK_CRASH = "def check_output(input_str, output_str, expected_str):\n    retur
 
 CCPLUS_VALIDATOR = r"You are the validator agent of a team"
 CCPLUS_VALIDATOR_REVISE = r"## Your current validator"
-CCPLUS_GENERATOR = r"Write one generator program for this problem and \d+ commands"
+CCPLUS_GENERATOR = r"Write one generator program for this problem and (\d+ commands|as many\s+commands)"
 CCPLUS_GENERATOR_REVISE = r"Fix them, keeping the tests that were right"
 CCPLUS_CHECKER_REVISE = r"## Your current checker"
 CCO_FEEDBACK = r"Your tests were run on known correct and known wrong"
@@ -197,7 +197,7 @@ AUTO_SCENARIOS = json.dumps([
 AUTO_PROBES_RULE = r"near-valid illegal inputs for this problem"
 AUTO_VALIDATOR = r"the one that judges a bench of valid and near-valid"
 AUTO_VALIDATOR_REVISE = r"## The best validator so far"
-AUTO_GENERATOR_RULE = r"in three groups"
+AUTO_GENERATOR_RULE = r"in three groups|as many as each of\s+these three groups needs"
 AUTO_GENERATOR_REVISE = r"rejected\. Fix them\."
 AUTO_SCENARIOS_RULE = r"Write \d+ scenarios"
 AUTO_CHECKER = r"judges a bench of\s+labelled outputs best"

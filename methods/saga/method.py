@@ -8,11 +8,13 @@ and from where wrong human submissions part ways with their corrected versions
 Setting: specification + correct code + part of the wrong submissions, each with a
 corrected version (``Setting.SPEC_CORRECT_WRONG``). Which wrong submissions a task
 shows is the kernel's split (``tczoo.schema.shown_wrong``: half of them, fixed by
-hash); the rest are held out, and a runner scoring against labelled submissions leaves
-out every program the task showed (``Task.shown_programs``), so SAGA is never scored
-on the submissions it analysed. Benchmarks rarely keep a submitter's own later
-accepted submission, so the corrected version is the accepted solution closest to the
-wrong one (``tczoo.schema.fix_for``).
+hash). The paper's DR and VAcc are over every incorrect submission of a problem, the
+ones its differential analysis read included, so the agreement runner judges SAGA's
+suites on all of them by default (``judges_shown``); its ``judged: held_out`` option
+leaves every program the task showed out (ours: fewer wrong submissions, an easier
+VAcc — docs/saga.md). Benchmarks rarely keep a submitter's own later accepted
+submission, so the corrected version is the accepted solution closest to the wrong one
+(``tczoo.schema.fix_for``).
 
 1. **Multidimensional analysis** (``saga/multidim``, ``multidim_answers`` answers):
    shown one correct solution (C++ first), the model derives the constraints the code
@@ -102,6 +104,7 @@ class Saga(Method):
     setting = Setting.SPEC_CORRECT_WRONG
     produces = OracleKind.EXPECTED_OUTPUT
     runner = "agreement"
+    judges_shown = True  # SAGA's DR/VAcc are over every incorrect submission, the analysed ones included
     Params = SagaParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:

@@ -56,7 +56,12 @@ class AgentParams(MethodParams):
     # generator
     generator_rounds: int = Field(3, ge=1, description="rounds of writing and revising the generator from failed "
                                                        "commands and validator verdicts")
-    commands: int | None = Field(None, ge=1, description="commands asked for (None: the runner's test budget)")
+    commands: int | None = Field(None, ge=1, description="commands asked for (None: as many as the agent "
+                                                     "writes, the papers' practice, or with use_task_budget the "
+                                                     "runner's test budget)")
+    use_task_budget: bool = Field(False, description="ours: ask for the runner's test budget of commands and keep "
+                                                     "at most that many tests (the papers use the whole suite "
+                                                     "their commands make)")
     max_commands: int = Field(200, ge=1, description="commands run at most (an answer listing more: the first ones; "
                                                      "ours, a bound on sandbox time)")
     per_command: int = Field(1, ge=1, description="inputs kept from one command (a command may return a list)")

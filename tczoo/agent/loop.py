@@ -371,8 +371,15 @@ class AgentLoop:
             if clean:
                 break
 
-    def n_commands(self) -> int:
-        return self.p.commands or self.task.budget
+    def n_commands(self) -> int | None:
+        """Commands to ask for: ``commands``, or the runner's budget with
+        ``use_task_budget``; None: as many as the agent sees fit (the papers')."""
+        return self.p.commands or (self.task.budget if self.p.use_task_budget else None)
+
+    def test_limit(self) -> int | None:
+        """Tests kept at the end: ``max_tests``, or the runner's budget with
+        ``use_task_budget``; None: every valid one."""
+        return self.p.max_tests or (self.task.budget if self.p.use_task_budget else None)
 
     def written(self) -> RoundProgram:
         return RoundProgram(role="generator", name=f"generator@r{len(self.suite.rounds) + 1}",
@@ -733,14 +740,14 @@ class AgentLoop:
             if c.lost:
                 self.suite.fail("oracle", c.lost, f"{c.detail} input {c.input[:80]!r}".strip(), c.command)
         tests = self.current_tests()
+        limit = self.test_limit()
         if len(self.steps.buckets) > 1:
             groups: dict[str, list[TestCase]] = {}
             for t in tests:
                 groups.setdefault(t.origin, []).append(t)
-            limit = self.p.max_tests or self.task.budget
-            tests = interleave(list(groups.values()), limit)  # bucket-balanced
-        elif self.p.max_tests is not None:
-            tests = tests[:self.p.max_tests]
+            tests = interleave(list(groups.values()), len(tests) if limit is None else limit)  # bucket-balanced
+        elif limit is not None:
+            tests = tests[:limit]
         self.suite.tests = tests
         if self.validator is not None:
             self.suite.artifacts.append(Artifact(role="validator", program=Program(

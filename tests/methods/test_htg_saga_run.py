@@ -1,9 +1,11 @@
 """``tczoo run --method hardtestgen,saga --runner agreement`` through the real CLI on
 zoo-mini zm01 with a scripted model: both methods generate, are recorded and scored as
-judges of the labelled submissions — never on a program their task showed them (SAGA:
-its shown wrong submissions and their corrections; both: the correct program given) —
-and the report prints the table; a replay of the recorded answers regenerates the same
-suites."""
+judges of the labelled submissions — each on its paper's population: HardTestGen never on
+the correct program it was given (its paper judges LLM-written programs, not its oracle
+solutions); SAGA on every wrong submission, the ones it analysed included, as the paper's
+DR/VAcc are over every incorrect submission — and the report prints the table; a replay
+of the recorded answers regenerates the same suites, and the runner's ``judged:
+held_out`` option judges SAGA on the held-out half only."""
 
 from __future__ import annotations
 
@@ -29,11 +31,12 @@ def _rules(path) -> str:
     return f"scripted:{path}"
 
 
-def _run(model: str, out, env, *extra: str) -> subprocess.CompletedProcess:
+def _run(model: str, out, env, *extra: str, judged: str | None = None) -> subprocess.CompletedProcess:
+    runner = {"reference": False, **({"judged": judged} if judged else {})}  # the jury's row: the runner's own test
     params = json.dumps({"hardtestgen": {"rpgen_inputs": 3, "rpgen_attempts": 4, "hackgen_inputs": 1,
                                          "hackgen_attempts": 2},
                          "saga": {"differential_pairs": 1},
-                         "runner:agreement": {"reference": False}})  # the jury's row is the runner's own test
+                         "runner:agreement": runner})
     return subprocess.run([sys.executable, "-m", "tczoo.cli", "run", "--method", "hardtestgen,saga", "--runner", RUNNER,
                            "--model", model, "--benchmark", "zoo-mini", "--problems", "zm01", "--params", params,
                            "--out", str(out), *extra], capture_output=True, text=True, env=env, timeout=900)
@@ -65,15 +68,17 @@ def test_run_both_methods_through_the_cli(tmp_path):
     # HardTestGen: every labelled submission but the correct program it was given.
     [given] = scores["hardtestgen"]["detail"]["given"]
     assert given.startswith("accepted/") and given not in judged["hardtestgen"] and len(judged["hardtestgen"]) == 13
-    # SAGA: the held-out half of the wrong submissions, none of those it analysed.
+    assert scores["hardtestgen"]["detail"]["judged"] == "held_out"
+    # SAGA: every wrong submission, the half it analysed included (the paper's population)
     from tczoo.benchmarks import load_benchmark
     from tczoo.schema import shown_wrong
 
     [problem] = load_benchmark("zoo-mini", ["zm01"])
     shown = {w.name for w in shown_wrong(problem)}
     wrong = {w.name for w in problem.wrong_solutions}
-    assert {n for n in judged["saga"] if n.startswith("wrong/")} == wrong - shown
-    assert shown <= set(scores["saga"]["detail"]["given"])
+    assert shown and {n for n in judged["saga"] if n.startswith("wrong/")} == wrong
+    assert scores["saga"]["detail"]["judged"] == "all" and scores["saga"]["detail"]["left_out"] == []
+    assert shown <= set(scores["saga"]["detail"]["given"])  # what it was shown is still named
     report = subprocess.run([sys.executable, "-m", "tczoo.cli", "report", str(out), "--format", "json"],
                             capture_output=True, text=True, env=env, timeout=300)
     assert report.returncode == 0, report.stderr
@@ -88,3 +93,13 @@ def test_run_both_methods_through_the_cli(tmp_path):
     assert done.returncode == 0, done.stderr
     tests = lambda d: {g["method"]: g["suite"]["tests"] for g in _lines(d / "generations.jsonl")}  # noqa: E731
     assert tests(again) == tests(out)
+
+    # judged: held_out (ours) scores SAGA on the half it did not analyse, the same suite
+    held = tmp_path / "held"
+    done = _run(f"replay:{out}", held, env, judged="held_out")
+    assert done.returncode == 0, done.stderr
+    assert tests(held) == tests(out)
+    saga = next(s for s in _lines(held / "scores.jsonl") if s["method"] == "saga")
+    assert saga["detail"]["judged"] == "held_out"
+    assert {r["name"] for r in saga["detail"]["submissions"] if r["name"].startswith("wrong/")} == wrong - shown
+    assert shown <= set(saga["detail"]["left_out"])
