@@ -245,3 +245,33 @@ def test_parse_inputs_salvages_each_field():
     assert kit.hacking_functions == ["gen_hacking_input_overflow", "gen_hacking_input_zero_deadline",
                                      "gen_hacking_input_crash"]
     assert [r for r, _, _ in kit.problems] == ["no_json_object", "missing_definition"]
+
+
+# --------------------------------------------------------------------------- what the validator receives (issue 45)
+
+EXACT_TEXT_VALIDATOR = '''
+def validate_input(input_str):
+    """The whole stdin text, its final newline included, as the prompt says."""
+    lines = input_str.splitlines()
+    return input_str.endswith("\\n") and len(lines) == int(lines[0]) + 1
+'''
+
+
+def test_the_prompt_says_what_the_validator_receives_and_it_is_so(sandbox, tmp_path):
+    """The checks prompt tells the model that ``input_str`` is the whole stdin text, the
+    final newline included (as HardTestGen's kit says the input is given whole as stdin);
+    and it is so: a validator that demands the final newline and one line per offer
+    accepts every sample, exactly as the method passes it."""
+    problem = zoo_problem(sandbox, "zm01")
+    task = task_for(problem)
+    messages = Prompts().render("hardtestgen/checks", task=task, oracle=task.correct_programs[0])
+    text = "\n".join(m["content"] for m in messages)
+    assert "`input_str` is the whole stdin text of one test" in text
+    assert "never an extra, empty line" in " ".join(text.split())
+    assert all(s.input.endswith("\n") for s in task.samples)  # what the prompt says of the samples holds
+    model = script(tmp_path / "m.jsonl", [(CHECKS, checks_answer(EXACT_TEXT_VALIDATOR)),
+                                          (INPUTS, inputs_answer(["1\n1 1\n"], None, None))])
+    suite = generate(task, model, sandbox)
+    reasons = {f.reason for f in suite.provenance.failures}
+    assert "validator_rejects_samples" not in reasons, suite.provenance.failures
+    assert [t.input for t in suite.tests] == ["1\n1 1\n"]
