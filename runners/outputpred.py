@@ -13,8 +13,10 @@ extension) compare the predicted text by the problem's comparator or output vali
 
 pass@1 per instance = the share of its samples (``--samples``; LiveCodeBench: 10) that
 are right; the table averages over instances (``pass@1``) and also over problems
-(``pass@1 by problem``). An unanswered query (the model gave no readable assertion, a
-provider failure) counts as wrong, as in LiveCodeBench, and is counted apart. An
+(``pass@1 by problem``). An unanswered query (the model's answer holds no readable
+assertion) counts as wrong, as in LiveCodeBench, and is counted apart; a provider
+failure is not an answer: the unit's generation fails, is counted apart and is never
+scored (``tczoo.failures``), as everywhere in tczoo. An
 instance the benchmark makes unusable — its expected output is not a value, or its
 input is not a call's arguments so the method could not ask it — is left out of both
 averages and counted in the table's ``left out`` column.
@@ -198,8 +200,8 @@ class OutputPredRunner(Runner):
                  "instances (LiveCodeBench) — 'by problem': over each problem's instances first",
                  "left out: instances not scored because the benchmark's test cannot be used — its expected "
                  "output is not a value, or its input is not a call's arguments the method could ask",
-                 "unanswered: no readable prediction (no assertion, a provider failure): counted wrong, as "
-                 "LiveCodeBench does"]
+                 "unanswered: an answer without a readable prediction (no assertion): counted wrong, as "
+                 "LiveCodeBench does; a provider failure is a failed unit (counted apart), never a wrong prediction"]
         return [Table(title="Test output prediction (LiveCodeBench)",
                       columns=["model", "method", "problems", "instances", "samples", "pass@1", "pass@1 by problem",
                                "unanswered %", "left out"], rows=rows, notes=notes)]

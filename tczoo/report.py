@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tczoo import stats
 from tczoo.failures import generation_failure, transient
 from tczoo.runner import Runner, Table
 from tczoo.safetext import dumps, printable
@@ -39,6 +40,12 @@ IDENTITY = ("model", "method", "language", "selector", "dataset")
 ADDED = ("units", "failed", "no valid tests")
 FAILED = "failed"
 NO_VALID = "no valid tests"
+CI = " 95% CI"  # the column beside a metric that holds its interval: "HR 95% CI"
+N_PROBLEMS = "n problems"  # the problems a row's intervals rest on
+N_SAMPLES = "n samples"  # generations per task behind them, when more than one
+# a row's hidden keys (never columns): its cell's status (ok, partial, failed, no valid tests)
+# and, where the text formats show a marker, the numbers the machine formats keep
+STATUS, RAW = "_status", "_raw"
 
 
 def marked(value: Any, decimals: int = 1, marker: str = NO_VALID) -> Any:
@@ -75,6 +82,7 @@ class Cell:
     examples: dict = field(default_factory=dict)  # (stage, reason) -> detail
     scored_problems: set = field(default_factory=set)
     valid_problems: set = field(default_factory=set)
+    samples: int = 1  # generations per task (the run's --samples)
 
     @property
     def no_valid(self) -> int:
@@ -228,11 +236,18 @@ def run_report(run_dir: Path) -> tuple[Any, list[Table], RunSummary]:
     return store, tables, summary
 
 
-def stores_report(stores: list) -> tuple[list[Table], RunSummary]:
+def stores_report(stores: list, options: StatsOptions | None = None) -> tuple[list[Table], RunSummary]:
     """The tables of several run directories read as one experiment (a grid of runs,
     one (model, method) cell each): each runner summarises the score records of all of
     them together, and every cell's failures are counted as in one run."""
-    by_runner, summary = runner_tables(stores)
+    _, tables, summary = stores_tables(stores, options)
+    return tables, summary
+
+
+def stores_tables(stores: list, options: StatsOptions | None = None
+                  ) -> tuple[dict[str, list[Table]], list[Table], RunSummary]:
+    """``stores_report`` with each runner's own tables (``runner_tables``) beside it."""
+    by_runner, summary = runner_tables(stores, options)
     tables = [t for produced in by_runner.values() for t in produced]
     failures = _failure_table(summary)
     if failures is not None:
@@ -242,18 +257,21 @@ def stores_report(stores: list) -> tuple[list[Table], RunSummary]:
             tables[0].notes.extend(summary.warnings)
         else:
             tables.append(Table(title="run directory", columns=["note"], rows=[{"note": w} for w in summary.warnings]))
-    return tables, summary
+    return by_runner, tables, summary
 
 
-def runner_tables(stores: list) -> tuple[dict[str, list[Table]], RunSummary]:
+def runner_tables(stores: list, options: StatsOptions | None = None) -> tuple[dict[str, list[Table]], RunSummary]:
     """Each runner's tables over the scores of ``stores`` (with the failure columns), by
-    runner name, and what succeeded and failed in them."""
+    runner name, and what succeeded and failed in them; each metric with its interval
+    (``add_intervals``; ``options``: resamples and seed, else ``STATS``)."""
     from tczoo.registry import UnknownNameError, get_runner
 
     summary = RunSummary(cells={}, warnings=[])
     by_runner: dict[str, list] = {}
     for store in stores:
         part = analyse(store)
+        for c in part.cells.values():
+            c.samples = store.config.samples
         summary.cells.update(part.cells)
         summary.warnings += part.warnings
         gens = {(g.method, g.problem_id, g.task): g for g in store.generations()}
@@ -283,6 +301,7 @@ def runner_tables(stores: list) -> tuple[dict[str, list[Table]], RunSummary]:
                               columns=["model", "method"], rows=[])]
         for t in produced:
             _add_health(t, cells, runner)
+        add_intervals(produced, runner, name, records, cells, options)
         out[name] = produced
     return out, summary
 
@@ -367,8 +386,10 @@ def _add_health(table: Table, cells: list, runner) -> None:
         matched.add((cell.model, cell.method.lower()))
         row.update({"units": cell.attempted, "failed": cell.failed + cell.score_errors,
                     "no valid tests": cell.no_valid})
+        row[STATUS] = cell.status
         if cell.status == NO_VALID:
             precision = getattr(table, "precision", None) or {}
+            row[RAW] = {c: row.get(c) for c in metric_cols if c not in ADDED}  # JSON keeps the numbers
             row.update({c: marked(row.get(c), int(precision.get(c, table.decimals))) for c in metric_cols
                         if c not in ADDED})
     for cell in cells:
@@ -376,6 +397,7 @@ def _add_health(table: Table, cells: list, runner) -> None:
             continue
         label = runner.label(cell.method) if runner is not None else cell.method
         row = {c: FAILED for c in metric_cols}
+        row[STATUS] = FAILED
         row.update({"model": cell.model, "method": label, "units": cell.attempted,
                     "failed": cell.failed + cell.score_errors, "no valid tests": 0})
         table.rows.append(row)
@@ -421,7 +443,10 @@ def model_labels(models: list[str]) -> list[str]:
 
 
 def cell(value: Any, decimals: int = 1) -> str:
-    """One table cell as text: floats with the table's decimals (one by default), None as empty."""
+    """One table cell as text: floats with the table's decimals (one by default), an
+    interval as ``[low, high]`` with them, None as empty."""
+    if isinstance(value, stats.Interval):
+        return value.text(decimals)
     if isinstance(value, float):
         return "nan" if value != value else f"{value:.{decimals}f}"
     return "" if value is None else str(value)
@@ -431,22 +456,26 @@ def render(tables: list[Table], fmt: str) -> str:
     """``md``, ``csv`` or ``json`` text of ``tables`` (model and program text is kept
     exactly in JSON and CSV, escaped in markdown).
 
-    CSV is one valid CSV document: a ``table`` column names the table a row belongs to,
-    the other columns are the union of the tables' columns (notes are left out; they
-    are in every other format)."""
+    JSON and CSV are for scripts: numbers are numbers (a cell without a valid test keeps
+    its number, a failed one is null/empty), a ``status`` says which (``ok``,
+    ``partial``, ``failed``, ``no valid tests``), and each interval is its own numbers
+    (JSON: ``intervals: {metric: {low, high, level, method, problems, samples}}``; CSV:
+    ``<metric> 95% CI low`` / ``high`` columns). CSV is one valid CSV document: a
+    ``table`` column names the table a row belongs to, the other columns are the union
+    of the tables' columns (notes are left out; they are in every other format);
+    ``csv_files`` writes one CSV per table."""
     if fmt == "json":
-        return dumps([{"title": t.title, "columns": t.columns, "rows": t.rows, "notes": t.notes} for t in tables],
-                     indent=2, default=str) + "\n"
+        return dumps([json_table(t) for t in tables], indent=2, default=_json_default) + "\n"
     out = io.StringIO()
     if fmt == "csv":
         columns: list[str] = []
         for t in tables:
-            columns += [c for c in t.columns if c not in columns]
+            columns += [c for c in csv_columns(t) if c not in columns]
         writer = csv.DictWriter(out, fieldnames=["table", *columns], extrasaction="ignore", lineterminator="\n")
         writer.writeheader()
         for t in tables:
-            for row in t.rows:
-                writer.writerow({"table": t.title, **{c: row.get(c) for c in t.columns}})
+            for row in csv_rows(t):
+                writer.writerow({"table": t.title, **row})
         return out.getvalue().encode("utf-8", "backslashreplace").decode("utf-8")
     if fmt != "md":
         raise ValueError(f"unknown report format {fmt!r}")
@@ -491,3 +520,450 @@ def plot_scaling(tables: list[Table], path: Path) -> bool:
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return True
+
+
+# --------------------------------------------------------------------------- a cell's metrics in a table
+#
+# Which row of a runner's tables is a (model, method) cell and which of its columns are
+# the cell's metrics: experiments/data/runners.yaml says it per runner (a runner not
+# listed there is read generically). The comparison and reproduction reports read
+# numbers back this way, and the intervals below are computed for these columns.
+
+NOT_METRICS = set(IDENTITY) | set(ADDED) | {"problems", "selector", "label", "reference", "candidates", "codes",
+                                            "runs", "undecided", "responses", "k", "restart", "draws",
+                                            N_PROBLEMS, N_SAMPLES}
+RUNNERS_YAML = Path(__file__).parent / "experiments" / "data" / "runners.yaml"
+
+
+def runner_reading() -> dict[str, dict[str, Any]]:
+    global _READING
+    if _READING is None:
+        import yaml
+
+        _READING = yaml.safe_load(RUNNERS_YAML.read_text()) or {}
+    return _READING
+
+
+_READING: dict[str, dict[str, Any]] | None = None
+
+
+def norm(text: Any) -> str:
+    """A method's name as tables spell it (CRUX, Io, STAB-BASE, stab-base) made comparable."""
+    import re
+
+    return re.sub(r"[^a-z0-9]", "", str(text).lower())
+
+
+def _row_for(table: Table, model: str, method: str, reading: dict[str, Any]) -> dict[str, Any] | None:
+    row_rule = reading.get("row")
+    for row in table.rows:
+        if row_rule:
+            if all(str(row.get(col)) == pattern.format(method=method, model=model) for col, pattern in row_rule.items()):
+                return row
+            continue
+        if "model" in table.columns and row.get("model") != model:
+            continue
+        if "method" in table.columns and norm(row.get("method")) != norm(method):
+            continue
+        if "model" in table.columns or "method" in table.columns:
+            return row
+    return None
+
+
+def _columns(table: Table, patterns: list[str], method: str) -> list[str]:
+    import fnmatch
+
+    out: list[str] = []
+    for pattern in patterns:
+        wanted = pattern.format(method=method)
+        for col in table.columns:
+            if col in NOT_METRICS or col in out or col.endswith(CI):
+                continue
+            if fnmatch.fnmatchcase(col, wanted):
+                out.append(col)
+    return out
+
+
+def lookup_rows(tables: list[Table], runner: str, model: str, method: str, *, which: str = "metrics"
+                ) -> list[tuple[str, Any, Table, dict[str, Any]]]:
+    """``lookup`` with the row each value was read from."""
+    reading = runner_reading().get(runner)
+    for table in tables:
+        row = _row_for(table, model, method, reading or {})
+        if row is None:
+            continue
+        if reading:
+            cols = _columns(table, list(reading.get(which) or []), method)
+            if which == "headline":
+                cols = cols[:1]
+        else:
+            cols = [c for c in table.columns if c not in NOT_METRICS and not c.endswith(CI)
+                    and (_is_number(row.get(c)) or row.get(c) == FAILED or is_marked(row.get(c)))]
+            cols = cols[:1] if which == "headline" else cols
+        if cols:
+            return [(c, row.get(c), table, row) for c in cols]
+    return []
+
+
+def metric_rows(tables: list[Table], runner: str, model: str, method: str) -> list[tuple[str, Any, Table, dict]]:
+    """The cell's headline and metric columns (``lookup_rows`` of both, each once):
+    the columns that get an interval."""
+    out, seen = [], set()
+    for which in ("headline", "metrics"):
+        for found in lookup_rows(tables, runner, model, method, which=which):
+            if (found[0], id(found[2])) not in seen:
+                seen.add((found[0], id(found[2])))
+                out.append(found)
+    return out
+
+
+def lookup(tables: list[Table], runner: str, model: str, method: str, *, which: str = "metrics"
+           ) -> list[tuple[str, Any, Table]]:
+    """(column, value, table) of a cell's ``which`` ("headline" or "metrics") columns,
+    from the first of ``tables`` that has the cell's row and such a column. A value may
+    be ``failed``, or ``no valid tests`` alone or beside a number (the report puts
+    those in the metric columns of a cell that failed or has no valid test)."""
+    return [(c, v, t) for c, v, t, _ in lookup_rows(tables, runner, model, method, which=which)]
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+
+
+# --------------------------------------------------------------------------- intervals
+#
+# Every metric a (model, method) cell is read by (``lookup``'s "metrics" columns) gets
+# a 95% interval and the number of problems it rests on. The statistic is the runner's
+# own ``summarize``: the cell's score records are resampled by problem (a problem's
+# samples travel together), relabelled so that a problem drawn twice counts twice, and
+# summarised again — so an interval means what the number beside it means, whatever
+# the runner averages (macro over problems, pooled counts, an MCC). Where the metric is
+# a mean over problems (checked: the runner's number on several resamples equals the
+# mean of its numbers on each problem alone) the resamples are averaged at once with
+# numpy; where each problem contributes one yes/no (its number alone is 0 or the
+# top of the scale), the interval is the exact Clopper–Pearson one.
+
+
+@dataclass(frozen=True)
+class StatsOptions:
+    """How intervals are computed (``--resamples``, ``--bootstrap-seed``)."""
+
+    resamples: int = stats.RESAMPLES
+    seed: int = stats.SEED
+
+
+STATS = StatsOptions()  # the process's default; the report commands set it from their options
+
+
+def use_stats(options: StatsOptions) -> None:
+    global STATS
+    STATS = options
+
+
+LINEARITY_CHECKS = 5  # resamples summarised in full to check that a metric is a mean over problems
+
+
+class CellStatistic:
+    """A runner's metrics of one (model, method) cell as a function of which of its
+    problems are drawn: ``cell(indices) -> {column: value}``."""
+
+    def __init__(self, runner: Runner, name: str, model: str, method: str, records: list[ScoreRecord]):
+        self.runner, self.name, self.model, self.method = runner, name, model, method
+        self.by_problem: dict[str, list[ScoreRecord]] = {}
+        for r in records:
+            self.by_problem.setdefault(r.problem_id, []).append(r)
+        self.problems = sorted(self.by_problem)
+
+    def restricted(self, problems: list[str]) -> "CellStatistic":
+        """The same cell over ``problems`` only (in that order): a paired comparison
+        resamples two cells over the problems both were scored on."""
+        return CellStatistic(self.runner, self.name, self.model, self.method,
+                             [r for p in problems for r in self.by_problem.get(p, [])])
+
+    def __call__(self, indices: Any) -> dict[str, float]:
+        records = []
+        for j, i in enumerate(indices):
+            pid = self.problems[int(i)]
+            # a problem drawn twice is two problems to the runner
+            records += [r.model_copy(update={"problem_id": f"{pid}~{j}"}) for r in self.by_problem[pid]]
+        if not records:
+            return {}
+        tables = self.runner.summarize(records)
+        return {c: float(v) for c, v, _, _ in metric_rows(tables, self.name, self.model, self.method)
+                if _is_number(v)}
+
+
+@dataclass
+class Replicates:
+    """A cell's metrics on each bootstrap resample, and on each problem alone."""
+
+    value: dict[str, float]
+    singles: dict[str, list[float | None]]
+    draws: Any  # numpy array (resamples, problems)
+    reps: dict[str, Any]  # column -> numpy array (resamples,)
+    mean_like: dict[str, bool]
+
+
+def replicates(statistic: CellStatistic, options: StatsOptions | None = None, *, draws: Any = None) -> Replicates:
+    """The cell's metrics on every resample of its problems (``draws``: given by a
+    caller pairing two cells, else the seeded draws for its problem count)."""
+    import numpy as np
+
+    options = options or STATS
+    n = len(statistic.problems)
+    if draws is None:
+        draws = stats.resample_indices(n, options.resamples, options.seed)
+    value = statistic(range(n))
+    per_problem = [statistic([i]) for i in range(n)]
+    singles = {c: [p.get(c) for p in per_problem] for c in value}
+    checks = [statistic(row) for row in draws[:LINEARITY_CHECKS]]
+    mean_like = {}
+    for c in value:
+        full_mean = stats.mean_replicates(singles[c], np.arange(n)[None, :])[0]
+        fast = stats.mean_replicates(singles[c], draws[:LINEARITY_CHECKS])
+        got = np.array([ch.get(c, np.nan) for ch in checks], dtype=float)
+        mean_like[c] = bool(np.allclose(full_mean, value[c], rtol=1e-9, atol=1e-9)
+                            and np.allclose(fast, got, rtol=1e-9, atol=1e-9, equal_nan=True))
+    reps: dict[str, Any] = {c: stats.mean_replicates(singles[c], draws) for c in value if mean_like[c]}
+    slow = [c for c in value if not mean_like[c]]
+    if slow:
+        rest = checks + [statistic(row) for row in draws[len(checks):]]
+        for c in slow:
+            reps[c] = np.array([r.get(c, np.nan) for r in rest], dtype=float)
+    return Replicates(value=value, singles=singles, draws=draws, reps=reps, mean_like=mean_like)
+
+
+def scale_of(name: str) -> float | None:
+    """The top of a runner's metric scale (100 for percentages) from runners.yaml."""
+    scale = (runner_reading().get(name) or {}).get("scale")
+    return float(scale) if isinstance(scale, (int, float)) else None
+
+
+def interval(reps: Replicates, column: str, *, scale: float | None, samples: int = 1) -> stats.Interval:
+    """The interval of one column: exact when every problem alone scores 0 or the top of
+    the scale and the metric is their mean, else the bootstrap's percentile interval."""
+    value = reps.value[column]
+    defined = [v for v in reps.singles[column] if v is not None and v == v]
+    n = len(defined)
+    if reps.mean_like[column] and n and scale and all(v in (0.0, scale) for v in defined):
+        k = sum(1 for v in defined if v == scale)
+        low, high = stats.clopper_pearson(k, n)
+        return stats.Interval(value, low * scale, high * scale, "exact", n, samples)
+    if n < 2:
+        return stats.Interval(value, None, None, "none", n, samples)
+    low, high = stats.percentile(reps.reps[column])
+    return stats.Interval(value, low, high, "bootstrap", n, samples)
+
+
+def cell_intervals(runner: Runner, name: str, model: str, method: str, records: list[ScoreRecord], *,
+                   samples: int = 1, options: StatsOptions | None = None) -> dict[str, stats.Interval]:
+    """The interval of each metric column of one cell (see above)."""
+    statistic = CellStatistic(runner, name, model, method, records)
+    if not statistic.problems:
+        return {}
+    reps = replicates(statistic, options)
+    return {c: interval(reps, c, scale=scale_of(name), samples=samples) for c in reps.value}
+
+
+def add_intervals(tables: list[Table], runner: Runner | None, name: str, records: list[ScoreRecord],
+                  cells: list, options: StatsOptions | None = None) -> None:
+    """Put each cell's intervals beside its metrics in the runner's tables: a column
+    ``<metric> 95% CI`` after each metric column, and ``n problems`` (``n samples``
+    with more than one generation per task). Cells that failed or have no valid test
+    get none: their cells already say so."""
+    if runner is None:
+        return
+    by_cell: dict[tuple[str, str], list[ScoreRecord]] = {}
+    for r in records:
+        by_cell.setdefault((r.model, r.method), []).append(r)
+    status = {(c.model, c.method): c for c in cells}
+    for (model, method), recs in by_cell.items():
+        cell_state = status.get((model, method))
+        if cell_state is not None and cell_state.status in (FAILED, NO_VALID):
+            continue
+        found = metric_rows(tables, name, model, method)
+        if not found:
+            continue
+        samples = getattr(cell_state, "samples", 1) if cell_state is not None else 1
+        try:
+            intervals = cell_intervals(runner, name, model, method, recs, samples=samples, options=options)
+        except Exception as exc:  # a runner that cannot summarise a subset: say so, never guess
+            found[0][2].notes.append(f"{model} {method}: no interval ({type(exc).__name__}: {exc})"[:300])
+            continue
+        for column, _, table, row in found:
+            if column not in intervals:
+                continue
+            _insert_after(table, column, column + CI)
+            row[column + CI] = intervals[column]
+            if "model" in table.columns and "method" in table.columns:
+                row[N_PROBLEMS] = intervals[column].problems
+                if samples > 1:
+                    row[N_SAMPLES] = samples
+    for table in tables:
+        if any(c.endswith(CI) for c in table.columns):
+            for extra in (N_PROBLEMS, N_SAMPLES):
+                if any(extra in row for row in table.rows) and extra not in table.columns:
+                    at = next((i for i, c in enumerate(table.columns) if c in ADDED), len(table.columns))
+                    table.columns.insert(at, extra)
+            note = ("95% CI: percentile interval of a seeded bootstrap over problems (a problem's samples kept "
+                    f"together; {(options or STATS).resamples} resamples, seed {(options or STATS).seed}), or the "
+                    "exact Clopper–Pearson interval where each problem alone scores 0 or 100%; n problems: what it rests on")
+            if note not in table.notes:
+                table.notes.append(note)
+
+
+def _insert_after(table: Table, column: str, new: str) -> None:
+    if new in table.columns:
+        return
+    at = table.columns.index(column) + 1 if column in table.columns else len(table.columns)
+    table.columns.insert(at, new)
+
+
+# --------------------------------------------------------------------------- machine formats
+
+
+def _json_default(value: Any) -> Any:
+    as_json = getattr(value, "as_json", None)
+    return as_json() if callable(as_json) else str(value)
+
+
+def _machine_value(row: dict[str, Any], column: str) -> Any:
+    """A cell for JSON and CSV: the number behind a marker, null for ``failed``."""
+    raw = row.get(RAW) or {}
+    value = raw[column] if column in raw else row.get(column)
+    if row.get(STATUS) == FAILED and value == FAILED:
+        return None
+    if isinstance(value, float) and value != value:
+        return None
+    return value
+
+
+def json_table(t: Table) -> dict[str, Any]:
+    """One table as JSON: its data columns (the interval columns become each row's
+    ``intervals``), rows of numbers with a ``status`` where a row is a cell, notes."""
+    columns = [c for c in t.columns if not c.endswith(CI)]
+    rows = []
+    for row in t.rows:
+        out = {c: _machine_value(row, c) for c in columns}
+        if STATUS in row:
+            out["status"] = row[STATUS]
+        intervals = {c[: -len(CI)]: row[c].as_json() for c in t.columns
+                     if c.endswith(CI) and isinstance(row.get(c), stats.Interval)}
+        if intervals:
+            out["intervals"] = intervals
+        rows.append(out)
+    return {"title": t.title, "columns": columns, "rows": rows, "notes": t.notes}
+
+
+def csv_columns(t: Table) -> list[str]:
+    out: list[str] = []
+    for c in t.columns:
+        out += [c + " low", c + " high"] if c.endswith(CI) else [c]
+    if any(STATUS in row for row in t.rows):
+        out.append("status")
+    return out
+
+
+def csv_rows(t: Table) -> list[dict[str, Any]]:
+    rows = []
+    for row in t.rows:
+        out: dict[str, Any] = {}
+        for c in t.columns:
+            if c.endswith(CI):
+                iv = row.get(c)
+                ok = isinstance(iv, stats.Interval)
+                out[c + " low"] = iv.low if ok else None
+                out[c + " high"] = iv.high if ok else None
+            else:
+                value = _machine_value(row, c)
+                out[c] = value.as_json() if hasattr(value, "as_json") else value
+        if STATUS in row:
+            out["status"] = row[STATUS]
+        rows.append(out)
+    return rows
+
+
+def csv_files(tables: list[Table], folder: Path) -> list[Path]:
+    """One CSV file per table in ``folder`` (``01-<title>.csv`` ...), as ``render``'s
+    CSV writes each table; returns the paths."""
+    import re
+
+    from tczoo.paths import write_atomic
+
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i, t in enumerate(tables, 1):
+        slug = re.sub(r"[^A-Za-z0-9]+", "-", t.title).strip("-").lower()[:60] or "table"
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=csv_columns(t), extrasaction="ignore", lineterminator="\n")
+        writer.writeheader()
+        for row in csv_rows(t):
+            writer.writerow(row)
+        path = folder / f"{i:02d}-{slug}.csv"
+        write_atomic(path, out.getvalue().encode("utf-8", "backslashreplace").decode("utf-8"))
+        paths.append(path)
+    return paths
+
+
+# --------------------------------------------------------------------------- a comparison's cell
+
+
+@dataclass(frozen=True)
+class Score:
+    """A comparison matrix's cell: a (model, method)'s headline number with its
+    interval and what happened to its generations — text in a table
+    (``66.82 [55.10, 78.30] n=12 (1/13 failed)``, ``failed``, ``0.00 (no valid tests)``),
+    numbers and a status in JSON."""
+
+    value: float | None
+    status: str  # ok, partial, failed, no valid tests, not run, not scored
+    interval: stats.Interval | None = None
+    metric: str = ""
+    units: int = 0
+    failed: int = 0
+    decimals: int = 1
+
+    def text(self, decimals: int | None = None) -> str:
+        places = self.decimals if decimals is None else decimals
+        if self.value is None:
+            return self.status
+        shown = f"{self.value:.{places}f}"
+        if self.status == NO_VALID:
+            return f"{shown} ({NO_VALID})"
+        if self.interval is not None and self.interval.low is not None:
+            shown += f" {self.interval.text(places)} n={self.interval.problems}"
+        if self.failed:
+            shown += f" ({self.failed}/{self.units} failed)"
+        return shown
+
+    def __str__(self) -> str:
+        return self.text()
+
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"metric": self.metric, "value": self.value, "status": self.status,
+                               "units": self.units, "failed": self.failed}
+        if self.interval is not None:
+            out.update({"low": self.interval.low, "high": self.interval.high, "level": self.interval.level,
+                        "interval": self.interval.method, "problems": self.interval.problems,
+                        "samples": self.interval.samples})
+        return out
+
+
+def score_of(found: tuple[str, Any, Table, dict] | None, state: Any, decimals: int = 1) -> Score:
+    """The ``Score`` of a cell from its ``lookup_rows`` entry and its ``Cell`` (None:
+    not run)."""
+    if state is None:
+        return Score(None, "not run")
+    bad = state.failed + state.score_errors
+    if found is None:
+        return Score(None, FAILED if state.status == FAILED else "not scored", units=state.attempted, failed=bad)
+    column, value, _, row = found
+    if value == FAILED:
+        return Score(None, FAILED, metric=column, units=state.attempted, failed=bad)
+    if is_marked(value):
+        raw = (row.get(RAW) or {}).get(column)
+        return Score(raw if _is_number(raw) else None, NO_VALID, metric=column, units=state.attempted, failed=bad,
+                     decimals=decimals)
+    interval = row.get(column + CI)
+    return Score(float(value) if _is_number(value) else None, "partial" if bad else "ok",
+                 interval if isinstance(interval, stats.Interval) else None, column, state.attempted, bad, decimals)
