@@ -10,12 +10,15 @@ import typer
 
 from tczoo.cli.options import (
     CLIError,
+    bootstrap_seed_option,
     check_benchmark,
     check_model,
     format_option,
     parse_json_option,
+    resamples_option,
     run_options,
     split,
+    use_stats,
     writable,
 )
 from tczoo.cli.output import console, echo, emit_json, rich_table, show_tables, warn
@@ -83,6 +86,8 @@ def compare(
                                             "when it holds one with the same settings (default: "
                                             "runs/compare-<hash of the settings>)"),
     fmt: str = format_option(*REPORT_FORMATS, help="format of the report printed at the end"),
+    resamples: int = resamples_option(),
+    bootstrap_seed: int = bootstrap_seed_option(),
     *,
     options,
 ) -> None:
@@ -98,6 +103,7 @@ def compare(
     from tczoo.experiments.grid import GridSpec, check_grid
     from tczoo.registry import runner_names
 
+    use_stats(resamples, bootstrap_seed)
     cross = runner_names() if runners == "all" else (split(runners) or [])
     spec = GridSpec(methods=split(methods) or [], models=split(models) or [], benchmark=check_benchmark(benchmark),
                     problems=split(problems), limit=limit, samples=samples, seed=seed, runner=runner, params=_params(params),
@@ -156,6 +162,8 @@ def reproduce(
                                      help="run nothing: rebuild the result files from the runs already in OUT"),
     list_targets: bool = typer.Option(False, "--list", help="list the targets"),
     fmt: str = format_option(*REPORT_FORMATS, help="format of the table printed at the end"),
+    resamples: int = resamples_option(),
+    bootstrap_seed: int = bootstrap_seed_option(),
     *,
     options,
 ) -> None:
@@ -166,6 +174,7 @@ def reproduce(
 
     from tczoo.experiments.targets import get_target, targets
 
+    use_stats(resamples, bootstrap_seed)
     if list_targets:
         known = targets()
         rows = [{"target": n, "paper": t.paper, "methods": ",".join(t.methods) or "(none: benchmark analysis)",

@@ -11,7 +11,9 @@ from these and from ``tczoo.cli.output``, so that all commands look and fail ali
 - ``executor_option``/``address_option``/``execution_options``: ``--executor
   local|ray --address auto|HOST:PORT``, the same on every command that runs work;
 - ``run_options``: how a run executes (sampling defaults, limits, retries, where it
-  runs), declared once for ``run``, ``compare`` and ``reproduce``.
+  runs), declared once for ``run``, ``compare`` and ``reproduce``;
+- ``resamples_option``/``bootstrap_seed_option``/``use_stats``: the bootstrap behind
+  every interval a report prints (``tczoo.stats``).
 
 Nothing here imports more than typer at import time: ``tczoo --help`` must stay fast.
 """
@@ -212,6 +214,24 @@ def parse_json_option(text: str | None, option: str) -> Any:
         if why.startswith("not JSON ("):
             raise CLIError(f"{option} is not valid JSON: {why[len('not JSON ('):-1]}") from None
         raise CLIError(f"{option}: {why}") from None
+
+
+def resamples_option() -> Any:
+    """``--resamples``: the bootstrap's resample count behind every interval."""
+    return typer.Option(2000, "--resamples", min=100, max=1_000_000,
+                        help="bootstrap resamples behind every 95% interval (over problems)")
+
+
+def bootstrap_seed_option() -> Any:
+    """``--bootstrap-seed``: the seed of the bootstrap's draws (the same seed, the same intervals)."""
+    return typer.Option(0, "--bootstrap-seed", help="seed of the bootstrap behind every interval")
+
+
+def use_stats(resamples: int, seed: int) -> None:
+    """Make every report this command prints use these resamples and seed."""
+    from tczoo.report import StatsOptions, use_stats as set_default
+
+    set_default(StatsOptions(resamples=resamples, seed=seed))
 
 
 # --------------------------------------------------------------------------- models

@@ -61,7 +61,10 @@ def emit_json(data: Any) -> None:
     sys.stdout.write(dumps(data, indent=2, default=str) + "\n")
 
 
-_NUMBER = re.compile(r"^[-+]?\$?(\d[\d,]*(\.\d*)?|\.\d+)(e[-+]?\d+)?%?( \(.*\))?$")
+# a number, maybe with its interval and problem count and a marker: 3.03 [0.00, 9.09] n=6 (1/7 failed);
+# or an interval alone: [0.00, 9.09]
+_NUMBER = re.compile(r"^([-+]?\$?(\d[\d,]*(\.\d*)?|\.\d+)(e[-+]?\d+)?%?( \[[-+\d., ]*\])?( n=\d+)?( \(.*\))?"
+                     r"|\[[-+]?[\d.]+, [-+]?[\d.]+\])$")
 STATUS = {"", "failed", "no valid tests", "not run", "not scored", "nan", "-", "n/a"}
 
 

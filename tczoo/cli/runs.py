@@ -17,8 +17,11 @@ from tczoo.cli.options import (
     executor_option,
     format_option,
     parse_json_option,
+    bootstrap_seed_option,
     require_file,
     require_runs,
+    resamples_option,
+    use_stats,
     run_options,
     writable,
     split,
@@ -282,12 +285,15 @@ def report(
                                           help="run directories, or comparison directories (tczoo compare --out)"),
     fmt: str = format_option(*REPORT_FORMATS),
     plot: Optional[Path] = typer.Option(None, "--plot", help="also draw the scaling curves (HR at k x rank) to this PNG"),
+    resamples: int = resamples_option(),
+    bootstrap_seed: int = bootstrap_seed_option(),
 ) -> None:
     """Print the paper-style result tables of one or more runs (a comparison directory:
-    its model × method report)."""
+    its model × method report), every metric with its 95% interval."""
     from tczoo.report import plot_scaling, run_tables
     from tczoo.store import is_grid, run_dirs as expand
 
+    use_stats(resamples, bootstrap_seed)
     expand(run_dirs)  # every path names runs, or nothing is printed
     grids = [d for d in run_dirs if is_grid(d) and not (d / "config.json").is_file()]
     runs = [d for d in run_dirs if d not in grids]

@@ -11,7 +11,8 @@ from typing import Optional
 
 import typer
 
-from tczoo.cli.options import CLIError, format_option, require_runs, writable
+from tczoo.cli.options import (CLIError, bootstrap_seed_option, format_option, require_runs, resamples_option,
+                                use_stats, writable)
 from tczoo.cli.output import console, echo, emit_json, err_console
 from tczoo.cli.progress import progress
 
@@ -28,10 +29,13 @@ def view(
     max_chars: int = typer.Option(100_000, "--max-chars", min=1000,
                                   help="longest text kept per field (a test input, an answer); the rest is cut, noted"),
     fmt: str = format_option("table", "json"),
+    resamples: int = resamples_option(),
+    bootstrap_seed: int = bootstrap_seed_option(),
 ) -> None:
     """Build a static, self-contained HTML browser of one or more runs (opens from file:// too)."""
     from tczoo.view.site import build
 
+    use_stats(resamples, bootstrap_seed)
     require_runs(run_dirs)
     if out is None:
         out = run_dirs[0] / "view" if len(run_dirs) == 1 else Path("tczoo-view")

@@ -22,21 +22,18 @@ from pathlib import Path
 from typing import Any
 
 from tczoo.experiments.grid import GridSpec, cells, is_provider, not_started, read_spec, wall_times
-from tczoo.experiments.metrics import decimals, lookup, show
-from tczoo.report import FAILED, RunSummary, is_marked, runner_tables, stores_report
+from tczoo.experiments.metrics import decimals, show
+from tczoo.report import CI, RunSummary, StatsOptions, add_intervals, lookup_rows, score_of, stores_tables
+from tczoo.stats import Interval
 from tczoo.runner import Table
 
 
-def _status_text(value: Any, table: Table | None, column: str, cell) -> str:
-    if cell is None:
-        return "not run"
-    if value == FAILED or is_marked(value):
-        return str(value)
-    text = show(value, decimals(table, column) if table is not None else 1)
-    bad = cell.failed + cell.score_errors
-    if bad:
-        text += f" ({bad}/{cell.attempted} failed)"
-    return text
+def _score(found: list, cell) -> Any:
+    """A matrix cell (``tczoo.report.Score``): the headline with its interval and
+    problem count, ``failed``, ``0.00 (no valid tests)``, ``(k/n failed)`` after a
+    number that leaves failed generations out."""
+    first = found[0] if found else None
+    return score_of(first, cell, decimals(first[2], first[0]) if first else 1)
 
 
 def _usage(store) -> dict[str, Any]:
@@ -67,9 +64,10 @@ def cost_text(model: str, cost: float, tokens: int) -> Any:
     return "unpriced" if tokens else 0.0
 
 
-def grid_report(out: Path, spec: GridSpec | None = None) -> tuple[list[Table], RunSummary, GridSpec]:
+def grid_report(out: Path, spec: GridSpec | None = None, options: StatsOptions | None = None
+                ) -> tuple[list[Table], RunSummary, GridSpec]:
     """The report of the comparison in ``out``: of ``spec``'s cells, or of every cell
-    ``grid.json`` lists."""
+    ``grid.json`` lists (``options``: the intervals' resamples and seed)."""
     from tczoo.store import RunStore
 
     spec = spec or read_spec(out)
@@ -78,8 +76,7 @@ def grid_report(out: Path, spec: GridSpec | None = None) -> tuple[list[Table], R
     grid = cells(spec, Path(out))
     present = [c for c in grid if (c.dir / "config.json").is_file()]
     stores = {(c.model, c.method): RunStore.open(c.dir) for c in present}
-    full, summary = stores_report(list(stores.values()))
-    by_runner, _ = runner_tables(list(stores.values()))
+    by_runner, full, summary = stores_tables(list(stores.values()), options)
     times = wall_times(out)
     skipped = not_started(out)
     tables: list[Table] = []
@@ -92,19 +89,17 @@ def grid_report(out: Path, spec: GridSpec | None = None) -> tuple[list[Table], R
         for model in spec.models:
             row: dict[str, Any] = {"model": model}
             for method in methods:
-                found = lookup(own, runner, model, method, which="headline")
-                column, value, table = found[0] if found else ("", None, None)
-                metric = metric or column
-                state = summary.cells.get((model, method))
-                row[method] = _status_text(value, table, column, state) if found or state is None else (
-                    FAILED if state.status == FAILED else "not scored")
+                found = lookup_rows(own, runner, model, method, which="headline")
+                metric = metric or (found[0][0] if found else None)
+                row[method] = _score(found, summary.cells.get((model, method)))
             rows.append(row)
         tables.append(Table(title=f"{runner}: {metric or 'headline metric'} by model × method",
                             columns=["model", *methods], rows=rows,
                             notes=[f"benchmark {spec.benchmark}" + (f", problems {', '.join(spec.problems)}"
                                                                    if spec.problems else "")
                                    + f", {spec.samples} sample(s) per task; '(k/n failed)': generations that failed "
-                                     "are left out of the number and counted here"]))
+                                     "are left out of the number and counted here; [low, high] n=N: the 95% interval "
+                                     "over the N problems the number rests on (see the runner's table below)"]))
 
     rows = []
     for c in grid:
@@ -113,12 +108,11 @@ def grid_report(out: Path, spec: GridSpec | None = None) -> tuple[list[Table], R
         usage = _usage(store) if store is not None else {}
         tokens = usage.get("prompt tokens", 0) + usage.get("completion tokens", 0)
         seconds, sessions = times.get((c.model, c.method), (0.0, 0))
-        found = lookup(by_runner.get(c.runner, []), c.runner, c.model, c.method, which="headline")
-        column, value, table = found[0] if found else ("", None, None)
+        found = lookup_rows(by_runner.get(c.runner, []), c.runner, c.model, c.method, which="headline")
         rows.append({
             "model": c.model, "method": c.method, "runner": c.runner,
             "status": state.status if state else skipped.get((c.model, c.method), "not run"),
-            "headline": f"{column} {_status_text(value, table, column, state)}".strip() if found else "",
+            "headline": f"{found[0][0]} {_score(found, state).text()}".strip() if found else "",
             "units": state.attempted if state else 0, "failed": (state.failed + state.score_errors) if state else 0,
             "no valid tests": state.no_valid if state else 0,
             "LLM calls": usage.get("calls", 0), "cached": usage.get("cached", 0),
@@ -133,11 +127,12 @@ def grid_report(out: Path, spec: GridSpec | None = None) -> tuple[list[Table], R
                                "answers count what they cost when first made); wall s: every session that ran "
                                "the cell"]))
     if spec.cross:
-        tables += cross_tables(spec, Path(out), stores, by_runner)
+        tables += cross_tables(spec, Path(out), stores, by_runner, options)
     return tables + full, summary, spec
 
 
-def cross_tables(spec: GridSpec, out: Path, stores: dict, native: dict[str, list[Table]]) -> list[Table]:
+def cross_tables(spec: GridSpec, out: Path, stores: dict, native: dict[str, list[Table]],
+                 options: StatsOptions | None = None) -> list[Table]:
     """The method × metric matrix of every runner over every cell, and why a runner
     could not score a method's suites."""
     from tczoo.registry import get_runner
@@ -152,7 +147,12 @@ def cross_tables(spec: GridSpec, out: Path, stores: dict, native: dict[str, list
                 continue
             records.setdefault(s.runner, []).append(s)
     runner_names = list(dict.fromkeys([*spec.cross, *(c.runner for c in grid)]))
-    summaries = {name: get_runner(name)().summarize(records[name]) for name in runner_names if records.get(name)}
+    summaries = {}
+    for name in runner_names:
+        if records.get(name):
+            runner = get_runner(name)()
+            summaries[name] = runner.summarize(records[name])
+            add_intervals(summaries[name], runner, name, records[name], [], options)
     columns = ["model", "method", "own runner"]
     rows = []
     why_rows = []
@@ -161,12 +161,15 @@ def cross_tables(spec: GridSpec, out: Path, stores: dict, native: dict[str, list
         for name in runner_names:
             own = name == c.runner
             tables = native.get(name, []) if own else summaries.get(name, [])
-            found = lookup(tables, name, c.model, c.method)
-            for column, value, table in found:
+            found = lookup_rows(tables, name, c.model, c.method)
+            for column, value, table, found_row in found:
                 key = f"{name}: {column}"
                 if key not in columns:
                     columns.append(key)
                 row[key] = show(value, decimals(table, column)) if not isinstance(value, str) else value
+                interval = found_row.get(column + CI)
+                if isinstance(interval, Interval) and interval.low is not None:
+                    row[key] += f" {interval.text(decimals(table, column))}"
             if not found and not own:
                 why = _why_not(stores[(c.model, c.method)], name, c, errors)
                 why_rows.append({"model": c.model, "method": c.method, "runner": name, "why not": why})

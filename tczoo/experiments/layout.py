@@ -8,8 +8,9 @@ from typing import Any
 
 from tczoo.experiments.metrics import NOT_METRICS, decimals, norm, show
 from tczoo.experiments.targets import Layout, Target
-from tczoo.report import ADDED
+from tczoo.report import ADDED, CI, N_PROBLEMS
 from tczoo.runner import Table
+from tczoo.stats import Interval
 
 OURS = "ours"
 
@@ -20,7 +21,7 @@ def melt(table: Table, spec: dict[str, Any]) -> Table:
     ``spec["metric"]`` does) becomes part of a row per distinct key."""
     pattern = re.compile(spec["pattern"])
     exclude = set(spec.get("exclude") or []) | NOT_METRICS
-    matched = {c: pattern.match(c) for c in table.columns if c not in exclude}
+    matched = {c: pattern.match(c) for c in table.columns if c not in exclude and not c.endswith(CI)}
     matched = {c: m for c, m in matched.items() if m is not None}
     keep = [c for c in table.columns if c not in matched]
     groups = [g for g in pattern.groupindex if g != "metric"]
@@ -32,10 +33,14 @@ def melt(table: Table, spec: dict[str, Any]) -> Table:
             new = by_key.setdefault(key, {**{c: row.get(c) for c in keep}, **dict(zip(groups, key))})
             metric = m.group("metric") if "metric" in pattern.groupindex else spec.get("metric", col)
             new[metric] = row.get(col)
+            if row.get(col + CI) is not None:  # the interval goes where its number goes
+                new[metric + CI] = row.get(col + CI)
         rows.extend(by_key.values())
     metrics = list(dict.fromkeys(m.group("metric") if "metric" in pattern.groupindex else spec.get("metric", c)
                                  for c, m in matched.items()))
-    melted = Table(title=table.title, columns=keep + groups + metrics, rows=rows, notes=table.notes)
+    keep = [c for c in keep if not c.endswith(CI)]
+    with_ci = [x for m in metrics for x in ([m, m + CI] if any(r.get(m + CI) is not None for r in rows) else [m])]
+    melted = Table(title=table.title, columns=keep + groups + with_ci, rows=rows, notes=table.notes)
     for attr in ("precision", "decimals"):  # keep how the runner prints its numbers
         if hasattr(table, attr):
             setattr(melted, attr, getattr(table, attr))
@@ -81,6 +86,8 @@ def our_rows(target: Target, tables: list[Table], label_of, model: str = "") -> 
             out[k] = value
         for c in layout.columns:
             out[c] = row.get(c)
+            if isinstance(row.get(c + CI), Interval):
+                out[c + CI] = row[c + CI]
         for c in ADDED:
             if c in row:
                 out[c] = row[c]
@@ -163,8 +170,18 @@ def comparison_table(target: Target, rows: list[dict[str, Any]], ours_table: Tab
                 out[c] = "(illegible)"  # the paper prints no legible number there: never guessed
             else:
                 out[c] = "" if value is None else str(value)
+            interval = row.get(c + CI)
+            if isinstance(interval, Interval):  # ours only: no paper gives one
+                out[c + CI] = interval.text(digits[c])
+                out[N_PROBLEMS] = interval.problems
         for c in ADDED:
             out[c] = "" if row.get("source") != OURS else show(row.get(c))
         shown.append(out)
     health = [c for c in ADDED if any(r.get(c) not in ("", None) for r in shown)]
-    return Table(title=target.title, columns=identity + metrics + health, rows=shown)
+    with_ci = [x for c in metrics for x in ([c, c + CI] if any(c + CI in r for r in shown) else [c])]
+    counts = [N_PROBLEMS] if any(N_PROBLEMS in r for r in shown) else []
+    table = Table(title=target.title, columns=identity + with_ci + counts + health, rows=shown)
+    if counts:
+        table.notes.append("95% CI (ours): the interval of a seeded bootstrap over the n problems our number rests "
+                           "on, exact (Clopper–Pearson) where each problem scores 0 or 100; the papers give none")
+    return table

@@ -26,7 +26,8 @@ from tczoo.experiments.grid import GridSession, GridSpec, cells, read_spec, run_
 from tczoo.experiments.layout import OURS, comparison_table, our_rows, paper_rows, side_by_side
 from tczoo.experiments.targets import Target, TargetError, papers
 from tczoo.paths import write_atomic
-from tczoo.report import ADDED, render, runner_tables, stores_report
+from tczoo.report import ADDED, CI, N_PROBLEMS, render, stores_tables
+from tczoo.stats import Interval
 from tczoo.distributed import Cluster
 from tczoo.run import RunOptions, RunProgress
 from tczoo.sandbox import Sandbox
@@ -410,8 +411,7 @@ def build(target: Target, spec: GridSpec, out: Path, *, cluster: Cluster | None 
 
     grid = [c for c in cells(spec, Path(out)) if (c.dir / "config.json").is_file()]
     stores = [RunStore.open(c.dir) for c in grid]
-    by_runner, summary = runner_tables(stores)
-    details, _ = stores_report(stores)
+    by_runner, details, summary = stores_tables(stores)  # the runners' tables are computed once
     label = model_label
     paper = paper_rows(target)
     columns = target.layout.columns
@@ -578,13 +578,20 @@ def csv_text(repro: Reproduction) -> str:
     layout = target.layout
     metric_cols = [c for c in repro.comparison.columns if c not in ("source", "model", *layout.keys, *layout.show,
                                                                     *ADDED)]
+    # an interval is two numbers here (ours; the papers give none), with the problems it rests on
+    metric_cols = [x for c in metric_cols for x in ([c + " low", c + " high"] if c.endswith(CI) else [c])]
     columns = ["source", "reference", "model", *layout.keys, *layout.show, *metric_cols, *ADDED]
     tables = dict(target.paper_tables())
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for row in repro.ours:
-        writer.writerow({**{c: _csv_value(row.get(c)) for c in columns}, "source": OURS,
+        values = dict(row)
+        for key, interval in row.items():
+            if isinstance(interval, Interval):
+                values[key + " low"], values[key + " high"] = interval.low, interval.high
+                values[N_PROBLEMS] = interval.problems
+        writer.writerow({**{c: _csv_value(values.get(c)) for c in columns}, "source": OURS,
                          "reference": f"tczoo {target.name}"})
     for row in repro.paper:
         table = tables.get(row.get("_table", ""))

@@ -500,8 +500,14 @@ def grid_summary(path: Path, run_index: dict[Path, int] | None = None) -> dict[s
     out["labels"] = model_labels(spec.models)
     for cell in cells(spec, path):
         run = run_index.get(cell.dir)
-        out["cells"].append({"model": spec.models.index(cell.model), "method": spec.methods.index(cell.method),
-                             "run": run, "value": values.get((cell.model, cell.method), "not run")})
+        score = values.get((cell.model, cell.method))
+        entry = {"model": spec.models.index(cell.model), "method": spec.methods.index(cell.method),
+                 "run": run, "value": str(score) if score is not None else "not run"}
+        # the numbers behind the text, for the page's forest plot: value, interval, problems, status
+        numbers = score.as_json() if hasattr(score, "as_json") else {}
+        entry.update({"number": numbers.get("value"), "low": numbers.get("low"), "high": numbers.get("high"),
+                      "problems": numbers.get("problems"), "status": numbers.get("status", "not run")})
+        out["cells"].append(entry)
     cost = [t for t in tables if t.title == "cost and time per cell"]
     out["tables"] = [table_dict(t) for t in matrices + cost]
     return safe(out)

@@ -51,9 +51,13 @@ def test_compare_grid_marks_a_failed_cell_counts_cost_and_time_and_resumes(tmp_p
     tables = json.loads(done.stdout)
     matrix = _table(tables, "hackrate: HR by model × method")
     cells = {r["model"]: r["crux"] for r in matrix["rows"]}
-    # no valid test: the number the paper's averaging gives (HackRate 0), the marker beside it
-    assert cells[down] == "failed" and cells[empty] == "0.00 (no valid tests)"
-    assert float(cells[good]) > 0  # a number, and only for the cell that produced tests
+    # no valid test: the number the paper's averaging gives (HackRate 0), the status beside it
+    assert cells[down]["status"] == "failed" and cells[down]["value"] is None
+    assert cells[empty]["status"] == "no valid tests" and cells[empty]["value"] == 0.0 and "low" not in cells[empty]
+    assert cells[good]["value"] > 0 and cells[good]["status"] == "ok"  # a number, only where tests were made
+    assert cells[good]["problems"] == 1 and cells[good]["metric"] == "HR"  # the interval rests on one problem
+    shown = _tczoo(["report", str(out)], tmp_path).stdout
+    assert "0.00 (no valid tests)" in shown and "failed" in shown
     cost = {r["model"]: r for r in _table(tables, "cost and time per cell")["rows"]}
     assert cost[good]["status"] == "ok" and cost[good]["LLM calls"] >= 1 and cost[good]["wall s"] > 0
     assert cost[down]["status"] == "failed" and cost[down]["failed"] == 1 and cost[down]["LLM failures"] >= 1
@@ -79,7 +83,8 @@ def test_compare_grid_marks_a_failed_cell_counts_cost_and_time_and_resumes(tmp_p
     grown = _tczoo(["compare", "--methods", "crux,lcb", "--models", good, "--problems", "zm01", "--out", str(out),
                     "-f", "json"], tmp_path)
     assert grown.returncode == 0, grown.stderr
-    assert {r["model"]: r["lcb"] for r in json.loads(grown.stdout)[0]["rows"]}[good] not in ("failed", "not run")
+    assert {r["model"]: r["lcb"] for r in json.loads(grown.stdout)[0]["rows"]}[good]["status"] not in ("failed",
+                                                                                                    "not run")
     assert {d: len(_lines(d / "generations.jsonl")) for d in dirs} == generations
     assert set(json.loads((out / "grid.json").read_text())["methods"]) == {"crux", "lcb"}
     other = _tczoo(["compare", "--methods", "crux", "--models", good, "--problems", "zm01", "--samples", "2",

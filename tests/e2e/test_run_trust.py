@@ -95,7 +95,8 @@ def test_a_provider_that_only_fails_stops_the_run_and_the_same_command_retries(t
         assert failed and all(g["suite"]["tests"] == [] for g in failed)
         tables = report_json(out)
         main = next(t for t in tables if t["title"].startswith("TC-Bench") or "nothing could be scored" in t["title"])
-        assert all(row.get("PR", "failed") == "failed" for row in main["rows"])  # never a score
+        assert all(row.get("PR") is None for row in main["rows"])  # never a score
+        assert all(row.get("status", "failed") == "failed" for row in main["rows"])
         server.default = {"status": 200, "text": json.dumps(ZM04_TESTS)}
         again = tczoo(*args)
         assert again.returncode == 0, again.stderr[-3000:]
@@ -160,7 +161,8 @@ def test_a_method_that_crashes_everywhere_exits_1_and_shows_failed_cells(tmp_pat
     tables = json.loads(proc.stdout)
     main = next(t for t in tables if t["title"].startswith("TC-Bench"))
     rows = {r["method"]: r for r in main["rows"]}
-    assert rows["CRASH"]["PR"] == "failed" and rows["CRASH"]["HR"] == "failed" and rows["CRASH"]["failed"] == 1
+    assert rows["CRASH"]["PR"] is None and rows["CRASH"]["HR"] is None and rows["CRASH"]["failed"] == 1
+    assert rows["CRASH"]["status"] == "failed" and rows["CRUX"]["status"] == "ok"
     assert rows["CRUX"]["PR"] == 100.0 and rows["CRUX"]["failed"] == 0
     failures = next(t for t in tables if t["title"] == "failures by stage and reason")
     assert [(r["method"], r["stage"], r["reason"]) for r in failures["rows"]] == [("crash", "method", "crash")]
@@ -184,9 +186,11 @@ def test_the_readme_scripted_example_shows_no_valid_tests_beside_the_papers_numb
     assert "warning: 1 problem(s) without a single valid test" in proc.stderr
     [row] = next(t for t in json.loads(proc.stdout) if t["title"].startswith("TC-Bench"))["rows"]
     # the reference's averaging (a problem without a valid test: every wrong code AC, HackRate 0),
-    # never a bare number: the marker beside it
-    assert row["AC"] == "100.00 (no valid tests)" and row["HR"] == "0.00 (no valid tests)"
-    assert row["no valid tests"] == 1
+    # never a bare number: JSON keeps the number with the status beside it, the table the marker
+    assert row["AC"] == 100.0 and row["HR"] == 0.0 and row["status"] == "no valid tests"
+    assert row["no valid tests"] == 1 and "intervals" not in row
+    shown = tczoo("report", out, "-f", "md").stdout
+    assert "| 100.00 (no valid tests) |" in shown and "| 0.00 (no valid tests) |" in shown
 
 
 def test_stab_without_the_embed_extra_says_so_in_the_report(tmp_path):
