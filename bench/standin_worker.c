@@ -67,6 +67,7 @@ int main(void) {
         for (uint32_t argc = u32(); argc; argc--) take(NULL, u32());
         for (uint32_t files = u32(); files; files--) { take(NULL, u32()); take(NULL, u64()); }
         uint32_t flags = u32();
+        take(NULL, 8);               /* deadline */
         uint64_t len = u64();
         size_t keep = len < sizeof input - 1 ? (size_t)len : sizeof input - 1;
         take(input, keep);
@@ -81,8 +82,8 @@ int main(void) {
             double cpu_ms, wall_ms;
             int64_t maxrss_kb, killed;
             uint64_t out_len, err_len;
-            int64_t dirty, oom_kills;
-        } reply = {0, -1, 0.3, 0.9, 1024, 0, (uint64_t)n, 0, 0, 0};
+            int64_t dirty, oom_kills, start_failed;
+        } reply = {0, -1, 0.3, 0.9, 1024, 0, (uint64_t)n, 0, 0, 0, 0};
         uint32_t frame[2] = {0, (uint32_t)(sizeof reply + (size_t)n)};
         if (olen + sizeof frame + sizeof reply + (size_t)n > sizeof obuf) flush_out();
         memcpy(obuf + olen, frame, sizeof frame); olen += sizeof frame;

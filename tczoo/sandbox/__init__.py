@@ -12,11 +12,11 @@ from tczoo.sandbox.compile import CompileLimits
 from tczoo.sandbox.executor import Executor
 from tczoo.sandbox.jail import isolation_report
 from tczoo.sandbox.sandbox import IsolationUnavailable, Sandbox
-from tczoo.sandbox.types import CallResult, CompileResult, Job, Limits, PyCall, RunResult, Verdict
+from tczoo.sandbox.types import CallResult, CompileResult, DeadlineExceeded, Job, Limits, PyCall, RunResult, Verdict
 from tczoo.sandbox.validators import input_valid, inputs_valid
 
 __all__ = [
     "Sandbox", "Verdict", "Limits", "RunResult", "CompileResult", "Job", "CallResult",
     "compare_outputs", "isolation_report", "CompileLimits", "Executor",
-    "IsolationUnavailable", "PyCall", "input_valid", "inputs_valid",
+    "IsolationUnavailable", "PyCall", "input_valid", "inputs_valid", "DeadlineExceeded",
 ]

@@ -23,6 +23,12 @@ Semantics are ``ordered_stream``'s: results in job order, streamed; ``progress(d
 total)``; when ``cancelled`` is set, nothing more is dispatched or yielded. Runs in
 flight when the stream ends (cancelled, or the consumer stopped reading) finish on a
 background thread, which then returns their slots to the pool.
+
+A ``deadline`` (``time.monotonic()``) travels with every request: the worker stops a
+run still going there (``KILLED_DEADLINE``) and does not start one after it, so runs in
+flight and queued end at the deadline without the host killing a jail; the stream
+raises ``DeadlineExceeded`` in place of the first result it did not get, at the latest
+when the deadline passes (it does not wait for the worker's replies).
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ from tczoo.safetext import to_bytes
 from tczoo.sandbox import validators
 from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
 from tczoo.sandbox.slots import HOST_SLACK_S, SE_RETRIES, Slot, WorkerDied
-from tczoo.sandbox.types import CompileResult, Job, RunResult, Verdict
+from tczoo.sandbox.types import CompileResult, DeadlineExceeded, Job, RunResult, Verdict
 
 if TYPE_CHECKING:
     from tczoo.sandbox.sandbox import Sandbox
@@ -53,13 +59,15 @@ MAX_QUEUE_MS = 80.0  # (a queue's runs are what a cancelled stream still runs, a
 MAX_DEPTH = 96  # runs queued on one slot at most
 BIG_STDIN = 1 << 16  # an input this long is encoded once per batch, not once per program run on it
 MAX_ENCODED = 64 << 20  # ... while the encoded copies kept take at most this many bytes
+_CUT = object()  # a result the deadline cut: the stream raises DeadlineExceeded there
 
 
 class _Pending:
-    __slots__ = ("index", "job", "compiled", "failures", "request", "limits", "stdin", "parent")
-    # (``request`` and ``stdin`` are what ``Slot.fill`` sends)
+    __slots__ = ("index", "job", "compiled", "failures", "request", "limits", "stdin", "parent", "deadline_us")
+    # (``request``, ``stdin`` and ``deadline_us`` are what ``Slot.fill`` sends)
 
-    def __init__(self, index: int, job: Job, stdin: bytes, parent: "tuple[_Pending, RunResult] | None" = None):
+    def __init__(self, index: int, job: Job, stdin: bytes, parent: "tuple[_Pending, RunResult] | None" = None,
+                 deadline_us: int = 0):
         self.index = index  # the result's place in the stream
         self.job = job
         self.compiled: CompileResult | Future | None = None
@@ -69,12 +77,14 @@ class _Pending:
         self.stdin = stdin  # job.stdin as the program reads it (``_Driver._encode``)
         # An output validator's run: the judged job and its (accepted) run.
         self.parent = parent
+        self.deadline_us = deadline_us  # the batch's deadline, time.monotonic() microseconds (0: none)
 
 
 def stream(sb: "Sandbox", jobs: Iterable[Job], cancelled: threading.Event,
-           progress: Callable[[int, int], None] | None = None) -> Iterator[RunResult]:
+           progress: Callable[[int, int], None] | None = None,
+           deadline: float | None = None) -> Iterator[RunResult]:
     total = len(jobs) if hasattr(jobs, "__len__") else None  # type: ignore[arg-type]
-    driver = _Driver(sb, iter(jobs), cancelled)
+    driver = _Driver(sb, iter(jobs), cancelled, deadline)
     done = 0
     try:
         for result in driver.results():
@@ -87,8 +97,11 @@ def stream(sb: "Sandbox", jobs: Iterable[Job], cancelled: threading.Event,
 
 
 class _Driver:
-    def __init__(self, sb: "Sandbox", jobs: Iterator[Job], cancelled: threading.Event):
+    def __init__(self, sb: "Sandbox", jobs: Iterator[Job], cancelled: threading.Event,
+                 deadline: float | None = None):
         self.sb = sb
+        self.deadline = deadline
+        self.deadline_us = max(1, int(deadline * 1e6)) if deadline is not None else 0
         self.workers = sb.workers
         self.jobs = jobs
         self.cancelled = cancelled
@@ -114,20 +127,30 @@ class _Driver:
     # ------------------------------------------------------------------ the loop
 
     def results(self) -> Iterator[RunResult]:
-        finished = self.finished
+        finished, deadline = self.finished, self.deadline
         while not self.cancelled.is_set():
             self._pull()
             self._dispatch()
             if self.next_index in finished:
                 while self.next_index in finished:
-                    yield finished.pop(self.next_index)
+                    result = finished.pop(self.next_index)
+                    if result is _CUT:
+                        self._past_deadline()
+                    yield result
                     self.next_index += 1
                     if self.cancelled.is_set():
                         return
                 continue
             if self.exhausted and self.next_index >= self.pulled:
                 return
+            if deadline is not None and time.monotonic() >= deadline:
+                self._past_deadline()
             self._wait()
+
+    def _past_deadline(self) -> None:
+        raise DeadlineExceeded(f"the caller's deadline passed: {self.next_index} result(s) delivered, "
+                               f"{self.pulled - self.next_index} cut or never started",
+                               done=self.next_index, cut=self.pulled - self.next_index)
 
     def depth(self) -> int:
         """Runs to queue on a slot: one until a run answered; then about QUEUE_MS of work,
@@ -154,7 +177,7 @@ class _Driver:
                     self._comparator = job.comparator
                 if job.expected is not None and job.comparator == PROGRAM:
                     raise ValueError("comparator 'program' needs the problem's output_validator")
-            p = _Pending(self.pulled, job, self._encode(job.stdin))
+            p = _Pending(self.pulled, job, self._encode(job.stdin), None, self.deadline_us)
             self.pulled += 1
             self._admit(p)
 
@@ -212,7 +235,7 @@ class _Driver:
 
     def _dispatch(self) -> None:
         ready = self.ready
-        if not ready:
+        if not ready or (self.deadline is not None and time.monotonic() >= self.deadline):
             return
         # Every slot we may have, while there is work for it ...
         while len(self.held) < self.workers and len(ready) > sum(len(s.inflight) == 0 for s in self.held):
@@ -261,6 +284,8 @@ class _Driver:
         timeout = min((s.deadline for s in self.busy.values()), default=now + 0.05) - now
         if self.ready and len(self.held) < self.workers:
             timeout = min(timeout, 0.02)  # a slot may come free in another thread
+        if self.deadline is not None:
+            timeout = min(timeout, self.deadline - now)
         for fd, _ in self.poller.poll(max(0.0, timeout) * 1000 + 1):
             if fd == self._wake_r:
                 self._drain_wake()
@@ -282,7 +307,11 @@ class _Driver:
     def _replies(self, slot: Slot, done: list) -> None:
         verdict, complete, se = self.sb._verdict, self._complete, Verdict.SE
         for p, fields, out, err in done:
-            result = verdict(fields, out, err, p.limits)
+            try:
+                result = verdict(fields, out, err, p.limits)
+            except DeadlineExceeded:  # the worker stopped it, or did not start it, at the deadline
+                self.finished[p.index] = _CUT
+                continue
             if result.verdict is se:  # the worker could not start the program
                 self._failed(slot, p, result.message)
                 self._lost(slot, slot.reset(), None)
@@ -322,7 +351,7 @@ class _Driver:
             if job.output_validator is not None:
                 follow = validators.output_validator_job(job.output_validator, job.stdin, job.expected,
                                                          result.stdout)
-                self._admit(_Pending(p.index, follow, self._encode(follow.stdin), parent=(p, result)))
+                self._admit(_Pending(p.index, follow, self._encode(follow.stdin), (p, result), self.deadline_us))
                 return
             if not compare_outputs(result.stdout, job.expected, job.comparator):
                 result.verdict = Verdict.WA
@@ -332,7 +361,8 @@ class _Driver:
         """An infrastructure failure: try again on a fresh jail, up to SE_RETRIES times."""
         log.warning("sandbox worker slot %d failed: %s", slot.index, why)
         p.failures = [*(p.failures or ()), why[:2000]]
-        if len(p.failures) <= SE_RETRIES:
+        # (past the deadline there is no retry: the sandbox's failure is still why there is no result)
+        if len(p.failures) <= SE_RETRIES and (self.deadline is None or time.monotonic() < self.deadline):
             self.ready.appendleft(p)
             return
         message = f"sandbox error, {len(p.failures)} attempts on fresh slots: " + " | ".join(p.failures)

@@ -133,6 +133,10 @@ class Compiler:
         # Slots' uids open binaries below it by name (they need to search, not list).
         for d in (cache_dir, *(p for p in cache_dir.glob("??") if p.is_dir())):
             os.chmod(d, 0o711)
+        try:  # built now (once per version and machine), not inside the first compile's time
+            self._launcher()
+        except RuntimeError:  # no gcc: the first compile says so
+            pass
 
     def key(self, program: Program) -> str:
         memo = self._memo.get(self._memo_key(program))
@@ -273,7 +277,7 @@ class Compiler:
             return CompileResult(ok=True), {"main.py": program.code}, True
         if lang not in COMPILERS:
             return CompileResult(ok=False, message=f"language {lang.value} is not supported "
-                                 "by the tczoo sandbox"), {}, False
+                                 "by the tczoo sandbox", infrastructure=True), {}, False
         flags = program.flags if program.flags is not None else DEFAULT_FLAGS.get(lang, [])
         with tempfile.TemporaryDirectory(prefix="tczoo-build-") as tmp:
             work = Path(tmp)
@@ -287,7 +291,8 @@ class Compiler:
             if lang is Language.JAVA:
                 javac, jar = java_tool("javac"), java_tool("jar")
                 if not (javac and jar):
-                    return CompileResult(ok=False, message="sandbox error: no JDK (javac, jar)"), {}, False
+                    return CompileResult(ok=False, message="sandbox error: no JDK (javac, jar)",
+                                         infrastructure=True), {}, False
                 argv = ["/bin/sh", "-c", f"{javac} {' '.join([*JAVAC_OPTS, *flags])} -d classes {src.name} && "
                         f"{jar} --create --file prog.jar --main-class {main_class} -C classes ."]
                 artifact = "prog.jar"
@@ -299,13 +304,15 @@ class Compiler:
                 include = [] if pch is None else [f"-I{PCH_JAIL_DIR if self.level in ('full', 'bwrap') else pch}"]
                 argv = [COMPILERS[lang], *flags, *include, "-o", "prog", src.name, *tail]
                 artifact = "prog"
-            rc, output, timed_out = self._run_compiler(argv, work, uid, java=lang is Language.JAVA,
-                                                       pch=pch if lang is not Language.JAVA else None)
+            rc, output, timed_out, failed = self._run_compiler(argv, work, uid, java=lang is Language.JAVA,
+                                                               pch=pch if lang is not Language.JAVA else None)
+            if failed:
+                # Our jail failed, not the program (the launcher's status pipe says so, not
+                # the compiler's output, which the source shapes): a sandbox error, never cached.
+                return CompileResult(ok=False, message=f"sandbox error: {failed}: {output}"[:MESSAGE_CAP],
+                                     infrastructure=True), {}, False
             if timed_out:
                 return CompileResult(ok=False, message=TIMEOUT_MESSAGE), {}, False
-            if output.startswith(("bwrap:", "setpriv:", "prlimit:", JOIN_FAILED)):
-                # Our jail failed, not the program: a sandbox error, never cached.
-                return CompileResult(ok=False, message=f"sandbox error: {output}"), {}, False
             prog = work / artifact
             if rc != 0 or not prog.exists():
                 msg = output or f"compiler exited with status {rc}"
@@ -385,8 +392,23 @@ class Compiler:
                 shutil.rmtree(tmp, ignore_errors=True)
         return root if gch.is_file() else None
 
+    def _launcher(self) -> Path:
+        """The worker binary, for its ``--exec`` mode: built once per version beside the
+        compile cache (as the precompiled header is), so that Sandboxes with compile caches
+        of their own (tests, benchmarks) do not each build it before their first compile."""
+        from tczoo.paths import cache_dir
+        from tczoo.sandbox.slots import worker_binary
+
+        try:
+            return worker_binary(cache_dir())
+        except (OSError, ValueError):  # (CacheRefused: the shared cache is not usable)
+            return worker_binary(self.cache_dir)
+
     def _run_compiler(self, argv: list[str], work: Path, uid: int, *, java: bool = False,
-                      pch: Path | None = None) -> tuple[int, str, bool]:
+                      pch: Path | None = None) -> tuple[int, str, bool, str]:
+        """(exit status, output, timed out, why the sandbox failed it or ""). Whether the
+        jail came up and the compiler started is told by the launcher (the worker binary
+        in ``--exec`` mode, innermost in the jail) on a pipe the compiler never holds."""
         lim = self.limits
         cpu = max(1, int(lim.time_s + 0.999))
         prefix = []
@@ -414,14 +436,22 @@ class Compiler:
         else:
             cwd = work
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TMPDIR": str(work)}
+        launcher = os.open(self._launcher(), os.O_RDONLY)
+        status_r, status_w = os.pipe()
+        pass_fds += (launcher, status_w)
+        argv = [f"/proc/self/fd/{launcher}", "--exec", str(status_w), *argv]
         group = self._job_group() if self._job_group else None
         if group is not None:
             join = f'echo $$ > "$0" || {{ echo "{JOIN_FAILED}"; exit 125; }}; exec "$@"'
             prefix = ["/bin/sh", "-c", join, str(group.procs_file), *prefix]
         try:
-            proc = subprocess.Popen(prefix + cmd + argv, cwd=cwd, env=env, pass_fds=pass_fds,
-                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                    start_new_session=True)
+            try:
+                proc = subprocess.Popen(prefix + cmd + argv, cwd=cwd, env=env, pass_fds=pass_fds,
+                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                        start_new_session=True)
+            finally:
+                os.close(status_w)
+                os.close(launcher)
             try:
                 head, total, timed_out = _drain(proc, 2 * lim.time_s + 1)
             finally:
@@ -434,12 +464,33 @@ class Compiler:
             text = compiler_message(head, total)
             if "internal compiler error: Killed" in text or "signal terminated program cc1" in text:
                 timed_out = True
-            return proc.returncode, text, timed_out
+            return proc.returncode, text, timed_out, _launch_failure(status_r, argv[3])
         finally:
+            os.close(status_r)
             if fd is not None:
                 os.close(fd)
             if group is not None:
                 group.close()
+
+
+def _launch_failure(status_fd: int, compiler: str) -> str:
+    """What the compile jail's launcher said (every writer is gone): "" when the compiler
+    started, else why the sandbox failed the compile."""
+    os.set_blocking(status_fd, False)
+    said = b""
+    try:
+        while len(said) < 64:
+            chunk = os.read(status_fd, 64)
+            if not chunk:
+                break
+            said += chunk
+    except BlockingIOError:  # a writer outlived the jail: what it wrote so far decides
+        pass
+    if said == b"L":
+        return ""
+    if said[:2] == b"LE" and len(said) >= 6:
+        return f"cannot start the compiler {compiler}: {os.strerror(int.from_bytes(said[2:6], 'little'))}"
+    return "the compile jail did not start"
 
 
 def _drain(proc: subprocess.Popen, wall_s: float) -> tuple[bytes, int, bool]:

@@ -11,11 +11,12 @@ and cancellation. A ``Sandbox(executor=...)`` serves ``run_many`` (and so
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
-from concurrent.futures import Future
+from concurrent.futures import Future, TimeoutError as FutureTimeout
 from typing import Callable, Iterable, Iterator, Protocol
 
-from tczoo.sandbox.types import Job, RunResult
+from tczoo.sandbox.types import DeadlineExceeded, Job, RunResult, Verdict
 
 
 class Executor(Protocol):
@@ -55,6 +56,8 @@ def ordered_stream(
     jobs: Iterable[Job],
     cancelled: threading.Event,
     progress: Callable[[int, int], None] | None = None,
+    *,
+    deadline: float | None = None,
 ) -> Iterator[RunResult]:
     """Yield results in job order while keeping ~2x capacity jobs in flight.
 
@@ -62,22 +65,47 @@ def ordered_stream(
     job count when ``jobs`` has a length, else the number submitted so far.
     When ``cancelled`` is set, jobs not yet started are cancelled and the stream
     ends after the result it is waiting on; nothing further is yielded.
+    ``deadline`` (``time.monotonic()``): each job's wall-clock guard is cut to the time
+    left when it is submitted; the stream waits no longer than the deadline and raises
+    ``DeadlineExceeded`` in place of a result it did not get, or of a run its cut guard
+    stopped (the backend's own runs end by the cut guards).
     """
     total = len(jobs) if hasattr(jobs, "__len__") else None  # type: ignore[arg-type]
     it = iter(jobs)
     window: deque[Future] = deque()
+    cut: set[int] = set()  # ids of the futures whose job's wall guard the deadline shortened
     submitted = done = 0
     exhausted = False
+
+    def past(f: Future | None = None) -> DeadlineExceeded:
+        for g in ([f] if f else []) + list(window):
+            g.cancel()
+        return DeadlineExceeded(f"the caller's deadline passed: {done} result(s) delivered",
+                                done=done, cut=submitted - done)
+
     while True:
         while not exhausted and not cancelled.is_set() and len(window) < 2 * executor.capacity:
+            if deadline is not None and time.monotonic() >= deadline:
+                break
             try:
                 job = next(it)
             except StopIteration:
                 exhausted = True
                 break
-            window.append(executor.submit(job))
+            shortened = False
+            if deadline is not None:
+                left_ms = max(1, int((deadline - time.monotonic()) * 1000))
+                if job.limits.wall_guard_ms > left_ms:
+                    job = job.model_copy(update={"limits": job.limits.model_copy(update={"wall_ms": left_ms})})
+                    shortened = True
+            future = executor.submit(job)
+            if shortened:
+                cut.add(id(future))
+            window.append(future)
             submitted += 1
         if not window:
+            if deadline is not None and not exhausted:
+                raise past()
             return
         if cancelled.is_set():
             for f in window:
@@ -85,7 +113,17 @@ def ordered_stream(
             return
         if not window[0].done():
             executor.flush()  # what the backend holds back must leave before we wait on it
-        result = window.popleft().result()
+        future = window.popleft()
+        if deadline is None:
+            result = future.result()
+        else:
+            try:
+                result = future.result(timeout=max(0.0, deadline - time.monotonic()))
+            except FutureTimeout:
+                raise past(future) from None
+            if id(future) in cut and result.verdict is Verdict.TLE and result.message == "wall-clock guard":
+                raise past()
+            cut.discard(id(future))
         done += 1
         if progress is not None:
             progress(done, total if total is not None else submitted)

@@ -203,8 +203,10 @@ WEAK_WARNING = (
 def weak_warning(level: str) -> str:
     what = {
         "bwrap": "share your uid (no per-slot uid)",
-        "uid": "read world-readable files, write world-writable dirs and use the network",
-        "none": "read and write your files, use the network and see your processes",
+        "uid": ("read world-readable files, write world-writable dirs, use the network and signal their "
+                "worker (no PID namespace: a run whose program kills its worker is reported as a sandbox error)"),
+        "none": ("read and write your files, use the network, see your processes and signal their worker "
+                 "(a run whose program kills its worker is reported as a sandbox error)"),
     }[level]
     return WEAK_WARNING.format(level=level, what=what)
 

@@ -8,6 +8,7 @@ import math
 import os
 import signal
 import threading
+import time
 import warnings
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
@@ -19,16 +20,20 @@ from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
 from tczoo.sandbox.compile import CompileLimits, Compiler, java_tool
 
 from tczoo.sandbox.executor import Executor, ordered_stream
-from tczoo.sandbox.slots import HOST_SLACK_S, SE_RETRIES, SlotPool, WorkerDied, header, pack_limits, pack_prefix
-from tczoo.sandbox.types import CallResult, CompileResult, Job, Limits, PyCall, RunResult, Verdict
+from tczoo.sandbox.slots import (HOST_SLACK_S, KILLED_DEADLINE, SE_RETRIES, SlotPool, WorkerDied, header,
+                                 pack_limits, pack_prefix, start_failure)
+from tczoo.sandbox.types import (CallResult, CompileResult, DeadlineExceeded, Job, Limits, PyCall, RunResult,
+                                 Verdict)
 
 log = logging.getLogger("tczoo.sandbox")
 JAVA_RUN_OPTS = ["-Xss64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"]
 JAVA_THREADS = 64
 STDERR_CAP = 64 * 1024  # bytes of stderr kept per run
-START_FAILED = "tczoo-worker: cannot start program"
 PROGRAM_FD = "/dev/fd/3"  # where an interpreter finds its program in the jail
-COMPILE_SE = "sandbox error"  # how a compile the sandbox itself failed begins
+# How the message of a compile the sandbox itself failed begins: for people only. What
+# decides is ``CompileResult.infrastructure`` (a compiler's output can begin so too:
+# ``#line 1 "sandbox error"`` names the file it reports errors in).
+COMPILE_SE = "sandbox error"
 # RunResult(**fields), validated the same, at half the cost of the keyword call (which
 # adds a Python frame): a batch makes one per run, and the host's time per run counts.
 _new_result = RunResult.__pydantic_validator__.validate_python
@@ -102,6 +107,8 @@ class Sandbox:
         self._closed = False
         self._wire_cache: dict[tuple, dict] = {}
         self._requests: dict[tuple, tuple[dict, Limits]] = {}
+        self._lock = threading.Lock()
+        self._compile_pool = None  # compiles a deadline does not wait for (``run(deadline=)``)
 
     # ------------------------------------------------------------------ properties
 
@@ -118,22 +125,41 @@ class Sandbox:
         return self.compiler.compile(program)
 
     def run(self, program: Program, stdin: str = "", limits: Limits = Limits(), *,
-            files: dict[str, str] | None = None, args: list[str] | None = None) -> RunResult:
-        built = self._build(program)
+            files: dict[str, str] | None = None, args: list[str] | None = None,
+            deadline: float | None = None) -> RunResult:
+        """One run. ``deadline`` (a ``time.monotonic()`` value): the run is stopped there
+        (or not started when it has passed) and ``DeadlineExceeded`` raised instead of a
+        result; a compile still going then goes on in the background."""
+        built = self._build(program) if deadline is None else self._build_by(program, deadline)
         if not built.ok:
             return self._compile_failure(built)
-        return self._execute(program, stdin, limits, files, args)
+        return self._execute(program, stdin, limits, files, args, deadline)
 
     def _build(self, program: Program) -> CompileResult:
         built = self.compiler.outcome(program)
-        if not built.ok and built.message.startswith(COMPILE_SE):
+        if not built.ok and built.infrastructure:
             built = self.compiler.outcome(program)  # our jail failed, not the program: once more
         return built
 
+    def _build_by(self, program: Program, deadline: float) -> CompileResult:
+        known = self.compiler.known(program)
+        if known is not None and not known.infrastructure:
+            return known
+        with self._lock:
+            if self._compile_pool is None:
+                import concurrent.futures
+
+                self._compile_pool = concurrent.futures.ThreadPoolExecutor(
+                    max_workers=self.workers, thread_name_prefix="tczoo-compile")
+        future = self._compile_pool.submit(self._build, program)
+        try:
+            return future.result(timeout=max(0.0, deadline - time.monotonic()))
+        except TimeoutError:
+            raise DeadlineExceeded("the caller's deadline passed while the program compiled", cut=1) from None
+
     @staticmethod
     def _compile_failure(built: CompileResult) -> RunResult:
-        infra = built.message.startswith(COMPILE_SE) or "not supported" in built.message
-        return RunResult(verdict=Verdict.SE if infra else Verdict.CE, message=built.message)
+        return RunResult(verdict=Verdict.SE if built.infrastructure else Verdict.CE, message=built.message)
 
     def judge(self, program: Program, stdin: str, expected: str, limits: Limits = Limits(),
               comparator: str | None = None, *, files: dict[str, str] | None = None,
@@ -168,18 +194,23 @@ class Sandbox:
         return await asyncio.to_thread(self.judge, *a, **kw)
 
     def call_python(self, code: str, function: str, args: list | None = None,
-                    limits: Limits = Limits(), *, stdin: str = "", seed: int | None = None) -> CallResult:
+                    limits: Limits = Limits(), *, stdin: str = "", seed: int | None = None,
+                    deadline: float | None = None) -> CallResult:
         files, marker = callpy.prepare(code, function, args, seed)
-        run = self.run(callpy.DRIVER_PROGRAM, stdin, limits, files=files)
+        if deadline is None:  # (a wrapper of the sandbox may take no deadline)
+            run = self.run(callpy.DRIVER_PROGRAM, stdin, limits, files=files)
+        else:
+            run = self.run(callpy.DRIVER_PROGRAM, stdin, limits, files=files, deadline=deadline)
         return callpy.interpret(run, marker)
 
-    def call_many(self, calls: Iterable[PyCall]) -> list[CallResult]:
-        """``call_python`` for a batch, spread over every worker slot; results in order."""
+    def call_many(self, calls: Iterable[PyCall], *, deadline: float | None = None) -> list[CallResult]:
+        """``call_python`` for a batch, spread over every worker slot; results in order.
+        ``deadline``: as for ``run_many`` (``DeadlineExceeded`` when it cuts any call)."""
         calls = list(calls)
         prepared = [callpy.prepare(c.code, c.function, c.args, c.seed) for c in calls]
         jobs = [Job(program=callpy.DRIVER_PROGRAM, stdin=c.stdin, limits=c.limits, files=files)
                 for c, (files, _) in zip(calls, prepared)]
-        runs = list(self.run_many(jobs))
+        runs = list(self.run_many(jobs) if deadline is None else self.run_many(jobs, deadline=deadline))
         return [callpy.interpret(run, marker) for run, (_, marker) in zip(runs, prepared)]
 
     async def acall_many(self, calls: Iterable[PyCall]) -> list[CallResult]:
@@ -188,16 +219,22 @@ class Sandbox:
 
     # ------------------------------------------------------------------ batches
 
-    def run_many(self, jobs: Iterable[Job], *,
-                 progress: Callable[[int, int], None] | None = None) -> Iterator[RunResult]:
+    def run_many(self, jobs: Iterable[Job], *, progress: Callable[[int, int], None] | None = None,
+                 deadline: float | None = None) -> Iterator[RunResult]:
         """Results in job order, streamed; every slot busy (see batch.py: one poll loop in
-        the consuming thread drives them all)."""
+        the consuming thread drives them all).
+
+        ``deadline`` (a ``time.monotonic()`` value) bounds the whole batch, runs in flight
+        included: the worker stops a run still going there and starts none after it, and
+        the stream raises ``DeadlineExceeded`` in place of the first result it did not
+        get (the results before it stand). The stream ends within a few milliseconds of
+        the deadline; compiles still going then finish in the background."""
         if self._closed:
             raise RuntimeError("sandbox is closed")
         self._cancelled.clear()
         if self.executor is not None:
-            return ordered_stream(self.executor, jobs, self._cancelled, progress)
-        return batch.stream(self, jobs, self._cancelled, progress)
+            return ordered_stream(self.executor, jobs, self._cancelled, progress, deadline=deadline)
+        return batch.stream(self, jobs, self._cancelled, progress, deadline)
 
     def cancel(self) -> None:
         """Stop batch work: jobs not started are dropped, run_many stops yielding."""
@@ -208,6 +245,8 @@ class Sandbox:
             return
         self._closed = True
         self._cancelled.set()
+        if self._compile_pool is not None:
+            self._compile_pool.shutdown(wait=False, cancel_futures=True)
         if self.executor is not None:
             self.executor.shutdown(cancel_pending=True)  # a cluster's sandbox: the cluster goes too
         self._pool.close()
@@ -227,9 +266,11 @@ class Sandbox:
     # ------------------------------------------------------------------ internals
 
     def _execute(self, program: Program, stdin: str, limits: Limits,
-                 files: dict[str, str] | None, args: list[str] | None) -> RunResult:
+                 files: dict[str, str] | None, args: list[str] | None,
+                 deadline: float | None = None) -> RunResult:
         """Run on a slot; a run the sandbox itself failed (SE) is retried on a fresh
-        slot, up to SE_RETRIES times, so a caller sees SE only when it persists."""
+        slot, up to SE_RETRIES times, so a caller sees SE only when it persists (or
+        when ``deadline`` passed before a retry: the sandbox's failure is still why)."""
         if self._closed:
             raise RuntimeError("sandbox is closed")
         request, limits = self._request(program, limits, args, files)
@@ -237,10 +278,12 @@ class Sandbox:
         data = to_bytes(stdin)
         failures: list[str] = []
         for _ in range(1 + SE_RETRIES):
-            result = self._attempt(request, data, limits)
+            result = self._attempt(request, data, limits, deadline)
             if result.verdict is not Verdict.SE:
                 return result
             failures.append(result.message)
+            if deadline is not None and time.monotonic() >= deadline:
+                break
         result.message = (f"sandbox error, {len(failures)} attempts on fresh slots: "
                           + " | ".join(failures))[:4000]
         log.error("%s", result.message)
@@ -303,8 +346,15 @@ class Sandbox:
             wire = self._wire_cache[key] = wire_limits(limits, cgroups)
         return wire
 
-    def _attempt(self, request: dict, stdin: bytes, limits: Limits) -> RunResult:
-        slot = self._pool.acquire()
+    def _attempt(self, request: dict, stdin: bytes, limits: Limits, deadline: float | None = None) -> RunResult:
+        deadline_us = 0
+        if deadline is None:
+            slot = self._pool.acquire()
+        else:
+            slot = self._pool.acquire(timeout=max(0.0, deadline - time.monotonic()))
+            if slot is None:
+                raise DeadlineExceeded("the caller's deadline passed before a worker slot was free", cut=1)
+            deadline_us = max(1, int(deadline * 1e6))
         try:
             try:
                 slot.ensure_started()
@@ -312,11 +362,11 @@ class Sandbox:
                 log.warning("sandbox worker slot %d did not start: %s", slot.index, e)
                 return RunResult(verdict=Verdict.SE, message=f"worker failed: {e}"[:2000])
             try:
-                fields, out, err = slot.execute(request, stdin)
+                fields, out, err = slot.execute(request, stdin, deadline_us)
             except WorkerDied as e:
                 log.warning("sandbox worker slot %d failed: %s", slot.index, e)
                 return RunResult(verdict=Verdict.SE, message=f"worker failed: {e}"[:2000])
-            result = self._verdict(fields, out, err, limits)
+            result = self._verdict(fields, out, err, limits)  # DeadlineExceeded: the run was cut
             if result.verdict is Verdict.SE:
                 slot.stop()  # the next attempt gets a fresh jail
             return result
@@ -326,13 +376,15 @@ class Sandbox:
     def _verdict(self, fields: tuple, out: bytes, err: bytes, limits: Limits) -> RunResult:
         """A run's result from the worker's reply (``slots.REPLY`` fields), by the rules
         of docs/sandbox.md in their order."""
-        code, sig, cpu, wall, rss, killed, _, _, _, ooms = fields
+        code, sig, cpu, wall, rss, killed, _, _, _, ooms, _ = fields
         if (code == 0 and sig < 0 and not killed and not ooms and cpu <= limits.time_ms
                 and rss <= limits.memory_mb * 1024):
             # A clean exit within every limit: AC (most runs; decided in a few tests).
             return _new_result({"verdict": Verdict.AC, "exit_code": 0, "cpu_ms": round(cpu, 3),
                                 "wall_ms": round(wall, 3), "memory_kb": rss, "stdout": from_bytes(out),
                                 "stderr": from_bytes(err) if err else ""})
+        if killed == KILLED_DEADLINE:  # stopped, or never started, at the caller's deadline
+            raise DeadlineExceeded("the caller's deadline passed during the run", cut=1)
         h = header(fields)
         stdout = from_bytes(out)  # lossless: a program's invalid UTF-8 survives as surrogate escapes
         stderr = from_bytes(err)
@@ -343,8 +395,8 @@ class Sandbox:
         )
         sig, code, killed = h["signal"], h["exit_code"], h["killed"]
         memory_kb = limits.memory_mb * 1024
-        if code == 126 and stderr.startswith(START_FAILED):
-            return RunResult(verdict=Verdict.SE, message=stderr[:2000], **base)
+        if h["start_failed"]:  # the worker's own word (never the program's stderr or exit code)
+            return RunResult(verdict=Verdict.SE, message=start_failure(h["start_failed"]), **base)
         if killed == "output" or sig == signal.SIGXFSZ:
             verdict, why = Verdict.OLE, "output limit exceeded"
         elif h["oom_kills"] > 0 or base["memory_kb"] > memory_kb:

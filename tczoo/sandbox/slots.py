@@ -39,15 +39,21 @@ WORKER_C = Path(__file__).parent / "worker.c"
 HOST_SLACK_S = 10.0  # the worker enforces the wall guard; we only catch a stuck worker
 SE_RETRIES = 2  # a run that failed in the sandbox is tried again on this many fresh slots
 MAGIC = 0x7A637432
-# exit_code, signal, cpu_ms, wall_ms, maxrss_kb, killed, stdout_len, stderr_len, dirty, oom_kills
-REPLY = struct.Struct("<qqddqqQQqq")
+# exit_code, signal, cpu_ms, wall_ms, maxrss_kb, killed, stdout_len, stderr_len, dirty, oom_kills,
+# start_failed ((stage << 16) | errno when the worker could not start the program: its own
+# channel, never the program's stderr or exit code)
+REPLY = struct.Struct("<qqddqqQQqqq")
 LIMITS = struct.Struct("<I9Q")  # magic, then LIMIT_FIELDS
 # kind (1 stdout, 2 stderr, 0 the reply: REPLY, then the rest of stdout and of stderr), length
 FRAME = struct.Struct("<II")
 CHUNK = 65536  # bytes of stdout or stderr the worker holds before it sends a frame (worker.c)
-TRAILER = struct.Struct("<IQ")  # a request's flags and its stdin's length; then stdin
+# a request's flags, its deadline (CLOCK_MONOTONIC in microseconds, time.monotonic()'s
+# clock; 0: none) and its stdin's length; then stdin
+TRAILER = struct.Struct("<IQQ")
 FLAG_FLUSH = 1  # the worker sends its buffered replies after this run
-KILLED = {0: None, 1: "cpu", 2: "wall", 3: "output"}
+KILLED = {0: None, 1: "cpu", 2: "wall", 3: "output", 4: "deadline"}
+KILLED_DEADLINE = 4  # the run was stopped at (or not started after) the caller's deadline
+START_STAGES = {1: "cannot enter its run directory", 2: "cannot open its file", 3: "exec failed"}
 DIRTY = {1: "could not empty its directories", 2: "memory held"}
 PIPE_SIZE = 1 << 20  # request pipe's capacity asked for (bytes queued on a slot stay below half)
 LIMIT_FIELDS = ("cpu_ms", "wall_ms", "cpu_s", "out_bytes", "err_bytes", "file_bytes",
@@ -128,18 +134,24 @@ def pack_prefix(request: dict) -> bytes:
 class _Single:
     """One run's request for ``Slot.fill`` (a batch queues its own kind of item)."""
 
-    __slots__ = ("request", "stdin")
+    __slots__ = ("request", "stdin", "deadline_us")
 
-    def __init__(self, request: dict, stdin: bytes):
-        self.request, self.stdin = request, stdin
+    def __init__(self, request: dict, stdin: bytes, deadline_us: int = 0):
+        self.request, self.stdin, self.deadline_us = request, stdin, deadline_us
 
 
 def header(fields: tuple) -> dict:
     """A reply's REPLY fields by name (-1 for no exit code or signal: None)."""
-    code, sig, cpu, wall, rss, killed, _, _, dirty, ooms = fields
+    code, sig, cpu, wall, rss, killed, _, _, dirty, ooms, start = fields
     return {"exit_code": None if code < 0 else code, "signal": None if sig < 0 else sig,
             "cpu_ms": cpu, "wall_ms": wall, "maxrss_kb": rss, "killed": KILLED[killed],
-            "oom_kills": ooms, "dirty": dirty}
+            "oom_kills": ooms, "dirty": dirty, "start_failed": start}
+
+
+def start_failure(start: int) -> str:
+    """The worker's reason for not starting a program (``REPLY.start_failed``)."""
+    stage, err = start >> 16, start & 0xFFFF
+    return f"cannot start program: {START_STAGES.get(stage, f'stage {stage}')}: {os.strerror(err)}"
 
 
 class Slot:
@@ -318,8 +330,9 @@ class Slot:
     def fill(self, queue: deque, depth: int, step: int) -> None:
         """Send requests from the left of ``queue`` until ``depth`` runs are in flight,
         in one write. Started slots only (``ensure_started`` first). A queued item has
-        ``request`` (``Sandbox._request``'s) and ``stdin`` (bytes); it comes back as the
-        token of its reply. Every ``step``-th request asks the worker to send the replies
+        ``request`` (``Sandbox._request``'s), ``stdin`` (bytes) and ``deadline_us`` (the
+        caller's deadline in ``time.monotonic()`` microseconds, 0: none: the worker stops
+        the run there, or does not start it); it comes back as the token of its reply. Every ``step``-th request asks the worker to send the replies
         it holds (``FLAG_FLUSH``): one wake-up of the host per that many runs.
 
         An idle slot takes anything (and the cgroup limits of its first run); a busy
@@ -347,7 +360,7 @@ class Slot:
                     flags, count = FLAG_FLUSH, 0
                 inflight.append((item, request["caps"], request["guard_s"], size))
                 queued += size
-                out += (prefix, trailer(flags, len(stdin)), stdin)
+                out += (prefix, trailer(flags, item.deadline_us, len(stdin)), stdin)
                 if len(inflight) == 1:  # an idle slot: its first run sets the pace and the limits
                     self.deadline = time.monotonic() + request["guard_s"]
                     if request["cgroup"] != limits:
@@ -462,11 +475,11 @@ class Slot:
         Returns ``feed``'s lost tokens and reason."""
         return self.reset(), f"TimeoutError: {why} {self.stderr_tail()}".strip()
 
-    def execute(self, request: dict, stdin: bytes) -> tuple[tuple, bytes, bytes]:
+    def execute(self, request: dict, stdin: bytes, deadline_us: int = 0) -> tuple[tuple, bytes, bytes]:
         """One run on a started, idle slot (``ensure_started`` first); raises
         ``WorkerDied`` when the worker failed on it."""
         try:
-            self.fill(deque([_Single(request, stdin)]), 1, 1)
+            self.fill(deque([_Single(request, stdin, deadline_us)]), 1, 1)
         except WorkerDied:
             self.reset()
             raise

@@ -65,11 +65,29 @@ def limits_error(error: ValueError, names: dict[str, str] | None = None) -> str:
     return "; ".join(parts)
 
 
+class DeadlineExceeded(RuntimeError):
+    """A caller's deadline (``deadline=`` of ``Sandbox.run_many``, ``run``, ``call_many``
+    ...) passed before every result was known: runs in flight were stopped there by the
+    worker, runs not started never start. Raised instead of a result, so that a run cut
+    short is never read as the program's behaviour (it is no ``TLE``: the program had
+    its own limits) nor as the sandbox's failure (no ``SE``: nothing failed). Results
+    yielded before it are complete and stand."""
+
+    def __init__(self, message: str = "the caller's deadline passed", *, done: int = 0, cut: int = 0):
+        super().__init__(message)
+        self.done = done  # results delivered before the deadline
+        self.cut = cut  # runs stopped, or never started, because of it
+
+
 class CompileResult(BaseModel):
     ok: bool
     message: str = ""  # compiler output, truncated
     cached: bool = False
     seconds: float = 0.0
+    # The sandbox could not build it (its compile jail failed, no compiler or JDK, a
+    # language it does not know): decided by the host from its own channel (the jail's
+    # launcher's status pipe), never from the compiler's output, which the source shapes.
+    infrastructure: bool = False
 
 
 class RunResult(BaseModel):

@@ -41,9 +41,21 @@
  * waiting, when a request asks for it (FLAG_FLUSH), when a run has lasted 5 ms, or
  * when it is full. Per run, nothing crosses the boundary but the request and reply.
  *
+ * Infrastructure verdicts never come from the program: whether the program started
+ * (exec succeeded) is a field of the reply, written by the vfork child into memory only
+ * the worker can read, never a line on the program's stderr or an exit code, which a
+ * program can print or return itself. A run cut at the caller's deadline (a monotonic
+ * time in the request) is killed by KILLED_DEADLINE, or not started when it is past.
+ *
  * usage: tczoo-worker CACHE_FD CPU_FD RUN_DIR KILL_ALL NPROC_BASE CLEAN_IPC MEMORY [WIPE_DIR...]
  *   MEMORY: "-" or "USAGE_FD,STAT_FD,OOM_FD,V2,SLACK_BYTES,WAIT_MS" (the slot's memory cgroup)
  * Protocol on fd 0 (requests) / fd 1 (replies), little-endian, see slots.py.
+ *
+ * usage: tczoo-worker --exec STATUS_FD PROGRAM [ARG...]   (the compile jail's launcher)
+ *   writes "L" on STATUS_FD, makes every fd from 3 up close-on-exec and execs PROGRAM;
+ *   if the exec fails, writes "E" and errno (4 bytes). The host learns from that pipe,
+ *   which the compiler never holds, whether its jail came up and the compiler started:
+ *   never from the compiler's output, which the source it reads can shape.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -86,6 +98,13 @@
 #define FRAME_OUT 1
 #define FRAME_ERR 2
 #define FRAME_END 0
+#define KILLED_DEADLINE 4 /* reply.killed: stopped (or never started) at the caller's deadline */
+/* reply.start_failed: the worker could not start the program, (stage << 16) | errno;
+   set by the vfork child in memory it shares with us until it execs (a program that
+   started has an address space of its own and cannot reach it) */
+#define START_CHDIR 1
+#define START_OPEN 2
+#define START_EXEC 3
 #define WIPE_STEPS 20000000L /* guard against a tree we cannot empty: report, don't loop */
 
 extern char **environ;
@@ -575,6 +594,27 @@ static int take(struct stream *s, const char *data, size_t n) {
 
 static struct stream out_s = {.kind = FRAME_OUT}, err_s = {.kind = FRAME_ERR};
 
+/* Written by the vfork child (which shares our memory until it execs or exits): why the
+   program could not be started. A started program cannot write it. */
+static volatile int64_t start_error;
+
+struct reply {
+    int64_t exit_code, signal;
+    double cpu_ms, wall_ms;
+    int64_t maxrss_kb, killed;
+    uint64_t out_len, err_len;
+    int64_t dirty, oom_kills, start_failed;
+};
+
+/* The reply frame: the reply, then what is still held of stdout and of stderr (the host
+   tells them apart by the totals in the reply): a short run's answer is one frame. */
+static void emit_reply(struct reply *reply) {
+    uint32_t hr[2] = {FRAME_END, (uint32_t)(sizeof *reply + out_s.len + err_s.len)};
+    struct iovec iov[4] = {{hr, sizeof hr}, {reply, sizeof *reply}, {out_s.buf, out_s.len},
+                           {err_s.buf, err_s.len}};
+    emit(iov, 4);
+}
+
 static void handle(void) {
     struct limits L;
     uint64_t *f = (uint64_t *)&L;
@@ -598,6 +638,7 @@ static void handle(void) {
         free(data);
     }
     uint32_t flags = rd32();
+    uint64_t deadline_us = rd64(); /* CLOCK_MONOTONIC, microseconds; 0: none */
     uint64_t in_len = rd64();
     int in_fd = memfd_create("stdin", MFD_CLOEXEC); /* the program sees only this fd */
     if (in_fd < 0) die("memfd_create");
@@ -609,6 +650,25 @@ static void handle(void) {
         left -= n;
     }
     lseek(in_fd, 0, SEEK_SET);
+    double deadline = deadline_us ? (double)deadline_us / 1e3 : 0;
+    if (deadline && now_ms() >= deadline) { /* the caller's time is up: do not start it */
+        close(in_fd);
+        out_s.len = err_s.len = 0;
+        out_s.sent = err_s.sent = 0;
+        struct reply reply = {-1, -1, 0, 0, 0, KILLED_DEADLINE, 0, 0, 0, 0, 0};
+        for (int i = 0; i < n_roots; i++) /* the request's files */
+            if (roots[i].fd >= 0 && wipe(&roots[i])) reply.dirty = DIRTY_FILES;
+        emit_reply(&reply);
+        free(artifact);
+        for (uint32_t i = 0; i < argc; i++) free(argv[i]);
+        free(argv);
+        if (reply.dirty) {
+            flush_out();
+            _exit(0);
+        }
+        if (flags & FLAG_FLUSH) flush_out();
+        return;
+    }
 
     /* The program's own file, opened below the cache fd: the jail has no path to it. */
     int art_fd = -1, art_errno = 0, native = argc > 0 && argv[0][0] == 0;
@@ -632,6 +692,7 @@ static void handle(void) {
     getrusage(RUSAGE_CHILDREN, &kids0);
     double self0 = self_cpu_ms(), cg0 = cpu_fd >= 0 ? cgroup_cpu_ms() : -1;
     double start = now_ms();
+    start_error = 0;
     pid_t pid = vfork();
     if (pid == 0) {
         /* vfork child: plain syscalls only, then exec or _exit. */
@@ -641,7 +702,10 @@ static void handle(void) {
            jail started); the program is its first choice. */
         int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
         if (oom >= 0) { write(oom, "1000", 4); close(oom); }
-        if (chdir(run_dir)) _exit(126);
+        if (chdir(run_dir)) {
+            start_error = (START_CHDIR << 16) | errno;
+            _exit(126);
+        }
         struct rlimit cpu = {L.cpu_s, L.cpu_s + 1};
         setrlimit(RLIMIT_CPU, &cpu);
         set_limit(RLIMIT_CORE, 0);
@@ -654,8 +718,7 @@ static void handle(void) {
         dup2(out[1], 1);
         dup2(err[1], 2);
         if (art_errno) {
-            static const char msg[] = "tczoo-worker: cannot start program: cannot open it\n";
-            write(2, msg, sizeof msg - 1);
+            start_error = (START_OPEN << 16) | art_errno;
             _exit(126);
         }
         if (native) {
@@ -667,8 +730,7 @@ static void handle(void) {
             }
             execve(argv[0], argv, environ);
         }
-        static const char msg[] = "tczoo-worker: cannot start program\n";
-        write(2, msg, sizeof msg - 1);
+        start_error = (START_EXEC << 16) | errno;
         _exit(126);
     }
     if (pid < 0) die("vfork");
@@ -679,16 +741,22 @@ static void handle(void) {
 
     int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
     if (pidfd < 0) die("pidfd_open");
-    int killed = 0; /* 1 cpu, 2 wall, 3 output */
+    int64_t start_failed = start_error; /* the child has exec'd or exited: it is final */
+    int killed = 0; /* 1 cpu, 2 wall, 3 output, 4 the caller's deadline */
     int oopen = 1, eopen = 1, exited = 0;
     double wall_deadline = start + (double)L.wall_ms;
+    int wall_reason = 2;
+    if (deadline && deadline < wall_deadline) {
+        wall_deadline = deadline;
+        wall_reason = KILLED_DEADLINE;
+    }
     /* CPU cannot grow faster than wall time times the runnable processes. */
     double per = (double)(L.nproc < (uint64_t)ncpu ? L.nproc : (uint64_t)ncpu);
     if (per < 1) per = 1;
     double next_cpu = start + L.cpu_ms / per;
     while (!exited && !killed) {
         double t = now_ms();
-        if (t >= wall_deadline) { killed = 2; break; }
+        if (t >= wall_deadline) { killed = wall_reason; break; }
         if (t >= next_cpu) {
             double used = cg0 >= 0 ? (cgroup_cpu_ms() - cg0) - (self_cpu_ms() - self0) : cpu_ms_of(pid);
             if (used > (double)L.cpu_ms) { killed = 1; break; }
@@ -766,25 +834,12 @@ static void handle(void) {
     }
     if (!dirty && !settled()) dirty = DIRTY_MEMORY;
 
-    struct {
-        int64_t exit_code, signal;
-        double cpu_ms, wall_ms;
-        int64_t maxrss_kb, killed;
-        uint64_t out_len, err_len;
-        int64_t dirty, oom_kills;
-    } reply = {
+    struct reply reply = {
         WIFEXITED(status) ? WEXITSTATUS(status) : -1,
         WIFSIGNALED(status) ? WTERMSIG(status) : -1,
-        cpu, wall, ru.ru_maxrss, killed, out_s.sent, err_s.sent, dirty, ooms,
+        cpu, wall, ru.ru_maxrss, killed, out_s.sent, err_s.sent, dirty, ooms, start_failed,
     };
-    /* The reply frame: the reply, then what is still held of stdout and of stderr
-       (the host tells them apart by the totals in the reply): a short run's answer
-       is one frame. */
-    uint32_t hr[2] = {FRAME_END, (uint32_t)(sizeof reply + out_s.len + err_s.len)};
-    struct iovec iov[4] = {{hr, sizeof hr}, {&reply, sizeof reply}, {out_s.buf, out_s.len},
-                           {err_s.buf, err_s.len}};
-    int cnt = 4;
-    emit(iov, cnt);
+    emit_reply(&reply);
     free(artifact);
     for (uint32_t i = 0; i < argc; i++) free(argv[i]);
     free(argv);
@@ -795,7 +850,25 @@ static void handle(void) {
     if (flags & FLAG_FLUSH) flush_out();
 }
 
+/* The compile jail's launcher (see the usage above). */
+static int launch(int argc, char **argv) {
+    int status = atoi(argv[2]);
+    if (write(status, "L", 1) != 1) return 125;
+    /* The status pipe and whatever else the jail was handed stay with us. */
+    if (syscall(SYS_close_range, 3, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */)) {
+        for (int fd = 3; fd < 1024; fd++) fcntl(fd, F_SETFD, FD_CLOEXEC);
+    }
+    (void)argc;
+    execvp(argv[3], argv + 3);
+    int32_t e = errno;
+    char msg[5] = {'E'};
+    memcpy(msg + 1, &e, 4);
+    write(status, msg, sizeof msg);
+    return 127;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 4 && !strcmp(argv[1], "--exec")) return launch(argc, argv);
     if (argc < 8) {
         fprintf(stderr, "usage: %s CACHE_FD CPU_FD RUN_DIR KILL_ALL NPROC_BASE CLEAN_IPC MEMORY [WIPE_DIR...]\n",
                 argv[0]);

@@ -90,7 +90,7 @@ def check_submission(problem: Problem, program: Program, expected: list[str], ma
     failed_on, message, slowest = "", "", 0.0
     built = sandbox.compile(program)
     if not built.ok:
-        verdict = verdict_high = "CE" if not built.message.startswith("sandbox error") else "SE"
+        verdict = verdict_high = "SE" if built.infrastructure else "CE"
         message = built.message
     else:
         for name, inp, ans in all_tests(problem):
