@@ -8,8 +8,16 @@ HarnessLLM's ``generate_input_N()``).
 
 All calls of one round that share a program run in **one** sandboxed process, each
 under its own CPU-time alarm; when that process dies as a whole (memory, ``os._exit``,
-a loop the alarm cannot interrupt) every call of it runs again alone, so one bad call
-costs only itself. A generator that crashes, hangs, exhausts memory, prints too much
+a loop the alarm cannot interrupt, a sleep) every call of it runs again alone, so one
+bad call costs only itself. The process's limits are **one call's** (``time_ms`` of CPU
+plus ``CALL_SLACK_MS`` for the interpreter, and that wall guard), however many calls it
+makes: the alarm is the generator's own code's to disable, so a shared process with the
+calls' limits added up let one call run for all of them (50 calls of a sleeper: 50 times
+the limit). A batch of honest calls that together outgrow one call's limit is run again
+call by call (at most twice the work). The calls run again alone go in waves of one per
+worker slot per generator, and a generator whose call fails alone makes no more calls
+(it is retired at that call anyway): a sleeping generator costs two of its wall limits,
+not one per call. A generator that crashes, hangs, exhausts memory, prints too much
 or returns something unusable is *retired* with the failure recorded; the others go on.
 A generator that stops giving new inputs is retired as ``exhausted``.
 
@@ -86,6 +94,12 @@ def _tczoo_generate_calls(calls, limit_s):
 '''
 
 _WHOLE_PROCESS_REASON = {"timeout": "timeout", "memory": "memory", "output": "output_too_large"}
+# What a call's result, read from the generator's own process, may say: the driver's kinds
+# only. "sandbox_error" (an infrastructure failure, which fails the unit as not the
+# model's doing) is the host's word alone (``_whole_process_failure``), never the process's.
+_DRIVER_KINDS = frozenset({"no_function", "timeout", "crash", "bad_return"})
+CALL_SLACK_MS = 1000  # CPU a generator process gets beyond one call's limit (interpreter, driver)
+SKIPPED = "skipped"  # a call not made: its generator failed an earlier call (and is retired there)
 
 
 def call_seed(seed: int, name: str, index: int) -> int:
@@ -145,7 +159,7 @@ def run_generators(sandbox: "Sandbox", generators: list[Generator], *, seed: int
         if not planned:
             break
         results = _call(sandbox, [(g.code, g.function, call_seed(seed, g.name, i)) for g, i in planned],
-                        time_ms, memory_mb, max_input_kb)
+                        time_ms, memory_mb, max_input_kb, stops=[id(g) for g, _ in planned])
         fresh = {id(g): 0 for g in generators}
         for (g, _), res in zip(planned, results):
             if g.retired:
@@ -406,43 +420,82 @@ def _inputs_of(g: Generator, value: Any, functional: bool, signature: Signature 
     return texts
 
 
+def process_limits(time_ms: int, memory_mb: int, max_input_kb: int, calls: int) -> Limits:
+    """A generator process's limits: one call's time (``time_ms`` of CPU, each call's alarm,
+    plus ``CALL_SLACK_MS``) and its wall guard, however many calls it makes; only the
+    output cap grows with the calls (it bounds bytes, not time)."""
+    total = time_ms + CALL_SLACK_MS
+    return Limits(time_ms=total, wall_ms=2 * total + 2000, memory_mb=memory_mb,
+                  output_kb=min(1 << 20, 2 * max_input_kb * calls + 64))
+
+
 def _call(sandbox: "Sandbox", calls: list[tuple], time_ms: int, memory_mb: int,
-          max_input_kb: int) -> list[dict]:
+          max_input_kb: int, *, stops: list | None = None) -> list[dict]:
     """Each (code, function, seed[, args]) called — ``args`` a list of positional
     arguments; one sandboxed process per distinct code, one process per call for the
-    calls of a process that died as a whole."""
+    calls of a process that died as a whole. ``stops``: a key per call (its generator),
+    the calls of one key in call order: a key whose call fails alone makes no later call
+    (``SKIPPED``)."""
     groups: dict[str, list[int]] = {}
     for i, (code, *_) in enumerate(calls):
         groups.setdefault(code, []).append(i)
     results: list[dict | None] = [None] * len(calls)
 
     def batch(indices: list[int]) -> PyCall:
-        n = len(indices)
-        total = time_ms * n + 1000
-        limits = Limits(time_ms=total, wall_ms=2 * total + 2000, memory_mb=memory_mb,
-                        output_kb=min(1 << 20, 2 * max_input_kb * n + 64))
         code = with_prelude(calls[indices[0]][0]) + _DRIVER_TAIL
         return PyCall(code=code, function="_tczoo_generate_calls",
                       args=[[[calls[i][1], calls[i][2], *(calls[i][3] if len(calls[i]) > 3 else [])]
-                             for i in indices], time_ms / 1000], limits=limits)
+                             for i in indices], time_ms / 1000],
+                      limits=process_limits(time_ms, memory_mb, max_input_kb, len(indices)))
 
     retry: list[int] = []
     batches = list(groups.values())
     for indices, res in zip(batches, sandbox.call_many([batch(ix) for ix in batches])):
         if res.ok and isinstance(res.value, list) and len(res.value) == len(indices):
             for i, r in zip(indices, res.value):
-                results[i] = r if isinstance(r, dict) else {"ok": False, "kind": "crash", "error": "no result"}
+                results[i] = _from_driver(r)
         elif len(indices) == 1:
             results[indices[0]] = _whole_process_failure(res)
         else:
             retry.extend(indices)
-    if retry:
-        for i, res in zip(retry, sandbox.call_many([batch([i]) for i in retry])):
+    # Alone, in waves: per key, as many calls as there are worker slots at a time.
+    wave_size = max(1, int(getattr(sandbox, "workers", 1) or 1))
+    queues: dict[Any, list[int]] = {}
+    for i in retry:
+        queues.setdefault(stops[i] if stops is not None else i, []).append(i)
+    while queues:
+        wave = [i for q in queues.values() for i in q[:wave_size]]
+        for i, res in zip(wave, sandbox.call_many([batch([i]) for i in wave])):
             if res.ok and isinstance(res.value, list) and res.value:
-                results[i] = res.value[0]
+                results[i] = _from_driver(res.value[0])
             else:
                 results[i] = _whole_process_failure(res)
+        for key in list(queues):
+            q = queues[key]
+            sent, rest = q[:wave_size], q[wave_size:]
+            if stops is not None and any(not results[i].get("ok") for i in sent):
+                for i in rest:
+                    results[i] = {"ok": False, "kind": SKIPPED, "error": "an earlier call of its generator failed"}
+                rest = []
+            if rest:
+                queues[key] = rest
+            else:
+                del queues[key]
     return results  # type: ignore[return-value]
+
+
+def _from_driver(r: Any) -> dict:
+    """A call's result as the generator's process reported it, held to what the driver
+    can say: ``ok`` exactly True with a value, or a driver kind (anything else, e.g. a
+    forged ``sandbox_error``, is the call's crash)."""
+    if not isinstance(r, dict):
+        return {"ok": False, "kind": "crash", "error": "no result"}
+    if r.get("ok") is True and "value" in r:
+        return {"ok": True, "value": r["value"]}
+    kind = r.get("kind")
+    error = r.get("error")
+    return {"ok": False, "kind": kind if kind in _DRIVER_KINDS else "crash",
+            "error": error if isinstance(error, str) else "no result"}
 
 
 def _whole_process_failure(res) -> dict:
