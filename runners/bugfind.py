@@ -69,6 +69,7 @@ from pydantic import ConfigDict, Field
 
 from tczoo.errors import InfrastructureFailure, UserError
 from tczoo.execution import (
+    INVALID_INPUT,
     Evidence,
     Limits,
     Outcome,
@@ -77,7 +78,9 @@ from tczoo.execution import (
     gather_evidence,
     ground_truth_index,
     input_key,
+    position,
     rerun,
+    screen_inputs,
     signature_of,
 )
 from tczoo.parsing import EMPTY_RESPONSE
@@ -88,9 +91,16 @@ from tczoo.submissions import CandidatePool
 GOOD_INPUT = (Outcome.GOOD_INPUT_INVALID, Outcome.GOOD_INPUT, Outcome.TRUE_BUG)
 
 
-def _judged(ev: Evidence, i: int) -> list:
+REJECTED = "INV"  # the run browser's code of a test whose input the problem's input check rejected
+
+
+def _judged(ev: Evidence, i: int | None) -> list:
     """[g's code, f's code, whether f's output differs from g's] on probe i, for the
-    run browser: a crash is its verdict, an output the oracle rejects is WA."""
+    run browser: a crash is its verdict, an output the oracle rejects is WA; a rejected
+    input (no probe: never run) is ``REJECTED``."""
+    if i is None:
+        return [REJECTED, REJECTED, False]
+
     def code(run, check) -> str:
         if not run.ok:
             return run.verdict.value
@@ -115,6 +125,20 @@ def combine_outcomes(outcomes: list[Outcome]) -> Outcome:
     return Outcome.TRUE_BUG if Outcome.TRUE_BUG in outcomes else Outcome.GOOD_INPUT
 
 
+def as_generated(suite: TestSuite) -> list[TestCase]:
+    """The suite's tests in the order the method made them: those the kernel's input
+    check kept (``suite.tests``) and those it rejected (``suite.rejected``, each marked
+    ``meta[INVALID_INPUT]``) put back in their places, so that "the first k tests" of a
+    response counts its invalid tests too."""
+    kept = list(suite.tests)
+    rejected = list(getattr(suite, "rejected", None) or [])
+    if not rejected:
+        return kept
+    placed = [(position(t, i), 0, i, t) for i, t in enumerate(kept)]
+    placed += [(position(t, len(kept) + i), 1, i, t) for i, t in enumerate(rejected)]
+    return [t for *_, t in sorted(placed, key=lambda p: p[:3])]
+
+
 # --------------------------------------------------------------------------- the runner
 
 
@@ -134,6 +158,9 @@ class BugfindParams(RunnerParams):
     max_triplets: int | None = Field(None, ge=1, description="at most this many wrong solutions per problem")
     max_tests: int = Field(20, ge=1, description="cap on tests per response (the paper's 20)")
     checker_time_ms: int = Field(20_000, ge=100, description="CPU time per check_output call (the authors' 20 s)")
+    ground_truth_timeout: Literal["invalid", "drop"] = Field(
+        "invalid", description="an input on which g runs out of time: an invalid test (Eq. 1: g must pass every "
+                               "test) or left out (the authors' evaluation)")
     generator_time_ms: int = Field(20_000, ge=100, description="CPU time per generator call (repeats)")
     candidates: str | None = Field(None, description="a candidates file (tczoo candidates): its labelled wrong "
                                                      "programs are buggy programs of triplets too")
@@ -265,12 +292,17 @@ class BugfindRunner(Runner):
         later: dict[str, list[TestCase]] = defaultdict(list)
         top = max(self.params.repeats)
         if top > 1:
+            made: list[TestCase] = []
             for a in arts:
                 spec = a.generator.model_copy(update={"time_ms": self.params.generator_time_ms})
                 for rnd in rerun(self.sandbox, a.program, spec, extra_rounds=top - 1, functional=functional,
                                  signature=signature, dedupe=False):
-                    for t in rnd:
-                        later[t.origin].append(t)
+                    made += rnd
+            # the new rounds' inputs pass the problem's input check as the suite's own did
+            screened = screen_inputs(problem, made, self.sandbox)
+            rejected = {position(t, -1): t for t in screened.rejected}
+            for i, t in enumerate(made):
+                later[t.origin].append(rejected.get(i, t))
         own = [t for t in tests if t.origin not in names]  # tests no generator made come first
         pools = {}
         for R in self.params.repeats:
@@ -291,13 +323,18 @@ class BugfindRunner(Runner):
     # ------------------------------------------------------------------ scoring
 
     def evaluate(self, problem: Problem, f: Program, g: Program, suite: TestSuite, sets: dict[str, list[int]],
-                 probes: list[tuple[str, str | None]]) -> tuple[dict[str, tuple[Outcome, str, int | None]], Evidence]:
-        """Run f and g on the probes, check their outputs, classify every test set."""
+                 probes: list[tuple[str, str | None]], rejected: dict[str, list[tuple[int, str]]] | None = None
+                 ) -> tuple[dict[str, tuple[Outcome, str, int | None]], Evidence]:
+        """Run f and g on the probes, check their outputs, classify every test set
+        (``rejected``: per set, the (position, reason) of its tests the input check rejected)."""
         ev = gather_evidence(self.sandbox, f, g, suite.oracle, probes, limits=Limits.of(problem),
                              comparator=problem.checker, entry_point=problem.entry_point,
-                               validator=problem.output_validator,
+                             validator=problem.output_validator,
                              checker_time_ms=self.params.checker_time_ms)
-        return {name: classify(ev, idx) for name, idx in sets.items()}, ev
+        rejected = rejected or {}
+        return {name: classify(ev, idx, rejected=rejected.get(name, ()),
+                               ground_truth_timeout=self.params.ground_truth_timeout)
+                for name, idx in sets.items()}, ev
 
     def score(self, problem: Problem, spec: TaskSpec, suite: TestSuite) -> ScoreRecord:
         problem = self.pool.problem(problem)
@@ -322,7 +359,7 @@ class BugfindRunner(Runner):
             n = int(ctx.get("responses") or 1)
             detail["base_responses"] = n
             detail["extra"] = response >= n  # only serves the scaling groups
-        tests = list(suite.tests[: self.params.max_tests]) if usable else []
+        tests = as_generated(suite)[: self.params.max_tests] if usable else []
         sets_src: dict[str, list[TestCase]] = {"main": tests[:k], "all": tests}
         for kk in self.params.ks:
             sets_src[f"k{kk}"] = tests[:kk]
@@ -335,25 +372,39 @@ class BugfindRunner(Runner):
         probes: list[tuple[str, str | None]] = []
         where: dict[tuple[str, str | None], int] = {}
         sets: dict[str, list[int]] = {}
+        rejected: dict[str, list[tuple[int, str]]] = {}
+        at: dict[str, list[int | None]] = {}  # per set, per test: its probe (None: rejected, never run)
         for name, items in sets_src.items():
-            idx = []
-            for t in items:
+            idx, rej, cols = [], [], []
+            for j, t in enumerate(items):
+                if INVALID_INPUT in t.meta:  # the problem's input check rejected it: never run
+                    rej.append((position(t, j), str(t.meta[INVALID_INPUT])))
+                    cols.append(None)
+                    continue
                 key = (input_key(t.input, functional), t.output)
                 if key not in where:
                     where[key] = len(probes)
                     probes.append((t.input, t.output))
                 idx.append(where[key])
-            sets[name] = idx
+                cols.append(where[key])
+            sets[name], rejected[name], at[name] = idx, rej, cols
         if probes:
-            results, ev = self.evaluate(problem, f, g, suite, sets, probes)
+            results, ev = self.evaluate(problem, f, g, suite, sets, probes, rejected)
             if ev.infrastructure_failures:
                 # f or g "failing" where the sandbox failed would be scored as a bug found
                 # or an invalid test: the response is not scored (the report counts it)
                 raise InfrastructureFailure(f"{ev.infrastructure_failures} run(s) or check(s) of f and g met a "
                                             "sandbox error after retries")
-            detail["per_test"] = [_judged(ev, i) for i in sets["all"]]
+            detail["per_test"] = [_judged(ev, i) for i in at["all"]]
         else:
-            results = {name: (Outcome.FORMAT_ERROR, "no_inputs", None) for name in sets}
+            # every test rejected (invalid), or none at all (a format error, below)
+            results = {name: (Outcome.INVALID, "invalid_input", None) if rejected[name]
+                       else (Outcome.FORMAT_ERROR, "no_inputs", None) for name in sets}
+            if tests:
+                detail["per_test"] = [[REJECTED, REJECTED, False] for _ in at["all"]]
+        n_rejected = sum(1 for c in at["all"] if c is None)
+        if n_rejected:
+            detail["rejected_inputs"] = n_rejected
         if not tests:
             why = _format_reason(suite)
             results = {name: (Outcome.FORMAT_ERROR, why, None) for name in sets}
@@ -370,7 +421,7 @@ class BugfindRunner(Runner):
             metrics[f"gi{suffix}"] = 100.0 * outcome.gi
             metrics[f"itr{suffix}"] = 100.0 * outcome.itr
             metrics[f"tbr{suffix}"] = 100.0 * outcome.tbr
-            metrics[f"n_inputs{suffix}"] = float(len(sets[name]))
+            metrics[f"n_inputs{suffix}"] = float(len(sets_src[name]))  # the response's tests, invalid ones too
         main_outcome, main_reason, _ = results["main"]
         metrics["format_error"] = 100.0 * (main_outcome is Outcome.FORMAT_ERROR)
         detail["outcome"] = main_outcome.value
@@ -411,6 +462,11 @@ class BugfindRunner(Runner):
             return []
         g_cells, f_cells = [], []
         for g_code, f_code, differs in per_test:
+            if g_code == REJECTED:
+                why = "the problem's input check rejects this input: never run, an invalid test"
+                g_cells.append([g_code, why])
+                f_cells.append([f_code, why])
+                continue
             g_cells.append([g_code, "the oracle accepts g's output" if g_code == "AC" else
                             ("the oracle rejects the ground truth's output: an invalid test" if g_code == "WA"
                              else "the ground truth failed to run: an invalid input")])

@@ -1,8 +1,9 @@
 """HarnessLLM's RL reward r(o; f, g) (Eq. 1) for one model answer on a triplet.
 
-1 when the response exposes a true bug (g passes every test, f fails one); 0.1 when it
-found a good input (one separating f from g) that did not make f fail a test of its
-own, valid or not; 0 otherwise; ``format_penalty`` (default 0 as in the paper — the
+1 when the response exposes a true bug (g passes every test, f fails one); 0.1 when
+all its inputs are valid and one separates f from g, but the assertions fail g or let
+f pass; 0 otherwise (an input the problem's input check rejects, g failing to run, a
+checker that breaks on g's output); ``format_penalty`` (default 0 as in the paper — the
 authors' code uses -1) for an answer without a usable test. The answer is parsed and
 its generators run exactly as the method does, then judged by the kernel's triplet
 evaluation (``tczoo.execution.triplets``), the same one the ``bugfind`` runner uses.
@@ -12,7 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tczoo.execution import Limits, Outcome, classify, gather_evidence, ground_truth_index
+from tczoo.errors import InfrastructureFailure
+from tczoo.execution import (INVALID_INPUT, Limits, Outcome, classify, gather_evidence, ground_truth_index, position,
+                             screen_inputs)
 from tczoo.methods.harnessllm.harness import HarnessParams, build_harness_suite
 from tczoo.methods.harnessllm.io import InputOutputParams, build_io_suite
 from tczoo.schema import Problem, Provenance, Setting, Task, TestSuite
@@ -49,9 +52,19 @@ def response_reward(response: str, problem: Problem, *, sandbox: "Sandbox", meth
     tests = suite.tests[: first_k or MAX_TESTS]
     if not tests:
         return reward(Outcome.FORMAT_ERROR, format_penalty=format_penalty), Outcome.FORMAT_ERROR
-    evidence = gather_evidence(sandbox, f, problem.solutions[g], suite.oracle, [(t.input, t.output) for t in tests],
+    # inputs the problem's input check rejects are never run: each makes the response invalid
+    screened = screen_inputs(problem, tests, sandbox)
+    rejected = [(position(t, -1), str(t.meta.get(INVALID_INPUT, ""))) for t in screened.rejected]
+    kept = [tests[i] for i in screened.kept]
+    if not kept:
+        outcome = Outcome.INVALID
+        return reward(outcome, format_penalty=format_penalty), outcome
+    evidence = gather_evidence(sandbox, f, problem.solutions[g], suite.oracle, [(t.input, t.output) for t in kept],
                                limits=Limits.of(problem), comparator=problem.checker,
                                entry_point=problem.entry_point, validator=problem.output_validator,
                                checker_time_ms=checker_time_ms)
-    outcome, _, _ = classify(evidence, list(range(len(tests))))
+    if evidence.infrastructure_failures:  # the sandbox failed, not the answer: no reward to give
+        raise InfrastructureFailure(f"{evidence.infrastructure_failures} run(s) or check(s) of f and g met a "
+                                    "sandbox error after retries")
+    outcome, _, _ = classify(evidence, list(range(len(kept))), rejected=rejected)
     return reward(outcome, format_penalty=format_penalty), outcome
