@@ -430,3 +430,96 @@ def test_sft_export_judges_all_tests_of_a_response(tmp_path, sandbox):
     assert res.exit_code == 0, res.output
     [rec] = [json.loads(line) for line in out.read_text().splitlines()]
     assert rec["task"].endswith("/s0") and rec["messages"][-1]["content"] == late
+
+
+# --------------------------------------------------------------------------- checkers as attackers (issue 42)
+
+MEMO_CHECKER = '''
+SEEN = {}
+
+def check_output(generated_input, captured_output):
+    first = SEEN.setdefault(generated_input, captured_output)  # the first output seen is taken for g's
+    assert captured_output == first, "not the first output seen"
+'''
+
+# the old batch's request file held every case of the batch, g's outputs first
+READING_CHECKER = '''
+import json, os
+
+def check_output(generated_input, captured_output):
+    firsts = []
+    for name in os.listdir("."):
+        try:
+            with open(name) as fh:
+                cases = json.load(fh)["args"][0]
+            firsts += [out for given, out, *_ in cases if given == generated_input]
+        except Exception:
+            pass
+    assert not firsts or captured_output == firsts[0], "not the first output of the batch"
+'''
+
+SLEEPING_CHECKER = '''
+import time
+
+def check_output(generated_input, captured_output):
+    time.sleep(1000)
+    assert captured_output
+'''
+
+
+def _harness_with(checker: str, *inputs: str) -> str:
+    return fenced("def generate_input_1():\n    return " + repr(list(inputs)) + "\n\n" + checker)
+
+
+def test_a_checker_that_cannot_tell_g_from_f_earns_a_good_input_not_a_true_bug(tmp_path, sandbox):
+    """A checker that takes the first output it sees per input for g's (in memory, or in
+    the batch's request file) found true bugs when g's and f's outputs were checked in one
+    process, g's first (eq1 1.0, TBR 50 on zm04): now each output is checked alone, and
+    such a checker earns what a checker that accepts anything earns."""
+    answers = [_harness_with(MEMO_CHECKER, SEPARATING), _harness_with(READING_CHECKER, SEPARATING),
+               harness(SEPARATING, checker="weak")]
+    records = score_answers(Harness, zm01(), answers, tmp_path, sandbox, first_k=20)
+    assert [r.detail["outcome"] for _, r in records] == ["good_input"] * 3
+    problem, f = zm01(), [i for i, w in enumerate(zm01().wrong_solutions) if BUGGY in w.name][0]
+    for answer in answers[:2]:
+        assert response_reward(answer, problem, sandbox=sandbox, wrong=f) == (0.1, Outcome.GOOD_INPUT)
+    # an honest checker that knows the answer still finds the bug
+    assert response_reward(harness(SEPARATING), problem, sandbox=sandbox, wrong=f) == (1.0, Outcome.TRUE_BUG)
+
+
+def test_a_sleeping_checker_is_an_invalid_test_bounded_per_check(tmp_path, sandbox):
+    import time
+
+    problem, f = zm01(), [i for i, w in enumerate(zm01().wrong_solutions) if BUGGY in w.name][0]
+    start = time.monotonic()
+    got = response_reward(_harness_with(SLEEPING_CHECKER, SEPARATING, SAMPLE), problem, sandbox=sandbox, wrong=f,
+                          checker_time_ms=300)
+    assert got == (0.0, Outcome.INVALID)  # the check of g's output never ends: a broken test
+    assert time.monotonic() - start < 60
+
+
+def test_rejected_inputs_count_where_they_were_generated(tmp_path, sandbox):
+    """The kernel's input screen hands bugfind the tests it rejected beside those it kept
+    (score_suite): "the first k tests" counts them where the method put them, each makes
+    the response invalid (never a good input: Eq. 1's 0.1 needs every input valid), and
+    they show in the run browser."""
+    from tczoo.execution import score_suite
+
+    bad = "three\n"  # not a number: zm01's input validator rejects it
+    runner = BugfindRunner(sandbox, wrong=[BUGGY], responses=2, first_k=1)
+    answers = [harness(bad, SEPARATING), harness(SEPARATING, bad)]
+    out = []
+    for spec in runner.tasks(zm01(), Harness, samples=1, seed=0):
+        rules = script(tmp_path / f"r{spec.sample}.jsonl", [(".", answers[spec.sample])])
+        from harness_fixtures import generate
+
+        suite = generate(Harness, zm01(), spec, rules, sandbox)
+        out.append(score_suite(runner, zm01(), spec, suite))
+    first, second = out
+    assert first.input_check.rejected == 1 and second.input_check.rejected == 1
+    assert (first.detail["outcome"], first.detail["reason"]) == ("invalid", "invalid_input")
+    assert first.detail["outcomes"]["all"]["outcome"] == "invalid" and first.metrics["itr"] == 100.0
+    assert (second.detail["outcome"], second.detail["outcomes"]["all"]["outcome"]) == ("true_bug", "invalid")
+    assert [c[0] for c in first.detail["per_test"]] == ["INV", "AC"]
+    assert [c[0] for c in second.detail["per_test"]] == ["AC", "INV"]
+    assert first.metrics["n_inputs"] == 1.0 and first.detail["rejected_inputs"] == 1
