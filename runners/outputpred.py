@@ -30,17 +30,18 @@ and a suite that answers none of the queries is never scored as 0.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from typing import Any, Literal
 
 from pydantic import Field
 
-from tczoo.errors import UserError
+from tczoo.errors import InfrastructureFailure, UserError
 from tczoo.parsing.asserts import decode_value
 from tczoo.execution import outputs_match
 from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
-from tczoo.sandbox.types import Limits, PyCall, Verdict
-from tczoo.schema import UNPOSED, Problem, ScoreRecord, Setting, Task, TestSuite
+from tczoo.sandbox.types import Job, Limits, Verdict
+from tczoo.schema import UNPOSED, Language, Problem, Program, ScoreRecord, Setting, Task, TestSuite
 
 
 
@@ -61,6 +62,7 @@ class OutputPredRunner(Runner):
     summary = "the method predicts each queried test's output; pass@1 by LiveCodeBench's equality rule"
     headline = "pass@1"
     Params = OutputPredParams
+    screens_inputs = False  # the inputs are the benchmark's own tests (Task.queries), not the method's
     scores_empty_suites = True  # a predictor that answered nothing scores 0, in the denominator
 
     def queries(self, problem: Problem) -> list[tuple[str, str]]:
@@ -142,29 +144,35 @@ class OutputPredRunner(Runner):
             detail={"verdicts": [[ok, why] for ok, why in verdicts], "functional": functional})
 
     def _evaluate(self, items: list[tuple[int, str, str]]) -> list[tuple[bool, str]]:
-        """LiveCodeBench's ``eval(prediction) == expected`` for expressions, in the sandbox,
-        each prediction in a process of its own (one cannot reach another's verdict) under
-        a CPU-time alarm; a value must be built of plain data (numbers, strings, bytes,
-        None and their lists, tuples, sets, dicts), so an object whose ``==`` always
-        answers True is not a right prediction."""
-        limit = self.params.eval_time_ms
-
-        def call(chunk: list[tuple[int, str, str]]) -> PyCall:
-            return PyCall(code=_EVALUATE, function="_tczoo_equal", args=[[[p, e] for _, p, e in chunk], limit / 1000],
-                          limits=Limits(time_ms=limit * len(chunk) + 1000, memory_mb=1024))
-
-        def read(res, n: int) -> list[tuple[bool, str]] | None:
-            if res.ok and isinstance(res.value, list) and len(res.value) == n:
-                return [(bool(v[0]), "" if v[0] else str(v[1])) for v in res.value]
-            if res.run.verdict is Verdict.SE:
-                from tczoo.errors import InfrastructureFailure
-
-                raise InfrastructureFailure(f"the sandbox failed evaluating predictions: {res.error[-300:]}")
-            return None
-
-        alone = self.sandbox.call_many([call([item]) for item in items])
-        return [(read(res, 1) or [(False, "evaluation_timeout" if res.error_type == "timeout"
-                                   else "evaluation_failed")])[0] for res in alone]
+        """LiveCodeBench's ``eval(prediction) == expected`` for expressions. The expected
+        value never enters the sandbox: a prediction that is a literal is read here
+        (``ast.literal_eval``, nothing runs); any other is evaluated in the sandbox, each
+        in a process of its own under its own CPU-time limit, and comes back as plain
+        data (numbers, strings, bytes, None and their lists, tuples, sets, dicts, type-
+        tagged where JSON would lose the type: ``evaluate_to_data``); the two values are
+        compared here. An object of any other type (one whose ``==`` always answers
+        True, say) is not a prediction of a value."""
+        verdicts: list[tuple[bool, str] | None] = [None] * len(items)
+        sent: list[tuple[int, str]] = []
+        for k, (_, predicted, expected) in enumerate(items):
+            if not decode_value(expected, json_first=True)[0]:
+                verdicts[k] = (False, EXPECTED_UNREADABLE)
+            elif decode_value(predicted, json_first=False)[0]:
+                verdicts[k] = lcb_equal(predicted, expected)  # a literal: read, never run
+            else:
+                sent.append((k, predicted))
+        values = evaluate_to_data(self.sandbox, [p for _, p in sent], time_ms=self.params.eval_time_ms)
+        for (k, _), (ok, value, why) in zip(sent, values):
+            if not ok:
+                verdicts[k] = (False, why)
+                continue
+            want = decode_value(items[k][2], json_first=True)[1]
+            try:
+                same = bool(value == want)  # plain data on both sides: Python's own ==
+            except Exception:  # noqa: BLE001 - == of plain data does not raise; nested past the stack might
+                same = False
+            verdicts[k] = (same, "" if same else "mismatch")
+        return [v if v is not None else (False, "evaluation_failed") for v in verdicts]
 
     # ------------------------------------------------------------------ tables
 
@@ -232,57 +240,151 @@ def lcb_equal(predicted: str, expected: str) -> tuple[bool, str]:
 
 
 
-_EVALUATE = r'''
+# The one program that evaluates a prediction: the expression arrives on stdin (the
+# expected value never does), is evaluated under a CPU-time alarm, and its value goes
+# back as type-tagged JSON on the last line of stdout. The expression can print what it
+# likes — at most a value it could have evaluated to, which the host then compares.
+_EVALUATE = r"""import _signal, json, math, os, sys
+
+
 class _TczooAlarm(BaseException):
     pass
 
 
-def _tczoo_equal(pairs, limit_s):
-    import ast, json, math, signal
+class _NotData(Exception):
+    pass
 
-    def alarm(*_):
-        raise _TczooAlarm()
 
-    def expected_value(text):
-        try:
-            return json.loads(text)
-        except ValueError:
-            return ast.literal_eval(text)
+class _Sink:
+    def write(self, text):
+        return len(text)
 
-    plain = (int, float, complex, str, bytes, bool, type(None))
+    def flush(self):
+        pass
 
-    def is_data(value, depth=0):
-        if depth > 100:
-            return False
-        if type(value) in plain:
-            return True
-        if type(value) in (list, tuple, set, frozenset):
-            return all(is_data(v, depth + 1) for v in value)
-        if type(value) is dict:
-            return all(is_data(k, depth + 1) and is_data(v, depth + 1) for k, v in value.items())
-        return False
 
-    out = []
-    for predicted, expected in pairs:
-        try:
-            want = expected_value(expected)
-        except BaseException:
-            out.append([False, "expected_unreadable"])
+def _alarm(*_):
+    raise _TczooAlarm()
+
+
+def _encode(value, depth=0):
+    if depth > 100:
+        raise _NotData("nested over 100 deep")
+    kind = type(value)
+    if value is None:
+        return ["none"]
+    if kind is bool:
+        return ["bool", value]
+    if kind is int:
+        return ["int", hex(value)]
+    if kind is float:
+        return ["float", repr(value)]
+    if kind is complex:
+        return ["complex", repr(value.real), repr(value.imag)]
+    if kind is str:
+        return ["str", value]
+    if kind is bytes:
+        return ["bytes", value.hex()]
+    if kind in (list, tuple, set, frozenset):
+        return [kind.__name__, [_encode(v, depth + 1) for v in value]]
+    if kind is dict:
+        return ["dict", [[_encode(k, depth + 1), _encode(v, depth + 1)] for k, v in value.items()]]
+    raise _NotData(kind.__name__)
+
+
+def _say(obj):
+    data = ("\n" + json.dumps(obj) + "\n").encode("utf-8", "surrogatepass")
+    while data:
+        data = data[os.write(1, data):]
+    os._exit(0)
+
+
+def _main():
+    request = json.loads(sys.stdin.read())
+    expression, limit_s = request["expression"], request["limit_s"]
+    del request
+    sys.stdout = sys.stderr = _Sink()
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
+    _signal.signal(_signal.SIGPROF, _alarm)
+    _signal.setitimer(_signal.ITIMER_PROF, limit_s)
+    try:
+        value = eval(expression, {"math": math})
+        data = _encode(value)
+    except _TczooAlarm:
+        _say({"error": "evaluation_timeout"})
+    except _NotData as exc:
+        _say({"error": "not_a_value: %s" % exc})
+    except BaseException as exc:
+        _say({"error": "evaluation_error: %s" % type(exc).__name__})
+    _signal.setitimer(_signal.ITIMER_PROF, 0)
+    _say({"value": data})
+
+
+_main()
+"""
+EVALUATE_PROGRAM = Program(code=_EVALUATE, language=Language.PYTHON, name="tczoo-evaluate")
+EVAL_STARTUP_MS = 1000  # CPU time an evaluation's process gets besides the evaluation: the interpreter
+_TAGS = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}
+
+
+def plain_value(node: Any, depth: int = 0) -> Any:
+    """The value a type-tagged JSON node (``_EVALUATE``'s ``_encode``) stands for; plain
+    Python data only. ValueError when the node is not one."""
+    if depth > 101 or not isinstance(node, list) or not node or not isinstance(node[0], str):
+        raise ValueError("not a tagged value")
+    tag, rest = node[0], node[1:]
+    try:
+        if tag == "none" and not rest:
+            return None
+        if tag == "bool" and len(rest) == 1 and isinstance(rest[0], bool):
+            return rest[0]
+        if tag == "int" and len(rest) == 1 and isinstance(rest[0], str):
+            return int(rest[0], 16)
+        if tag == "float" and len(rest) == 1 and isinstance(rest[0], str):
+            return float(rest[0])
+        if tag == "complex" and len(rest) == 2 and all(isinstance(v, str) for v in rest):
+            return complex(float(rest[0]), float(rest[1]))
+        if tag == "str" and len(rest) == 1 and isinstance(rest[0], str):
+            return rest[0]
+        if tag == "bytes" and len(rest) == 1 and isinstance(rest[0], str):
+            return bytes.fromhex(rest[0])
+        if tag in _TAGS and len(rest) == 1 and isinstance(rest[0], list):
+            return _TAGS[tag](plain_value(v, depth + 1) for v in rest[0])
+        if tag == "dict" and len(rest) == 1 and isinstance(rest[0], list):
+            pairs = rest[0]
+            if not all(isinstance(p, list) and len(p) == 2 for p in pairs):
+                raise ValueError("not a tagged value")
+            return {plain_value(k, depth + 1): plain_value(v, depth + 1) for k, v in pairs}
+    except (TypeError, OverflowError, RecursionError) as exc:  # an unhashable key or member
+        raise ValueError(f"not a tagged value: {exc}") from None
+    raise ValueError("not a tagged value")
+
+
+def evaluate_to_data(sandbox: Any, expressions: list[str], *, time_ms: int) -> list[tuple[bool, Any, str]]:
+    """(ok, value, failure reason) for each Python expression, each evaluated alone in
+    the sandbox (``_EVALUATE``) and read back as plain data here."""
+    limits = Limits(time_ms=time_ms + EVAL_STARTUP_MS, memory_mb=1024, output_kb=16 * 1024)
+    jobs = [Job(program=EVALUATE_PROGRAM, stdin=json.dumps({"expression": e, "limit_s": time_ms / 1000}),
+                limits=limits) for e in expressions]
+    out: list[tuple[bool, Any, str]] = []
+    for run in (sandbox.run_many(jobs) if jobs else []):
+        if run.verdict is Verdict.SE:
+            raise InfrastructureFailure(f"the sandbox failed evaluating predictions: {run.message[-300:]}")
+        if run.verdict is Verdict.TLE:
+            out.append((False, None, "evaluation_timeout"))
             continue
-        signal.signal(signal.SIGPROF, alarm)
-        signal.setitimer(signal.ITIMER_PROF, limit_s)
+        lines = run.stdout.rstrip("\n").rsplit("\n", 1) if run.verdict is Verdict.AC else []
         try:
-            value = eval(predicted, {"math": math})
-            if not is_data(value):
-                out.append([False, "not_a_value: %s" % type(value).__name__])
-                continue
-            same = bool(value == want)
-            out.append([same, "" if same else "mismatch"])
-        except _TczooAlarm:
-            out.append([False, "evaluation_timeout"])
-        except BaseException as exc:
-            out.append([False, "evaluation_error: %s" % type(exc).__name__])
-        finally:
-            signal.setitimer(signal.ITIMER_PROF, 0)
+            said = json.loads(lines[-1]) if lines else None
+        except (ValueError, RecursionError):
+            said = None
+        if isinstance(said, dict) and isinstance(said.get("error"), str):
+            out.append((False, None, said["error"][:200]))
+            continue
+        try:
+            if not isinstance(said, dict) or "value" not in said:
+                raise ValueError("no value")
+            out.append((True, plain_value(said["value"]), ""))
+        except ValueError:
+            out.append((False, None, "evaluation_failed"))
     return out
-'''

@@ -200,3 +200,95 @@ def test_a_query_the_method_cannot_ask_is_left_out_and_counted_apart_not_wrong(s
     assert (record.metrics["pass@1"], record.metrics["n_queries"], record.metrics["unposed"]) == (100.0, 1.0, 1.0)
     [row] = runner.summarize([record.model_copy(update={"model": "m", "method": "lcb-output"})])[0].rows
     assert (row["instances"], row["pass@1"], row["left out"], row["unanswered %"]) == (1, 100.0, 1, 0.0)
+
+
+# --------------------------------------------------------------------------- predictions as attackers (issue 42)
+
+# An expression that collects everything its process can reach -- frames up the stack,
+# every container the collector tracks, files in its directory, /tmp and /dev/shm, its
+# stdin from the start, argv and the environment -- and returns the first number there
+# that starts with 98765 (the pattern does not match its own text), else -1.
+_WALK = r'''
+import gc, os, re, sys
+parts = []
+frame = sys._getframe()
+while frame is not None:
+    parts.append(repr(frame.f_locals))
+    frame = frame.f_back
+for obj in gc.get_objects():
+    if isinstance(obj, (dict, list, tuple)) and len(obj) < 10000:
+        try:
+            parts.append(repr(obj))
+        except Exception:
+            pass
+for root in (".", "/tmp", "/dev/shm"):
+    for base, _, files in os.walk(root):
+        for name in files:
+            try:
+                with open(os.path.join(base, name), "rb") as fh:
+                    parts.append(fh.read(1 << 20).decode("latin-1"))
+            except OSError:
+                pass
+try:
+    os.lseek(0, 0, 0)
+    parts.append(os.read(0, 1 << 20).decode("latin-1"))
+except OSError:
+    pass
+parts.append(repr(sys.argv) + repr(dict(os.environ)))
+found = re.findall("98765[0-9]+", "\n".join(parts))
+result = int(found[0]) if found else -1
+'''
+WALKER = f"(lambda g: (exec({_WALK!r}, g), g['result'])[1])({{}})"
+
+
+def test_a_prediction_finds_no_expected_value_wherever_it_looks(sandbox):
+    """The expected value never enters the sandbox: the walker, which finds a number its
+    own text carries, finds none to copy (the old evaluator held it in a frame above)."""
+    from tczoo.runners.outputpred import OutputPredRunner, evaluate_to_data
+
+    assert evaluate_to_data(sandbox, [WALKER + " if '987650001' else 0"], time_ms=5000) == [(True, 987650001, "")]
+    runner = OutputPredRunner(sandbox)
+    frames = "__import__('sys')._getframe(1).f_locals['want']"
+    caller = "[v for v in __import__('sys')._getframe(1).f_locals.values() if type(v) is int][0]"
+    items = [(0, WALKER, "987654321"), (1, frames, "987654321"), (2, caller, "987654321")]
+    assert runner._evaluate(items) == [(False, "mismatch"), (False, "evaluation_error: KeyError"),
+                                       (False, "evaluation_error: IndexError")]
+
+
+def test_a_prediction_is_compared_as_plain_data_on_the_host(sandbox):
+    from tczoo.runners.outputpred import OutputPredRunner
+
+    runner = OutputPredRunner(sandbox, eval_time_ms=2000)
+    int_eq = "type('I', (int,), {'__eq__': lambda s, o: True, '__hash__': int.__hash__})(3)"
+    forged = "(__import__('os').write(1, b'\\n{\"value\": [\"int\", \"0x5\"]}\\n'), __import__('os')._exit(0))"
+    forged_ok = "(__import__('os').write(1, b'\\n{\"ok\": true}\\n'), __import__('os')._exit(0))"
+    items = [
+        (0, "tuple([1, 2])", "(1, 2)"), (1, "tuple([1, 2])", "[1, 2]"),  # JSON's list never equals a tuple
+        (2, "set([1, 2]) | {3}", "{1, 2, 3}"), (3, "frozenset({(1, 'a')})", "{(1, 'a')}"),
+        (4, "float('inf')", "Infinity"), (5, "float('nan')", "NaN"),  # Python's ==: nan is not nan
+        (6, "2 ** 200", str(2 ** 200)), (7, "10 ** 5000 - 10 ** 5000 + 7", "7"), (8, "10 ** 5000", "1"),
+        (9, "bytes([104, 105])", "b'hi'"), (10, "complex(1, -2)", "(1-2j)"),
+        (11, "dict([((1, 2), [0.5, None])])", "{(1, 2): [0.5, None]}"), (12, "-0.0 + 0", "0.0"),
+        (13, "chr(0xdc80) + 'x'", repr("\udc80x")),
+        (14, int_eq, "5"), (15, forged, "5"), (16, forged_ok, "1"),
+        (17, "[[[[[[]]]]]] * 2", "[[[[[[]]]]], [[[[[]]]]]]"),
+    ]
+    verdicts = runner._evaluate(items)
+    assert [ok for ok, _ in verdicts] == [True, False, True, True, True, False, True, True, False, True, True, True,
+                                         True, True, False, True, False, True]
+    assert verdicts[14] == (False, "not_a_value: I")  # an int whose == always says yes is no int
+    assert verdicts[16] == (False, "evaluation_failed")  # a forged flag says nothing: no value came back
+    # 15 forged its value: a value it could have evaluated to (5), no more
+
+
+def test_a_literal_prediction_is_read_on_the_host_and_never_run(sandbox):
+    from tczoo.runners.outputpred import OutputPredRunner
+
+    class NoSandbox:
+        def run_many(self, jobs):
+            raise AssertionError("a literal was sent to the sandbox")
+
+    runner = OutputPredRunner(NoSandbox())
+    assert runner._evaluate([(0, "[1, (2, 3)]", "[1, [2, 3]]"), (1, "{'a': 1}", '{"a": 1}'),
+                             (2, "1", "<not a value>")]) == [(False, "mismatch"), (True, ""),
+                                                             (False, "expected_unreadable")]
