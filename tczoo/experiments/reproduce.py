@@ -186,8 +186,8 @@ def settings_table(target: Target, spec: GridSpec, stores: list, construction: s
     as_run = sampling_as_run(spec, stores)
     if as_run:
         here["sampling"] = as_run
-    rows = [{"setting": key, "here": here.get(key) or param_as_run(key, spec, stores)
-             or "tczoo's implementation (see docs/)", "paper": value}
+    rows = [{"setting": key, "here": here.get(key) or param_as_run(key, spec, stores) or artifacts_as_run(key, stores)
+             or "not recorded by this run", "paper": value}
             for key, value in target.paper_setting.items()]
     if as_run and "sampling" not in target.paper_setting:
         rows.append({"setting": "sampling", "here": as_run, "paper": "not set by the paper's table"})
@@ -206,9 +206,70 @@ def settings_table(target: Target, spec: GridSpec, stores: list, construction: s
                      "paper": "the target's defaults"})
     if overrides:
         rows.append({"setting": "--params", "here": json.dumps(overrides, sort_keys=True),
-                     "paper": json.dumps({k: run_params.get(k, "paper default") for k in overrides},
-                                         sort_keys=True)})
+                     "paper": "; ".join(defaults_of(k, v, run_params.get(k)) for k, v in sorted(overrides.items()))})
     return Table(title="settings: here and in the paper", columns=["setting", "here", "paper"], rows=rows)
+
+
+def defaults_of(owner: str, changed: Any, target_value: Any) -> str:
+    """What ``--params`` changed, as the defaults it replaced: the target's own value, else
+    each field's default with where it comes from as its description says — the paper's
+    (or its authors' code's) value, or ours. "paper default" is never claimed for a value
+    the paper did not set."""
+    if target_value is not None:
+        return f"{owner}: the target's {json.dumps(target_value, sort_keys=True)}"
+    from tczoo.registry import UnknownNameError, get_method, get_runner
+
+    try:
+        cls = get_runner(owner.split(":", 1)[1]) if owner.startswith("runner:") else get_method(owner)
+    except (UnknownNameError, IndexError):
+        return f"{owner}: its defaults"
+    fields = cls.Params.model_fields
+    parts = []
+    for name in sorted(changed) if isinstance(changed, dict) else []:
+        field = fields.get(name)
+        if field is None:
+            continue
+        parts.append(f"{name} {json.dumps(field.default, default=str)} ({_source(field.description or '')})")
+    return f"{owner}: " + (", ".join(parts) or "its defaults")
+
+
+def _source(description: str) -> str:
+    """Where a parameter's default comes from, as its description says it."""
+    text = description.lower()
+    if "ours" in text:
+        return "ours"
+    if any(w in text for w in ("paper", "authors", "the library", "appendix", "table ", "§")):
+        return "the paper's or its authors'"
+    return "tczoo's default"
+
+
+def artifacts_as_run(key: str, stores: list) -> str | None:
+    """A ``generators`` row from the suites themselves: per method, the generator
+    programs its suites hold (language, how many suites have one, the commands that ran
+    them)."""
+    if key != "generators":
+        return None
+    per: dict[str, dict[str, Any]] = {}
+    for store in stores:
+        for g in store.generations():
+            row = per.setdefault(g.method, {"suites": 0, "with": 0, "languages": Counter(), "commands": []})
+            row["suites"] += 1
+            gens = [a for a in g.suite.artifacts if a.role == "generator" and a.program is not None]
+            if gens:
+                row["with"] += 1
+            for a in gens:
+                row["languages"][a.program.language.value] += 1
+                commands = (a.program.meta or {}).get("commands")
+                if isinstance(commands, list):
+                    row["commands"].append(len(commands))
+    parts = []
+    for method, row in sorted(per.items()):
+        langs = ", ".join(sorted(row["languages"])) or "none"
+        text = f"{method}: {langs} generator program(s) in {row['with']} of {row['suites']} suite(s)"
+        if row["commands"]:
+            text += f", run by {sum(row['commands']) / len(row['commands']):.0f} command line(s) each on average"
+        parts.append(text)
+    return "; ".join(parts) or None
 
 
 LOCAL_CONTEXT = 8192  # the embedded model's context window by default (tczoo.llm.local.engine)

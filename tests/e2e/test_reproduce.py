@@ -177,6 +177,23 @@ def test_target_runs_end_to_end_and_rebuilds_byte_for_byte(workspace, name):
     if name == "harness-table1":
         assert here["io strict_answers"] == here["harness strict_answers"] == "true", here
         assert "1 response(s) per triplet, 2 triplet(s)" in here["samples"], here
+    # every "here" comes from the run (issue 45): no placeholder, "paper default" never claimed
+    assert "tczoo's implementation" not in text and "paper default" not in text
+    assert all(r["here"] != "not recorded by this run" for r in printed[0]["rows"]), printed[0]["rows"]
+    if target.run is not None and target.run.runner == "agreement":
+        assert here["tests per suite"] and "on average" in here["tests per suite"], here
+        assert "tests/suite" in layout.columns
+    if name == "saga-tcgbench":  # the paper's population and its @k columns
+        assert here["judged"].startswith("saga: every labelled submission, those shown to the method included"), here
+        assert "wrong submission(s), 5 with a corrected version" in here["shown"], here
+        assert {"DR@20", "DR@50", "VAcc@20", "VAcc@50"} <= set(rows[0]), rows[0]
+    if name == "cco-tpr-tnr":  # cco in-sample (the paper's), ccplus held out; the released CC+ tests are no ccplus
+        assert "cco: every labelled submission" in here["judged"] and "ccplus: the held-out" in here["judged"], here
+        assert here["cco feedback_rounds"] == "3" and "python generator program(s)" in here["generators"], here
+        assert "CodeContests+ (released tests)" in {r["method"] for r in paper_rows}
+        assert "ccplus" not in {r["method"] for r in paper_rows}
+    if name == "codet-humaneval":  # N and M as run, not "1 generation per task"
+        assert (here["codet solutions"], here["codet test_samples"]) == ("4", "2"), here
     if name in ("tcbench-table1", "tcbench-fig5"):
         assert here["runner:hackrate ask_scale"] == "5" and " tests asked (1x = " in here["budget"], here
         assert here["validators"].startswith("zm01-commission-deadlines: "), here
