@@ -274,15 +274,7 @@ def runner_tables(stores: list, options: StatsOptions | None = None) -> tuple[di
             c.samples = store.config.samples
         summary.cells.update(part.cells)
         summary.warnings += part.warnings
-        gens = {(g.method, g.problem_id, g.task): g for g in store.generations()}
-        for s in store.scores():
-            g = gens.get((s.method, s.problem_id, s.task))
-            cell = part.cells.get((s.model, s.method))
-            if g is None or cell is None or s.error is not None:
-                continue
-            runner_cls = installed_runner(s.runner, store)
-            if generation_failure(g, scores_empty=runner_cls.scores_empty_suites) is not None:
-                continue  # scored by an older tczoo that scored failed generations
+        for s in scored_records(store, part):
             by_runner.setdefault(s.runner, []).append(s)
     out: dict[str, list[Table]] = {}
     runner_names = sorted({c.runner for c in summary.cells.values()} | set(by_runner), key=str)
@@ -304,6 +296,24 @@ def runner_tables(stores: list, options: StatsOptions | None = None) -> tuple[di
         add_intervals(produced, runner, name, records, cells, options)
         out[name] = produced
     return out, summary
+
+
+def scored_records(store, part: RunSummary | None = None) -> list[ScoreRecord]:
+    """The score records of ``store`` a report counts: of generations that succeeded,
+    scored without an error (``part``: the store's ``analyse``, when the caller has it)."""
+    part = part if part is not None else analyse(store)
+    gens = {(g.method, g.problem_id, g.task): g for g in store.generations()}
+    out = []
+    for s in store.scores():
+        g = gens.get((s.method, s.problem_id, s.task))
+        cell = part.cells.get((s.model, s.method))
+        if g is None or cell is None or s.error is not None:
+            continue
+        runner_cls = installed_runner(s.runner, store)
+        if generation_failure(g, scores_empty=runner_cls.scores_empty_suites) is not None:
+            continue  # scored by an older tczoo that scored failed generations
+        out.append(s)
+    return out
 
 
 def installed_runner(name: str, store) -> Any:
@@ -481,8 +491,10 @@ def render(tables: list[Table], fmt: str) -> str:
         raise ValueError(f"unknown report format {fmt!r}")
     for t in tables:
         out.write(f"### {printable(t.title)}\n\n| " + " | ".join(t.columns) + " |\n|" + "---|" * len(t.columns) + "\n")
+        per_column = getattr(t, "precision", None) or {}
         for row in t.rows:
-            out.write("| " + " | ".join(printable(cell(row.get(c), t.decimals), newlines=False).replace("|", "\\|")
+            out.write("| " + " | ".join(printable(cell(row.get(c), int(per_column.get(c, t.decimals))),
+                                                  newlines=False).replace("|", "\\|")
                                         for c in t.columns) + " |\n")
         for note in t.notes:
             out.write(f"\n{printable(note)}\n")
@@ -967,3 +979,178 @@ def score_of(found: tuple[str, Any, Table, dict] | None, state: Any, decimals: i
     interval = row.get(column + CI)
     return Score(float(value) if _is_number(value) else None, "partial" if bad else "ok",
                  interval if isinstance(interval, stats.Interval) else None, column, state.attempted, bad, decimals)
+
+
+
+# --------------------------------------------------------------------------- paired comparisons
+#
+# Two cells scored on the same problems (two methods on one model, two models on one
+# method, two runs) are compared problem by problem: both are resampled on the same
+# draws of the problems both were scored on, and B − A gets its percentile interval and
+# a two-sided bootstrap p-value (tczoo.stats.paired_difference); Holm's adjustment runs
+# over every difference one table prints.
+
+
+@dataclass
+class Arm:
+    """One side of a comparison: a (run, model, method) cell's scored records."""
+
+    run: Path
+    model: str
+    method: str
+    runner: str
+    records: list[ScoreRecord]
+    samples: int = 1
+    label: str = ""
+
+
+def arms_of(stores: list) -> list[Arm]:
+    """Every (run, model, method) cell of ``stores`` that has scored records, labelled
+    ``method (model)`` (with the run's folder where two would read the same)."""
+    arms: list[Arm] = []
+    for store in stores:
+        by: dict[tuple[str, str, str], list[ScoreRecord]] = {}
+        for s in scored_records(store):
+            by.setdefault((s.model, s.method, s.runner), []).append(s)
+        for (model, method, runner), records in by.items():
+            arms.append(Arm(Path(store.root), model, method, runner, records, store.config.samples))
+    labels = model_labels([a.model for a in arms])
+    for arm, model in zip(arms, labels):
+        arm.label = f"{arm.method} ({model})"
+    seen = Counter(a.label for a in arms)
+    for arm in arms:
+        if seen[arm.label] > 1:
+            arm.label = f"{arm.label} [{arm.run}]"
+    return arms
+
+
+def _matches(arm: Arm, against: str) -> str | None:
+    """How ``against`` names this arm: ``run``, ``method`` or ``model`` (None: it does not)."""
+    try:
+        if Path(against).resolve() == arm.run.resolve():
+            return "run"
+    except OSError:
+        pass
+    if norm(against) == norm(arm.method):
+        return "method"
+    if against in (arm.model, model_label(arm.model)):
+        return "model"
+    return None
+
+
+def pairs_against(arms: list[Arm], against: str) -> list[tuple[Arm, Arm]]:
+    """(A, B) pairs: A an arm ``against`` names (a run directory, a method, a model), B
+    every other arm scored by the same runner on the same model (against a method), the
+    same method (against a model), or, against a run, the same method else the same
+    model else any."""
+    from tczoo.errors import UserError
+
+    base = [(a, _matches(a, against)) for a in arms]
+    base = [(a, how) for a, how in base if how is not None]
+    if not base:
+        names = sorted({a.method for a in arms} | {model_label(a.model) for a in arms} | {str(a.run) for a in arms})
+        raise UserError(f"--against {against!r} names no run, method or model of these runs "
+                        f"(they have: {', '.join(names)})")
+    baseline = [a for a, _ in base]
+    pairs = []
+    for b in arms:
+        if b in baseline:
+            continue
+        fits = []
+        for a, how in base:
+            if a.runner != b.runner:
+                continue
+            if how == "method" and a.model == b.model:
+                fits.append(a)
+            elif how == "model" and norm(a.method) == norm(b.method):
+                fits.append(a)
+            elif how == "run":
+                fits.append(a)
+        if len(fits) > 1:  # against a run: the same method, else the same model
+            fits = [a for a in fits if norm(a.method) == norm(b.method)] or \
+                   [a for a in fits if a.model == b.model] or fits
+        pairs += [(a, b) for a in fits]
+    return pairs
+
+
+PAIRED_COLUMNS = ["runner", "metric", "A", "B", "A value", "B value", "B − A", "95% CI", "p", "p (Holm)",
+                  "problems", "problems needed"]
+
+
+def paired_table(stores: list, against: str, options: StatsOptions | None = None) -> Table:
+    """B − A for every metric of every pair ``pairs_against`` finds, over the problems
+    both were scored on, with its paired interval, p-value, Holm-adjusted p-value and,
+    where the interval holds 0, how many problems would tell them apart; one reading
+    per row in the notes ("lcb (gpt-4o) above crux (gpt-4o) by 19.1 HR, 95% CI [4.2,
+    33.0], 12 problems")."""
+    from tczoo.registry import get_runner
+
+    options = options or STATS
+    arms = arms_of(stores)
+    rows: list[dict[str, Any]] = []
+    diffs: list[stats.Difference] = []
+    notes: list[str] = []
+    for a, b in pairs_against(arms, against):
+        runner = get_runner(a.runner)()
+        left = CellStatistic(runner, a.runner, a.model, a.method, a.records)
+        right = CellStatistic(runner, b.runner, b.model, b.method, b.records)
+        common = sorted(set(left.problems) & set(right.problems))
+        if len(common) < len(set(left.problems) | set(right.problems)):
+            notes.append(f"{b.label} vs {a.label}: compared on the {len(common)} problem(s) both were scored on "
+                         f"(of {len(left.problems)} and {len(right.problems)})")
+        if not common:
+            continue
+        left, right = left.restricted(common), right.restricted(common)
+        draws = stats.resample_indices(len(common), options.resamples, options.seed)
+        ra, rb = replicates(left, options, draws=draws), replicates(right, options, draws=draws)
+        for column in [c for c in ra.value if c in rb.value]:
+            if len(common) < 2:
+                d = stats.Difference(ra.value[column], rb.value[column], rb.value[column] - ra.value[column],
+                                     None, None, None, len(common), max(a.samples, b.samples))
+            else:
+                d = stats.paired_difference(ra.value[column], rb.value[column], ra.reps[column], rb.reps[column],
+                                            problems=len(common), samples=max(a.samples, b.samples))
+            diffs.append(d)
+            rows.append({"runner": a.runner, "metric": column, "A": a.label, "B": b.label,
+                         "A value": d.a_value, "B value": d.b_value, "B − A": d.diff,
+                         "95% CI": stats.Interval(d.diff, d.low, d.high, "bootstrap" if d.low is not None else "none",
+                                                  d.problems, d.samples),
+                         "p": d.p, "problems": d.problems, "problems needed": d.needed})
+    adjusted = stats.holm([d.p for d in diffs])
+    for row, d, p_adj in zip(rows, diffs, adjusted):
+        row["p (Holm)"] = p_adj
+        notes.append(reading(row["A"], row["B"], row["metric"], d, p_adj if len(diffs) > 1 else None))
+    method_note = (f"paired over the problems both were scored on (a problem's samples kept together): "
+                   f"{options.resamples} bootstrap resamples, seed {options.seed}, the same draws for A and B; "
+                   "95% CI: percentile interval of B − A; p: two-sided, the bootstrap distribution shifted to "
+                   "the null, (1 + #{|d* − d| >= |d|}) / (R + 1); p (Holm): Holm's step-down adjustment over "
+                   "every row of this table; problems needed: where the interval holds 0, the problems at which "
+                   "an interval of this width would exclude it if the difference stayed as measured (its "
+                   "half-width shrinks as 1/sqrt(n))")
+    if not rows and not notes:
+        notes.append(f"nothing to compare against {against}: no other cell of the same runner")
+    table = Table(title=f"paired differences against {against}", columns=PAIRED_COLUMNS, rows=rows,
+                  notes=[method_note, *notes], decimals=2)
+    table.precision = {"p": 4, "p (Holm)": 4}  # type: ignore[attr-defined]
+    return table
+
+
+def reading(a: str, b: str, metric: str, d: stats.Difference, p_adjusted: float | None = None) -> str:
+    """One line that says what a difference means."""
+    n = f"{d.problems} problem{'s' if d.problems != 1 else ''}"
+    if d.low is None or d.high is None:
+        return f"{b} vs {a} on {metric}: B − A = {d.diff:.1f} on {n}, too few problems for an interval"
+    ci = f"95% CI [{d.low:.1f}, {d.high:.1f}]"
+    p = f"p = {d.p:.3g}" + (f", Holm {p_adjusted:.3g}" if p_adjusted is not None else "")
+    if d.separated:
+        side = "above" if d.diff > 0 else "below"
+        text = f"{b} {side} {a} by {abs(d.diff):.1f} {metric}, {ci}, {n} ({p})"
+        if p_adjusted is not None and p_adjusted >= 0.05:
+            text += "; not at the 5% level once Holm's adjustment counts every comparison here"
+        return text
+    text = f"{b} and {a} cannot be told apart on {metric} with {n}: B − A = {d.diff:.1f}, {ci} ({p})"
+    if d.needed is not None:
+        text += f"; about {d.needed} problems would, if the difference stayed {d.diff:.1f}"
+    elif d.diff == 0:
+        text += "; they measured the same"
+    return text

@@ -86,6 +86,9 @@ def compare(
                                             "when it holds one with the same settings (default: "
                                             "runs/compare-<hash of the settings>)"),
     fmt: str = format_option(*REPORT_FORMATS, help="format of the report printed at the end"),
+    against: Optional[str] = typer.Option(None, "--against", metavar="METHOD|MODEL",
+                                          help="also print B − A for every other cell against this method or model, "
+                                               "paired over their common problems (interval, p-value, Holm)"),
     resamples: int = resamples_option(),
     bootstrap_seed: int = bootstrap_seed_option(),
     *,
@@ -109,6 +112,13 @@ def compare(
                     problems=split(problems), limit=limit, samples=samples, seed=seed, runner=runner, params=_params(params),
                     llm=options.recorded(), cross=cross)
     check_grid(spec)
+    if against is not None:
+        from tczoo.report import model_label
+
+        if against not in spec.methods and against not in spec.models and \
+                against not in [model_label(m) for m in spec.models]:
+            raise CLIError(f"--against {against!r} is none of this comparison's methods or models "
+                           f"({', '.join(spec.methods + spec.models)})")
     _check_models(spec.models, options.settings.api_base)
     from tczoo.experiments.grid import run_grid
 
@@ -120,13 +130,23 @@ def compare(
     echo(f"comparison recorded in {out}", err=True)
     _session_warnings(session)
     tables, summary, _ = grid_report(out, spec)
-    print_tables(tables, fmt)
+    print_tables(tables + _paired(out, against), fmt)
     if summary.warning() and not summary.all_failed:
         warn(summary.warning())
     if session.halted:
         raise RunFailed(f"stopped: {session.stop_reason()}; run the same command again to resume")
     if summary.all_failed:
         raise RunFailed(summary.cause())
+
+
+def _paired(out: Path, against: str | None) -> list:
+    """The paired-differences table against ``against`` over the comparison's runs (none without it)."""
+    if not against:
+        return []
+    from tczoo.report import paired_table
+    from tczoo.store import RunStore, run_dirs
+
+    return [paired_table([RunStore.open(d) for d in run_dirs([out])], against)]
 
 
 def default_grid_dir(spec) -> Path:
@@ -145,8 +165,10 @@ def default_grid_dir(spec) -> Path:
 @run_options
 def reproduce(
     target: Optional[str] = typer.Argument(None, help="a target (tczoo reproduce --list)"),
-    model: str = typer.Option("local/qwen2.5-coder-1.5b", "--model", "--models",
-                              help="LiteLLM model string, local/..., scripted:PATH or replay:DIR"),
+    model: Optional[str] = typer.Option(None, "--model", "--models",
+                                        help="LiteLLM model string, local/..., scripted:PATH, replay:DIR or "
+                                             "released:PATH[+PATH] (default: the target's, the embedded model "
+                                             "for most)"),
     benchmark: Optional[str] = typer.Option(None, "--benchmark", "-b",
                                             help="zoo-mini, humaneval, a hub name, or SCHEMA:PATH (default: the "
                                                  "target's, zoo-mini for most)"),
@@ -193,6 +215,7 @@ def reproduce(
     from tczoo.experiments.reproduce import build, default_out, execute, plan, write
 
     chosen = get_target(target)
+    model = model or chosen.model or "local/qwen2.5-coder-1.5b"
     missing = chosen.missing_methods()
     if missing:
         raise CLIError(f"target {target} runs {', '.join(missing)}, which are not installed")

@@ -248,10 +248,10 @@ def format_metrics(result: dict) -> str:
                      for k, v in result.items() if not isinstance(v, (dict, list)))
 
 
-def print_report(run_dir: Path | list[Path], fmt: str, *, after_run: bool = False):
+def print_report(run_dir: Path | list[Path], fmt: str, *, after_run: bool = False, extra: list | None = None):
     """The tables of one run directory (or several, as one document) on stdout, in
-    ``fmt``, then (stderr) one warning line counting what failed. Returns the (last)
-    run's ``RunSummary``."""
+    ``fmt`` (``extra`` tables after them), then (stderr) one warning line counting what
+    failed. Returns the (last) run's ``RunSummary``."""
     from tczoo.report import render, run_report
 
     dirs = run_dir if isinstance(run_dir, list) else [run_dir]
@@ -266,6 +266,7 @@ def print_report(run_dir: Path | list[Path], fmt: str, *, after_run: bool = Fals
     if not tables:
         echo(f"no records in {', '.join(map(str, dirs))} yet", err=True)
         return summary
+    tables += extra or []
     if fmt != "table":
         sys.stdout.write(render(tables, fmt))
         sys.stdout.flush()
@@ -285,28 +286,32 @@ def report(
                                           help="run directories, or comparison directories (tczoo compare --out)"),
     fmt: str = format_option(*REPORT_FORMATS),
     plot: Optional[Path] = typer.Option(None, "--plot", help="also draw the scaling curves (HR at k x rank) to this PNG"),
+    against: Optional[str] = typer.Option(None, "--against", metavar="RUN|METHOD|MODEL",
+                                          help="print B − A for every other cell against this run, method or model, "
+                                               "paired over their common problems (interval, p-value, Holm)"),
     resamples: int = resamples_option(),
     bootstrap_seed: int = bootstrap_seed_option(),
 ) -> None:
     """Print the paper-style result tables of one or more runs (a comparison directory:
     its model × method report), every metric with its 95% interval."""
-    from tczoo.report import plot_scaling, run_tables
-    from tczoo.store import is_grid, run_dirs as expand
+    from tczoo.report import paired_table, plot_scaling, run_tables
+    from tczoo.store import RunStore, is_grid, run_dirs as expand
 
     use_stats(resamples, bootstrap_seed)
-    expand(run_dirs)  # every path names runs, or nothing is printed
+    every = expand(run_dirs)  # every path names runs, or nothing is printed
+    paired = [paired_table([RunStore.open(d) for d in every], against)] if against else []
     grids = [d for d in run_dirs if is_grid(d) and not (d / "config.json").is_file()]
     runs = [d for d in run_dirs if d not in grids]
     tables = []
     if runs:
-        print_report(runs, fmt)
+        print_report(runs, fmt, extra=paired if not grids else None)
         tables += [t for d in runs for t in run_tables(d)[1]]
-    for g in grids:
+    for i, g in enumerate(grids):
         from tczoo.cli.experiments import print_tables
         from tczoo.experiments.compare import grid_report
 
         grid_tables, summary, _ = grid_report(g)
-        print_tables(grid_tables, fmt)
+        print_tables(grid_tables + (paired if i == len(grids) - 1 else []), fmt)
         if summary.warning():
             warn(f"{g}: {summary.warning()}")
         tables += grid_tables
