@@ -37,7 +37,7 @@ from tczoo.llm import LLMClient, LLMSettings, ProviderError
 from tczoo.method import SAMPLING_KNOBS, Method
 from tczoo.registry import get_method, get_runner
 from tczoo.runner import Runner, TaskSpec
-from tczoo.schema import GenerationRecord, Problem, RunConfig, ScoreRecord, TestSuite
+from tczoo.schema import REPEAT_STRIDE, GenerationRecord, Problem, RunConfig, ScoreRecord, TestSuite, repeat_key
 from tczoo.store import RunStore
 from tczoo.templates import Prompts
 
@@ -222,9 +222,22 @@ def build_units(config: RunConfig, problems: list[Problem], sandbox: "Sandbox | 
                 raise
             except ValueError as exc:  # a runner that cannot serve this method (e.g. no program under test)
                 raise UserError(f"method {name} with runner {runner_cls.name}: {exc}") from None
-            for spec in specs:
+            for spec in repeated(specs, config.repeats):
                 units.append(Unit(name, method, runner, problem, spec, strict_inputs=config.strict_inputs))
     return units
+
+
+def repeated(specs: list[TaskSpec], repeats: int) -> list[TaskSpec]:
+    """``specs`` ``repeats`` times (--repeats): repeat r of a task has its own key, sample
+    index and task seed, so each is generated, cached and recorded on its own."""
+    out = list(specs)
+    for r in range(1, repeats):
+        for spec in specs:
+            task = spec.task.model_copy(update={"seed": spec.task.seed + r * REPEAT_STRIDE}) \
+                if spec.task is not None else None
+            out.append(TaskSpec(key=repeat_key(spec.key, r), task=task, sample=spec.sample + r * REPEAT_STRIDE,
+                                context=dict(spec.context)))
+    return out
 
 
 def function_level_refusal(method: str, problem: Problem) -> str:

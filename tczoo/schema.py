@@ -656,6 +656,22 @@ class ScoreRecord(Model):
         return {**data, **moved} if moved else data
 
 
+REPEAT_MARK = "@rep"  # a task key's suffix for the r-th repeat of a unit (r >= 1): "s1@rep2"
+REPEAT_STRIDE = 10_000  # how far a repeat shifts a unit's sample index and its task's seed
+
+
+def repeat_key(key: str, repeat: int) -> str:
+    """The task key of ``repeat`` of a unit (repeat 0 keeps the key: a run without
+    --repeats is the same run)."""
+    return key if repeat == 0 else f"{key}{REPEAT_MARK}{repeat}"
+
+
+def repeat_of(key: str) -> int:
+    """Which repeat a task key belongs to (0 without the mark)."""
+    _, mark, tail = key.rpartition(REPEAT_MARK)
+    return int(tail) if mark and tail.isdigit() else 0
+
+
 class RunConfig(Model):
     methods: list[str]
     model: str
@@ -670,4 +686,7 @@ class RunConfig(Model):
     # a named option (not a paper's): where a problem has no input validator, its reference
     # solution must exit normally and print something on an input for it to count
     strict_inputs: bool = False
+    # --repeats R: every unit R times, each repeat with its own sample indices and task
+    # seeds (``repeat_key``); reports summarise repeat 0 and the spread over all R
+    repeats: int = Field(1, ge=1)
     tczoo_version: str = ""

@@ -77,6 +77,9 @@ def compare(
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="only the first N problems (of --problems)"),
     samples: int = typer.Option(1, "--samples", "-n", min=1, help="independent generations per task"),
     seed: int = typer.Option(0, "--seed"),
+    repeats: int = typer.Option(1, "--repeats", min=1,
+                                help="run every unit this many times, each with its own sample indices and seeds; "
+                                     "the report adds the spread over the repeats"),
     runner: Optional[str] = typer.Option(None, "--runner", help="score every method with this runner instead of its own"),
     runners: Optional[str] = typer.Option(None, "--runners",
                                           help="cross-score every method's suites with these runners too ('all': every installed runner)"),
@@ -109,7 +112,8 @@ def compare(
     use_stats(resamples, bootstrap_seed)
     cross = runner_names() if runners == "all" else (split(runners) or [])
     spec = GridSpec(methods=split(methods) or [], models=split(models) or [], benchmark=check_benchmark(benchmark),
-                    problems=split(problems), limit=limit, samples=samples, seed=seed, runner=runner, params=_params(params),
+                    problems=split(problems), limit=limit, samples=samples, seed=seed, repeats=repeats, runner=runner,
+                    params=_params(params),
                     llm=options.recorded(), cross=cross)
     check_grid(spec)
     if against is not None:
@@ -158,6 +162,8 @@ def default_grid_dir(spec) -> Path:
     settings = spec.model_dump(exclude={"methods", "models", "cross", "target"})
     if settings.get("limit") is None:
         settings.pop("limit", None)
+    if settings.get("repeats") == 1:
+        settings.pop("repeats")  # as before --repeats existed: the same folders are found again
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:8]
     return Path("runs") / f"compare-{digest}"
 

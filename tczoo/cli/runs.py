@@ -44,6 +44,9 @@ def run(
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="only the first N problems (of --problems)"),
     samples: int = typer.Option(1, "--samples", "-n", min=1, help="independent generations per task"),
     seed: int = typer.Option(0, "--seed"),
+    repeats: int = typer.Option(1, "--repeats", min=1,
+                                help="run every unit this many times, each with its own sample indices and seeds; "
+                                     "the report adds the spread over the repeats"),
     out: Optional[Path] = typer.Option(None, "--out", "-o",
                                        help="run directory, resumed if it holds this experiment (default: "
                                             "runs/<methods>-<model>-<hash of the experiment>; runs/latest links to it)"),
@@ -84,6 +87,7 @@ def run(
     config = RunConfig(
         methods=names, model=model, benchmark=benchmark, problems=split(problems), limit=limit, samples=samples,
         seed=seed, runner=runner, params=parsed_params, llm=options.recorded(),
+        repeats=repeats,
     )
     check_params(config)
     check_model(model, options.settings.api_base)
@@ -123,6 +127,8 @@ def default_run_dir(config) -> Path:
     settings = config.model_dump(exclude={"tczoo_version"})
     if settings.get("limit") is None:
         settings.pop("limit", None)
+    if settings.get("repeats") == 1:
+        settings.pop("repeats")  # a run without --repeats keeps the folder it had before the option existed
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:8]
     label = re.sub(r"[^A-Za-z0-9._-]+", "_", model_label(config.model)).strip("._")[:40]
     return RUNS / f"{'+'.join(config.methods)[:60]}-{label}-{digest}"

@@ -55,6 +55,7 @@ class GridSpec(BaseModel):
     limit: int | None = None  # the first N problems
     samples: int = 1
     seed: int = 0
+    repeats: int = Field(1, ge=1)  # --repeats: every unit this many times (RunConfig.repeats)
     runner: str | None = None  # score every method with this runner instead of its own
     params: dict[str, Any] = Field(default_factory=dict)  # {"crux": {...}, "runner:hackrate": {...}}
     llm: dict[str, Any] = Field(default_factory=dict)  # RunOptions.recorded()
@@ -95,7 +96,8 @@ def cells(spec: GridSpec, out: Path) -> list[Cell]:
             if not is_provider(model):
                 llm["api_base"] = None
             config = RunConfig(methods=[method], model=model, benchmark=spec.benchmark, problems=spec.problems,
-                               limit=spec.limit, samples=spec.samples, seed=spec.seed, runner=spec.runner, params=params, llm=llm)
+                               limit=spec.limit, samples=spec.samples, seed=spec.seed, runner=spec.runner, params=params,
+                               llm=llm, repeats=spec.repeats)
             found.append(Cell(model, method, runner, out / model_slug(model) / method, config))
     return found
 

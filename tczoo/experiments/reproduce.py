@@ -90,6 +90,8 @@ def default_out(target: Target, spec: GridSpec, root: Path = DEFAULT_ROOT) -> Pa
     settings = spec.model_dump(exclude={"methods", "models", "cross", "target"})
     if settings.get("limit") is None:
         settings.pop("limit", None)  # as before --limit existed: the same folders are found again
+    if settings.get("repeats") == 1:
+        settings.pop("repeats")
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:8]
     return root / f"{target.run_name or target.name}-{digest}"
 
