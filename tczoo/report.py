@@ -34,6 +34,7 @@ from tczoo import stats
 from tczoo.failures import generation_failure, transient
 from tczoo.runner import Runner, Table
 from tczoo.safetext import dumps, printable
+from tczoo.schema import repeat_of
 
 FORMATS = ("table", "md", "csv", "json")
 IDENTITY = ("model", "method", "language", "selector", "dataset")
@@ -285,7 +286,11 @@ def runner_tables(stores: list, options: StatsOptions | None = None) -> tuple[di
         except UnknownNameError:
             runner = None
         cells = [c for c in summary.cells.values() if c.runner == name]
-        records = by_runner.get(name, [])
+        every = by_runner.get(name, [])
+        repeats = 1 + max((repeat_of(r.task) for r in every), default=0)
+        # --repeats: the tables are repeat 0's (the run as without the option); the spread
+        # over every repeat is a table of its own
+        records = [r for r in every if repeat_of(r.task) == 0] if repeats > 1 else every
         # summarising reads records only: no sandbox needed
         produced = runner.summarize(records) if (runner is not None and records) else []
         if not produced and cells:
@@ -294,6 +299,10 @@ def runner_tables(stores: list, options: StatsOptions | None = None) -> tuple[di
         for t in produced:
             _add_health(t, cells, runner)
         add_intervals(produced, runner, name, records, cells, options)
+        if repeats > 1 and runner is not None and produced:
+            produced[0].notes.append(f"repeat 0 of {repeats} (--repeats); the spread over all {repeats} is in "
+                                     "'spread over repeats' below")
+            produced.append(spread_table(runner, name, every, repeats))
         out[name] = produced
     return out, summary
 
@@ -1154,3 +1163,43 @@ def reading(a: str, b: str, metric: str, d: stats.Difference, p_adjusted: float 
     elif d.diff == 0:
         text += "; they measured the same"
     return text
+
+
+
+# --------------------------------------------------------------------------- repeats
+
+
+def spread_table(runner: Runner, name: str, records: list[ScoreRecord], repeats: int) -> Table:
+    """How much each cell's metrics move between repeats of the whole run (--repeats;
+    TRAILS's stability over runs, for every runner): each repeat's records summarised
+    alone by the runner, then per metric its value in each repeat, their mean, sample
+    standard deviation, minimum and maximum."""
+    import numpy as np
+
+    by_cell: dict[tuple[str, str], dict[int, list[ScoreRecord]]] = {}
+    for r in records:
+        by_cell.setdefault((r.model, r.method), {}).setdefault(repeat_of(r.task), []).append(r)
+    rows = []
+    for (model, method), parts in by_cell.items():
+        values: dict[str, dict[int, float]] = {}
+        for k in range(repeats):
+            if not parts.get(k):
+                continue
+            for column, value, _, _ in metric_rows(runner.summarize(parts[k]), name, model, method):
+                if _is_number(value):
+                    values.setdefault(column, {})[k] = float(value)
+        for column, got in values.items():
+            v = np.array(list(got.values()), dtype=float)
+            row: dict[str, Any] = {"model": model, "method": runner.label(method), "metric": column,
+                                   **{f"repeat {k}": got.get(k) for k in range(repeats)},
+                                   "repeats": len(v), "mean": float(v.mean()),
+                                   "SD": float(v.std(ddof=1)) if len(v) > 1 else None,
+                                   "min": float(v.min()), "max": float(v.max())}
+            rows.append(row)
+    columns = ["model", "method", "metric", *[f"repeat {k}" for k in range(repeats)], "repeats", "mean", "SD",
+               "min", "max"]
+    notes = [f"each of the {repeats} repeats (every unit generated again with its own sample indices and seeds) "
+             "summarised alone by the runner; SD: the sample standard deviation over the repeats that have the "
+             "metric (a repeat whose generations all failed has none); the spread says how much the number moves "
+             "when the same experiment is run again, the 95% CI how much it rests on the problems drawn"]
+    return Table(title=f"{name}: spread over repeats", columns=columns, rows=rows, notes=notes, decimals=2)
