@@ -20,9 +20,12 @@ MAX_MEMORY_MB = 1 << 20  # a TiB: the sandbox's bound (tczoo.sandbox.types.TB_MB
 
 
 class Model(BaseModel):
-    """Base for every tczoo model: unknown fields are an error, not silently dropped."""
+    """Base for every tczoo model: unknown fields are an error, not silently dropped, and
+    a number is finite: NaN and Infinity (or a string such as ``"NaN"`` or ``"1e999"``,
+    which pydantic would turn into one) are refused, in a record read back as in one made
+    (docs/security.md)."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
 
 
 # --------------------------------------------------------------------------- programs

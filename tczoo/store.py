@@ -45,6 +45,7 @@ from tczoo.safewrite import UnsafeFile, open_append, open_rw, private_dir, write
 from tczoo.schema import GenerationRecord, RunConfig, ScoreRecord
 from tczoo.safetext import dumps, model_line
 from tczoo.untrusted import Refused, iter_lines, read_file, record_bytes
+from tczoo.userfiles import NotJSON, UserFileError, loads, type_name
 
 FILES = ("exchanges.jsonl", "generations.jsonl", "scores.jsonl", "provenance.jsonl", "cross_scores.jsonl")
 LOCK = ".lock"
@@ -140,10 +141,12 @@ def _cut_torn_tail(path: Path) -> str | None:
             return None  # blank lines are no record, torn or not
         if newline_ended:
             try:
-                json.loads(last)
+                loads(last, path)
                 return None
-            except ValueError:
-                pass
+            except NotJSON:
+                pass  # torn: cut, as the reader skips it
+            except UserFileError:
+                return None  # a whole record, however bad: the reader names it, nothing is cut
         os.ftruncate(fd, start)
         lineno, offset = 1, 0
         while offset < start:
@@ -240,8 +243,6 @@ class RunStore:
         self.close()
 
     def _read_config(self) -> RunConfig:
-        from tczoo.userfiles import UserFileError, loads
-
         path = self.root / "config.json"
         try:
             data = loads(read_file(path, cap=MAX_CONFIG_BYTES, follow=False), path)
@@ -333,16 +334,22 @@ class RunStore:
                 yield pending[0], record
 
     def _record(self, path: Path, lineno: int, raw: bytes, *, last: bool) -> Any:
+        # the reader of every user file (tczoo.userfiles): strict UTF-8, no NaN or
+        # Infinity, nesting bounded; a record is an object
+        where = f"{path}:{lineno}"
         try:
-            return json.loads(raw)
-        except (ValueError, RecursionError) as exc:
-            where = f"{path}:{lineno}"
-            if last:
+            value = loads(raw, path, line=lineno)
+        except UserFileError as exc:
+            if last and isinstance(exc, NotJSON):
                 self.warnings.append(f"{where}: skipped a torn last record (run the same `tczoo run` "
                                      "again to repair it)")
                 return None
-            why = exc if isinstance(exc, ValueError) else "nested too deep"
+            why = str(exc).removeprefix(f"{where}: ")
             raise RunStoreError(f"{where}: corrupt record ({why}); the file was edited or damaged") from None
+        if not isinstance(value, dict):
+            raise RunStoreError(f"{where}: corrupt record ({type_name(value)}, not an object); the file was "
+                                "edited or damaged")
+        return value
 
     def _models(self, name: str, cls):
         out = []
@@ -447,10 +454,11 @@ def grid_cells(path: Path) -> list[Path]:
     comparison added with other settings, a grid.json edited by hand)."""
     root = Path(path)
     ordered: list[Path] = []
-    try:
-        spec = json.loads((root / GRID_FILE).read_bytes())
-    except (OSError, ValueError):
-        spec = {}
+    grid = root / GRID_FILE
+    try:  # bounded, strict, a link refused (docs/security.md)
+        spec = loads(read_file(grid, cap=MAX_CONFIG_BYTES, follow=False), grid)
+    except (Refused, UserFileError) as exc:
+        raise RunStoreError(str(exc)) from None
     if isinstance(spec, dict):
         for model in spec.get("models") or []:
             for method in spec.get("methods") or []:

@@ -1,7 +1,8 @@
 """The one place user-supplied JSON, JSONL and YAML files are read (docs/security.md).
 
 ``SCHEMA:PATH`` benchmarks, ``scripted:`` rules, ``replay:`` directories, ``--tests``,
-``--params``, candidate files, WrongSelect matrices, ``config.json``: whatever is in
+``--params``, candidate files, WrongSelect matrices, ``config.json``, every record of a run
+directory and its ``grid.json`` (``tczoo.store``): whatever is in
 them, reading ends in plain data or in one ``UserFileError`` line ``FILE:LINE: reason``
 (exit 2, before any work starts), never a traceback and never a hang:
 
@@ -34,6 +35,12 @@ MAX_YAML_BYTES = 16 << 20  # YAML is parsed in Python: a larger document takes m
 
 class UserFileError(UserError, ValueError):
     """A user's file that cannot be used: one line, ``FILE:LINE: reason``."""
+
+
+class NotJSON(UserFileError):
+    """Text that is no JSON value: a syntax error, or UTF-8 cut inside its last
+    character, as a record a killed writer tore reads. A bad byte elsewhere, NaN,
+    overflow and nesting are refused as plain ``UserFileError``."""
 
 
 def where(path: str | os.PathLike[str] | None, line: int | None = None) -> str:
@@ -77,7 +84,9 @@ def decode(data: bytes, origin: str | os.PathLike[str] | None, first_line: int =
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = first_line + data[: exc.start].count(b"\n")
-        raise UserFileError(f"{where(origin, line)}: not UTF-8 (byte 0x{data[exc.start]:02x})") from None
+        cut = exc.end == len(data) and exc.reason == "unexpected end of data"  # a write torn mid-character
+        raise (NotJSON if cut else UserFileError)(
+            f"{where(origin, line)}: not UTF-8 (byte 0x{data[exc.start]:02x})") from None
 
 
 def loads(text: str | bytes, origin: str | os.PathLike[str] | None = None, *, line: int | None = None,
@@ -91,12 +100,13 @@ def loads(text: str | bytes, origin: str | os.PathLike[str] | None = None, *, li
     except json.JSONDecodeError as exc:
         at = (line or 1) + exc.lineno - 1
         what = "not a JSON record" if line else "not JSON"
-        raise UserFileError(f"{where(origin, at)}: {what} ({exc.msg}, column {exc.colno})") from None
+        raise NotJSON(f"{where(origin, at)}: {what} ({exc.msg}, column {exc.colno})") from None
     except RecursionError:
         raise UserFileError(f"{where(origin, line or 1)}: nested deeper than {max_depth} levels") from None
     except ValueError as exc:  # NaN, Infinity, 1e999, an integer of 5000 digits
         raise UserFileError(f"{where(origin, line or 1)}: {' '.join(str(exc).split())[:160]}") from None
-    if not _depth_ok(value, max_depth):
+    # fewer brackets than levels cannot nest deeper (a count costs a tenth of the walk)
+    if text.count("[") + text.count("{") > max_depth and not _depth_ok(value, max_depth):
         raise UserFileError(f"{where(origin, line or 1)}: nested deeper than {max_depth} levels")
     return value
 

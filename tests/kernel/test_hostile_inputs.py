@@ -349,18 +349,20 @@ def test_every_jsonl_reader_refuses_hostile_lines_with_file_and_line(content, tm
     data, needle = HOSTILE_JSONL[content]
     path = tmp_path / "hostile.jsonl"
     path.write_bytes(data + FIRST + b"\n")  # not the last line: no reader may take it for a torn record
-    # run records are tczoo's own JSON (which may hold NaN metrics), typed by their readers
-    lenient = {"NaN", "Infinity", "overflow", "wrong type"}
     for name, read in _readers(tmp_path).items():
-        if name in ("replay:", "run records") and content in lenient:
-            continue
         with pytest.raises(UserError) as info:
             read(path)
         message = str(info.value)
         assert "\n" not in message and len(message) < 400, (name, message[:500])
         if name in ("replay:", "run records"):
-            want = {"bad UTF-8": ":2: corrupt record", "deep nesting": ":2: corrupt record (nested too deep)",
-                    "huge line": ":2: a line over 1 MiB"}[content]
+            # run records are read as every user file is (issue 49), and each is an object
+            want = {"bad UTF-8": ":2: corrupt record (not UTF-8 (byte 0xff))",
+                    "deep nesting": ":2: corrupt record (nested deeper than 100 levels)",
+                    "NaN": ":2: corrupt record (NaN is not a number JSON allows)",
+                    "Infinity": ":2: corrupt record (-Infinity is not a number JSON allows)",
+                    "overflow": ":2: corrupt record (1e999 overflows to infinity)",
+                    "huge line": ":2: a line over 1 MiB",
+                    "wrong type": ":2: corrupt record (a list, not an object)"}[content]
             assert want in message, (name, message)
         elif content == "wrong type" and name == "SCHEMA:PATH":  # line 1 is no TC-Bench record either
             assert re.search(rf"{re.escape(str(path))}:[12]: record \d: not a tcbench record", message), message

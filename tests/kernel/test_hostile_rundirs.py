@@ -220,7 +220,7 @@ def test_records_and_configs_are_read_with_a_bound(run_dir):
     assert f"{gens}:2: a line over 2 MiB" in line
     gens.write_bytes(b"\n".join([lines[0], b"[" * 100_000 + b"]" * 100_000, *lines]) + b"\n")
     line = one_line_error(tczoo("report", run_dir))
-    assert f"{gens}:2: corrupt record (nested too deep)" in line
+    assert f"{gens}:2: corrupt record (nested deeper than 100 levels)" in line
     config = run_dir / "config.json"
     for bad, needle in ((b'{"model": "\xff"}', "config.json:1: not UTF-8"),
                         (b"[" * 100_000 + b"]" * 100_000, "config.json:1: nested deeper than"),

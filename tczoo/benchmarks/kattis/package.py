@@ -182,6 +182,8 @@ def _seconds(seconds: float, where: str, raw: Any) -> float:
     if not (math.isfinite(seconds) and low < seconds <= high):
         raise PackageError(f"{where}: the time limit must be above {low:g} and at most {high:g} seconds, "
                            f"not {brief(raw, 40)}")
+    if round(seconds * 1000) < 1:  # the sandbox counts whole milliseconds: 0 ms is no limit a run can meet
+        raise PackageError(f"{where}: the time limit must be at least 1 ms (0.001 s), not {brief(raw, 40)}")
     return seconds
 
 
