@@ -35,10 +35,11 @@ from tczoo.failures import generation_failure, transient
 from tczoo.runner import Runner, Table
 from tczoo.safetext import dumps, printable
 from tczoo.schema import repeat_of
+from tczoo.schema import ScoreRecord
 
 FORMATS = ("table", "md", "csv", "json")
 IDENTITY = ("model", "method", "language", "selector", "dataset")
-ADDED = ("units", "failed", "no valid tests")
+ADDED = ("units", "failed", "no valid tests", "invalid inputs")
 FAILED = "failed"
 NO_VALID = "no valid tests"
 CI = " 95% CI"  # the column beside a metric that holds its interval: "HR 95% CI"
@@ -296,8 +297,11 @@ def runner_tables(stores: list, options: StatsOptions | None = None) -> tuple[di
         if not produced and cells:
             produced = [Table(title=f"{name or 'unknown runner'}: nothing could be scored",
                               columns=["model", "method"], rows=[])]
+        invalid = invalid_inputs(records)
         for t in produced:
-            _add_health(t, cells, runner)
+            _add_health(t, cells, runner, invalid)
+        if produced:
+            produced[0].notes.extend(n for n in input_check_notes(records) if n not in produced[0].notes)
         add_intervals(produced, runner, name, records, cells, options)
         if repeats > 1 and runner is not None and produced:
             produced[0].notes.append(f"repeat 0 of {repeats} (--repeats); the spread over all {repeats} is in "
@@ -392,7 +396,47 @@ def merge_tables(parts: list[list[Table]]) -> list[Table]:
     return list(merged.values())
 
 
-def _add_health(table: Table, cells: list, runner) -> None:
+def invalid_inputs(records: list[ScoreRecord]) -> dict[tuple[str, str], int]:
+    """Tests whose input the input screen rejected, by (model, method)."""
+    out: dict[tuple[str, str], int] = {}
+    for r in records:
+        if r.input_check is not None:
+            key = (r.model, r.method.lower())
+            out[key] = out.get(key, 0) + r.input_check.rejected
+    return out
+
+
+def input_check_notes(records: list[ScoreRecord]) -> list[str]:
+    """What checked the scored tests' inputs, for a report's header: the problems'
+    validators, signatures or the reference rule, with the rejected count, and, loudly,
+    the problems whose inputs nothing checked (the benchmark has no input validator: the
+    paper's own rule applies)."""
+    by: dict[str, set[str]] = {}
+    rejected = tested = 0
+    for r in records:
+        if r.input_check is None:
+            continue
+        by.setdefault(r.input_check.by, set()).add(r.problem_id)
+        rejected += r.input_check.rejected
+        tested += r.input_check.tests
+    if not by:
+        return []
+    names = {"validator": "the problems' input validators", "signature": "the entry points' signatures",
+             "reference": "the reference solution (strict_inputs: it must run cleanly and print something)"}
+    checked = [f"{names[k]} ({len(v)} problem(s))" for k, v in sorted(by.items()) if k != "none"]
+    notes = []
+    if checked:
+        notes.append(f"inputs checked by {', '.join(checked)}: {rejected} of {tested} test(s) rejected as invalid, "
+                     "never scored (column 'invalid inputs')")
+    if "none" in by:
+        some = sorted(by["none"])
+        notes.append(f"inputs NOT validated on {len(some)} problem(s) ({', '.join(some[:4])}"
+                     f"{' ...' if len(some) > 4 else ''}): the benchmark has no input validator, the paper's own "
+                     "rule applies (--strict-inputs: a reference solution must run cleanly and print something)")
+    return notes
+
+
+def _add_health(table: Table, cells: list, runner, invalid: dict[tuple[str, str], int] | None = None) -> None:
     if "model" not in table.columns or "method" not in table.columns:
         return
     by_key = {(c.model, c.method.lower()): c for c in cells}
@@ -404,7 +448,8 @@ def _add_health(table: Table, cells: list, runner) -> None:
             continue
         matched.add((cell.model, cell.method.lower()))
         row.update({"units": cell.attempted, "failed": cell.failed + cell.score_errors,
-                    "no valid tests": cell.no_valid})
+                    "no valid tests": cell.no_valid,
+                    "invalid inputs": (invalid or {}).get((cell.model, cell.method.lower()), 0)})
         row[STATUS] = cell.status
         if cell.status == NO_VALID:
             precision = getattr(table, "precision", None) or {}
@@ -418,7 +463,7 @@ def _add_health(table: Table, cells: list, runner) -> None:
         row = {c: FAILED for c in metric_cols}
         row[STATUS] = FAILED
         row.update({"model": cell.model, "method": label, "units": cell.attempted,
-                    "failed": cell.failed + cell.score_errors, "no valid tests": 0})
+                    "failed": cell.failed + cell.score_errors, "no valid tests": 0, "invalid inputs": 0})
         table.rows.append(row)
     table.columns = table.columns + [c for c in ADDED if c not in table.columns]
 

@@ -434,3 +434,24 @@ def test_progress_counts_tokens_as_answers_arrive(tmp_path, monkeypatch):
     runs = [s for s in states if s.stage == "run"]
     assert calls >= 1 and runs[-1].done == 1 and runs[-1].tokens == 18 * calls
     assert any(s.done == 0 and s.tokens == 18 for s in runs), [(s.done, s.tokens) for s in runs]
+
+
+# --------------------------------------------------------------------------- the empty test (issue 42)
+
+
+def test_the_empty_test_is_invalid_not_a_hack_on_zm01_zm04_zm06(tmp_path):
+    """CRUX answering [{"input": "", "output": ""}] scored PR 100 / HR 100 on these three
+    (correct codes print nothing on an empty input, wrong ones crash); the problems'
+    input validators now reject it: PR 0, HR 0, counted as an invalid input, said in the
+    report's header. Its reward is the floor."""
+    out = tmp_path / "run"
+    model = crux_rules(tmp_path / "r.jsonl", tests=[{"input": "", "output": ""}])
+    done = tczoo("run", "-m", "crux", "--model", model, "-p", "zm01,zm04,zm06", "--out", out, "-f", "json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    table = report_json(out)[0]
+    [row] = table["rows"]
+    assert row["PR"] == 0 and row["HR"] == 0 and row["invalid inputs"] == 3, row
+    assert any("rejected as invalid" in n for n in table["notes"]), table["notes"]
+    scores = lines(out / "scores.jsonl")
+    assert [s["input_check"]["rejected"] for s in scores] == [1, 1, 1]
+    assert all(s["input_check"]["by"] == "validator" for s in scores)

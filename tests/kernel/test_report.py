@@ -25,12 +25,13 @@ def test_scaling_run_reports_and_plots(tmp_path):
     assert done.returncode == 0, done.stderr
     table, scaling, *_ = json.loads(_run("report", str(out), "--format", "json").stdout)
     assert table["columns"][9:11] == ["HR 1x", "HR 2x"]
-    assert table["columns"][-6:] == ["PR incl. empty", "no tests", "n problems", "units", "failed", "no valid tests"]
+    assert table["columns"][-7:] == ["PR incl. empty", "no tests", "n problems", "units", "failed", "no valid tests",
+                                     "invalid inputs"]
     assert table["rows"][0]["intervals"]["HR"]["problems"] == 1  # one problem: what the interval rests on
     assert [r["k"] for r in scaling["rows"]] == [1, 2]  # one row per k: the reference's rank table
     md = _run("report", str(out), "--format", "md").stdout
     assert ("| model | method | problems | PR | PR 95% CI | AC | WA | RE | TLE | HR | HR 95% CI | HR 1x | HR 2x "
-            "| PR incl. empty | no tests | n problems | units | failed | no valid tests |") in md
+            "| PR incl. empty | no tests | n problems | units | failed | no valid tests | invalid inputs |") in md
     rows = list(csv.DictReader(io.StringIO(_run("report", str(out), "--format", "csv").stdout)))
     assert rows[0]["method"] == "CRUX" and rows[0]["table"] == table["title"]
     png = tmp_path / "scaling.png"
