@@ -137,6 +137,42 @@ def _loopback_only():
             os.environ[LOOPBACK_ENV] = old_env
 
 
+def _private_temp_dir() -> str:
+    """A fresh folder of this user's only (``0o700``) for a private instance's sessions,
+    sockets and logs. Ray makes its temporary folder (``/tmp/ray`` by default) and every
+    session folder in it writable by everyone (``0o777``, sockets included); below a
+    private parent nobody else can reach them. Returns the folder to hand Ray."""
+    import tempfile
+
+    parent = tempfile.mkdtemp(prefix="tczoo-ray-")  # 0o700, whatever the umask
+    return os.path.join(parent, "ray")
+
+
+def _private_token() -> None:
+    """When a private instance will use token authentication and this machine has no
+    token yet, write the token Ray would generate (``~/.ray/auth_token``, 256 random
+    bits) first, readable by its owner only: Ray writes it with the umask's mode
+    (``0o644``, so every local user could join the instance and run code as this user).
+    A token that exists, or one given by ``RAY_AUTH_TOKEN``/``RAY_AUTH_TOKEN_PATH``, is
+    left as it is."""
+    import secrets
+
+    mode = os.environ.get("RAY_AUTH_MODE")
+    if (mode is not None and mode.lower() != "token") or os.environ.get("RAY_AUTH_TOKEN") \
+            or os.environ.get("RAY_AUTH_TOKEN_PATH"):
+        return
+    from pathlib import Path
+
+    path = Path.home() / ".ray" / "auth_token"
+    try:
+        path.parent.mkdir(mode=0o700, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:  # there already (Ray reads it), or no home to write: Ray says what is wrong
+        return
+    with os.fdopen(fd, "w") as out:
+        out.write(secrets.token_hex(32))
+
+
 def _reachable(ray, address: str) -> str:
     """``address`` as HOST:PORT (``auto``: the cluster this machine joined last, as
     ``ray start`` noted it), once something answers there; else an ExecutionError."""
@@ -455,8 +491,13 @@ class RayCluster(Cluster):
         self.options = options
         self._own_ray = False
         self._closed = False
+        self._temp_dir: str | None = None  # a private instance's (see _private_temp_dir)
         if not ray.is_initialized():
-            self._connect(options)
+            try:
+                self._connect(options)
+            except BaseException:
+                self._drop_temp_dir()
+                raise
         self._services: list = []  # one per run: see ledger()
         self.warnings: list[str] = []
         self.executor = None
@@ -486,6 +527,8 @@ class RayCluster(Cluster):
                                   "logging_level": logging.WARNING}
         if not address:
             kwargs["_node_ip_address"] = LOOPBACK  # a private instance: nothing listens beyond this machine
+            kwargs["_temp_dir"] = self._temp_dir = _private_temp_dir()  # nor reaches its files
+            _private_token()
         # A private instance gets a second chance: Ray gives its raylet 30 s to start,
         # which a heavily loaded machine can miss once. A HOST:PORT that refused us gets
         # one in token mode, when this machine holds a token (see _token_auth).
@@ -604,3 +647,11 @@ class RayCluster(Cluster):
         if self._own_ray:
             self.ray.shutdown()
             self._own_ray = False
+        self._drop_temp_dir()
+
+    def _drop_temp_dir(self) -> None:
+        if self._temp_dir is not None:
+            import shutil
+
+            shutil.rmtree(os.path.dirname(self._temp_dir), ignore_errors=True)
+            self._temp_dir = None

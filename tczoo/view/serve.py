@@ -12,12 +12,40 @@ from pathlib import Path
 from typing import Callable
 
 
+LOOPBACK_NAMES = ("127.0.0.1", "localhost")
+
+
+def host_allowed(host: str | None, port: int) -> bool:
+    """Whether a request's ``Host`` header names this server: a loopback name it serves
+    with its port (no port only when it serves on 80). Any other name is a page that
+    reached 127.0.0.1 through DNS rebinding (``evil.example`` resolved to loopback):
+    refused, so that no other site's page reads a run's prompts and answers."""
+    if not host:
+        return False
+    host = host.strip()
+    name, _, given = host.rpartition(":") if ":" in host else (host, "", "")
+    if name.lower() not in LOOPBACK_NAMES:
+        return False
+    return given == str(port) if given else port == 80
+
+
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     """Serves regular files that resolve inside the site, and nothing else: no folder
-    listings, no link that leads out of it, no FIFO or device (404 for all of them)."""
+    listings, no link that leads out of it, no FIFO or device (404 for all of them), and
+    only to requests addressed to the loopback name and port it serves (421 otherwise)."""
 
     def log_message(self, format: str, *args) -> None:  # one line per request is noise here
         pass
+
+    def parse_request(self) -> bool:
+        if not super().parse_request():
+            return False
+        hosts = self.headers.get_all("Host") or []
+        if len(hosts) != 1 or not host_allowed(hosts[0], self.server.server_address[1]):
+            self.send_error(421, "Misdirected Request", "this server answers only "
+                            f"http://127.0.0.1:{self.server.server_address[1]}/ (or localhost)")
+            return False
+        return True
 
     def translate_path(self, path: str) -> str:
         site = os.path.realpath(self.directory)
