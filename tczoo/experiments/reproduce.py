@@ -188,8 +188,11 @@ def settings_table(target: Target, spec: GridSpec, stores: list, construction: s
     as_run = sampling_as_run(spec, stores)
     if as_run:
         here["sampling"] = as_run
+    scored = any(s.error is None for store in stores for s in store.scores())
+    unknown = ("not recorded by this run" if scored or not stores else
+               "not recorded: nothing was scored (every generation failed, see the failures below)")
     rows = [{"setting": key, "here": here.get(key) or param_as_run(key, spec, stores) or artifacts_as_run(key, stores)
-             or "not recorded by this run", "paper": value}
+             or unknown, "paper": value}
             for key, value in target.paper_setting.items()]
     if as_run and "sampling" not in target.paper_setting:
         rows.append({"setting": "sampling", "here": as_run, "paper": "not set by the paper's table"})
@@ -236,13 +239,14 @@ def defaults_of(owner: str, changed: Any, target_value: Any) -> str:
 
 
 def _source(description: str) -> str:
-    """Where a parameter's default comes from, as its description says it."""
+    """Where a parameter's default comes from, as its description says it: whichever it
+    names first, the paper (its authors, their library) or ours; else tczoo's default."""
+    import re
+
     text = description.lower()
-    if "ours" in text:
-        return "ours"
-    if any(w in text for w in ("paper", "authors", "the library", "appendix", "table ", "§")):
-        return "the paper's or its authors'"
-    return "tczoo's default"
+    marks = {"ours": r"\bours\b", "the paper's or its authors'": r"\bpaper|\bauthors|\blibrary|\bappendix|\btable \d|§"}
+    found = sorted((m.start(), k) for k, pattern in marks.items() if (m := re.search(pattern, text)))
+    return found[0][1] if found else "tczoo's default"
 
 
 def artifacts_as_run(key: str, stores: list) -> str | None:
@@ -266,7 +270,10 @@ def artifacts_as_run(key: str, stores: list) -> str | None:
                     row["commands"].append(len(commands))
     parts = []
     for method, row in sorted(per.items()):
-        langs = ", ".join(sorted(row["languages"])) or "none"
+        if not row["with"]:
+            parts.append(f"{method}: no generator program in its {row['suites']} suite(s)")
+            continue
+        langs = ", ".join(sorted(row["languages"]))
         text = f"{method}: {langs} generator program(s) in {row['with']} of {row['suites']} suite(s)"
         if row["commands"]:
             text += f", run by {sum(row['commands']) / len(row['commands']):.0f} command line(s) each on average"
