@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
@@ -34,6 +35,7 @@ from tczoo.errors import InfrastructureFailure, RunFailed, UserError
 from tczoo.failures import generation_failure, transient
 from tczoo.generation import GenerationRequest, generate_unit
 from tczoo.llm import LLMClient, LLMSettings, ProviderError
+from tczoo.llm.client import LIVE_SCOPE
 from tczoo.method import SAMPLING_KNOBS, Method
 from tczoo.registry import get_method, get_runner
 from tczoo.runner import Runner, TaskSpec
@@ -43,6 +45,7 @@ from tczoo.templates import Prompts
 
 if TYPE_CHECKING:
     from tczoo.llm.client import Ledger
+    from tczoo.llm.interface import Backend
     from tczoo.sandbox import Sandbox
 
 
@@ -63,10 +66,63 @@ class RunProgress:
     cost: float = 0.0
     note: str = ""
     scope: str = ""  # which part of a larger job this is (a grid's cell), shown before the counts
+    # Live, from the LLM client's meter (``tokens`` counts the answer tokens of calls in
+    # flight as they are decoded, where the backend reports them): answer tokens per
+    # second since the first call, and the seconds left by the work left (``RunPace``).
+    tok_s: float | None = None
+    eta_s: float | None = None
 
 
 ProgressFn = Callable[[RunProgress], None]
 log = logging.getLogger("tczoo.run")
+TICK_S = 1.0  # how often the run loop reports while units are in flight (tokens move between events)
+
+
+class RunPace:
+    """Tokens per second and the time left, from the work left.
+
+    The work is answer tokens. A unit in flight may still decode what its calls in flight
+    were asked for (``max_tokens`` less what they decoded) — or, once some units have
+    finished, as many tokens as a finished unit took on average, less what it decoded,
+    whichever is more; a unit not started costs that average (before any finished: what
+    the units in flight were asked for so far, on average). The time left is that work
+    at the run's pace so far (answer tokens decoded per second since the first call).
+
+    A unit can ask for more than was foreseen (a second call of CRUX's top-up): the
+    estimate then rises. The ETA shown never grows by more than the time elapsed since
+    the last one — it stops counting down and rises at most with the clock, until the
+    work left and the pace bring it down again — so it never jumps the way an estimate
+    from units done alone does (the issue's 23:44 -> 39:44)."""
+
+    def __init__(self, default_asked: int):
+        self.default_asked = default_asked
+        self.finished: list[int] = []  # answer tokens of each unit generated in this session
+        self.shown: float | None = None
+        self.shown_at = 0.0
+
+    def unit_done(self, tokens: int) -> None:
+        self.finished.append(tokens)
+
+    def eta(self, live: dict, running: list, not_started: int, now: float) -> float | None:
+        seconds, decoded = live.get("seconds"), live.get("decoded", 0)
+        if not seconds or decoded <= 0:
+            return None
+        scopes = live.get("scopes", {})
+        zero = {"spent": 0, "open": 0}
+        mean = sum(self.finished) / len(self.finished) if self.finished else None
+        left = 0.0
+        asked = []
+        for key in running:
+            unit = scopes.get(key, zero)
+            asked.append(unit["spent"] + unit["open"])
+            left += unit["open"] if mean is None else max(unit["open"], mean - unit["spent"])
+        per_unit = mean if mean is not None else (sum(asked) / len(asked) if asked else self.default_asked)
+        left += not_started * per_unit
+        raw = left / (decoded / seconds)
+        if self.shown is not None:
+            raw = min(raw, self.shown + max(0.0, now - self.shown_at))
+        self.shown, self.shown_at = raw, now
+        return raw
 
 
 @dataclass
@@ -323,6 +379,7 @@ async def run(
     cluster: Cluster | None = None,
     problems: list[Problem] | None = None,
     progress: ProgressFn | None = None,
+    backend: "Backend | None" = None,
 ) -> RunStore:
     """Run ``config`` into the directory ``out`` as ``options`` say (the LLM client's
     settings, concurrency, retries, where the work runs) and return the store (closed
@@ -333,7 +390,8 @@ async def run(
     from ``options.execution`` and closed at the end. On a remote cluster units
     generate on its nodes; every batch of runs goes wherever its sandbox sends them.
     ``problems``: the benchmark's problems when the caller loaded them already (a grid
-    of runs loads them once). ``progress`` is told what the loop is doing."""
+    of runs loads them once). ``progress`` is told what the loop is doing. ``backend``:
+    what answers instead of the one ``config.model`` names (a test's stand-in model)."""
     from tczoo import __version__
     from tczoo.provenance import collect
 
@@ -369,7 +427,7 @@ async def run(
         if settings.max_cost is not None:
             settings.spent_before = _spent(store)
         ledger = cluster.ledger(settings)
-        client = LLMClient(config.model, settings, on_exchange=store.log_exchange, ledger=ledger)
+        client = LLMClient(config.model, settings, on_exchange=store.log_exchange, ledger=ledger, backend=backend)
         store.add_provenance(collect(benchmark=config.benchmark, problems=problems, model=config.model,
                                      identity=client.identity, isolation=sandbox.isolation_level,
                                      executor=cluster.describe(), methods=config.methods,
@@ -404,10 +462,17 @@ async def _loop(units: list[Unit], store: RunStore, client: LLMClient, generate,
     latest = {(g.method, g.problem_id, g.task): g for g in store.generations()}
     scored = {((s.method, s.problem_id, s.task), s.attempt) for s in store.all_scores()}
     state = RunProgress("run", total=len(units))
+    pace = RunPace(client.settings.max_tokens)
+    running: dict[tuple[str, str, str], None] = {}  # units generating now, in start order
 
     def tick() -> None:
-        state.tokens = client.usage.prompt_tokens + client.usage.completion_tokens
+        live = client.live.snapshot()
+        # answers still being decoded count as they grow, not only when their call ends
+        state.tokens = client.usage.prompt_tokens + client.usage.completion_tokens + live["in_flight"]
         state.cost = client.usage.cost_usd
+        if live["seconds"] and live["decoded"]:
+            state.tok_s = live["decoded"] / live["seconds"]
+        state.eta_s = pace.eta(live, list(running), len(units) - state.done - len(running), time.monotonic())
         report(RunProgress(**vars(state)))
 
     tick()
@@ -433,7 +498,14 @@ async def _loop(units: list[Unit], store: RunStore, client: LLMClient, generate,
                     result.skipped += 1
                     return
                 attempt = 0 if record is None else record.attempt + 1
-                record = await generate(unit, attempt)
+                running[unit.key] = None
+                scope = LIVE_SCOPE.set(unit.key)  # the client's meter counts this unit's calls under its key
+                try:
+                    record = await generate(unit, attempt)
+                finally:
+                    LIVE_SCOPE.reset(scope)
+                    running.pop(unit.key, None)
+                    pace.unit_done(client.live.snapshot()["scopes"].get(unit.key, {}).get("spent", 0))
                 store.add_generation(record)
                 result.generated += 1
             failure = generation_failure(record, scores_empty=unit.runner.scores_empty_suites)
@@ -445,7 +517,16 @@ async def _loop(units: list[Unit], store: RunStore, client: LLMClient, generate,
             state.done += 1
             tick()
 
-    await asyncio.gather(*(one(u) for u in units))
+    async def ticking() -> None:
+        while True:  # tokens and the ETA move during a call, between the loop's events
+            await asyncio.sleep(TICK_S)
+            tick()
+
+    ticker = asyncio.create_task(ticking())
+    try:
+        await asyncio.gather(*(one(u) for u in units))
+    finally:
+        ticker.cancel()
 
 
 def _load(config: RunConfig, sandbox: "Sandbox", report: ProgressFn) -> list[Problem]:

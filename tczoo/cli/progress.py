@@ -7,7 +7,7 @@ other long phase shows too (building a benchmark, loading one, ``benchmarks --ch
 - on a terminal, a rich bar: what is being done, the bar, done/total, elapsed time and
   the time left (ETA);
 - otherwise (CI, logs, ``| tee``), a plain line on stderr every ``TCZOO_PROGRESS_INTERVAL``
-  seconds (default 10) and one at the end, with no control codes:
+  seconds (default 5) and one at the end, with no control codes:
   ``tczoo: [01:23] build-benchmark: 3/12 problems done, ETA 04:10``. A phase without
   counts yet (loading) shows its note instead.
 
@@ -61,7 +61,7 @@ class ProgressBar:
         self.extra = ""  # after the counts: failures, tokens ...
         self.note_text = ""  # instead of the counts, while there are none
         self.mode = _mode()
-        self.interval = float(interval if interval is not None else os.environ.get("TCZOO_PROGRESS_INTERVAL", 10))
+        self.interval = float(interval if interval is not None else os.environ.get("TCZOO_PROGRESS_INTERVAL", 5))
         self.started = time.monotonic()
         self.counting_since: float | None = None  # when the first count arrived (the ETA's clock)
         self.counted_from = 0
@@ -76,15 +76,16 @@ class ProgressBar:
 
     def __enter__(self) -> "ProgressBar":
         if self.mode == "bar":
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-                                       TimeRemainingColumn)
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-            self._rich = Progress(TextColumn("{task.description}", markup=False), BarColumn(), MofNCompleteColumn(),
-                                  TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+            # the ETA is ours (``eta()``: a run's comes from the work left), not rich's
+            self._rich = Progress(TextColumn("{task.fields[desc]}", markup=False), BarColumn(), MofNCompleteColumn(),
+                                  TimeElapsedColumn(), TextColumn("ETA {task.fields[eta]}", markup=False),
                                   TextColumn("{task.fields[extra]}", markup=False),
                                   console=err_console, transient=False)
             self._rich.__enter__()
-            self._task = self._rich.add_task(self.description, total=self.total, extra="")
+            self._task = self._rich.add_task(self.description, total=self.total, extra="", eta="-:--",
+                                             desc=self.description)
         elif self.mode == "lines":
             self._thread = threading.Thread(target=self._tick, daemon=True)
             self._thread.start()
@@ -195,13 +196,16 @@ class ProgressBar:
     def _refresh(self) -> None:
         if self._rich is None:
             return
+        eta = self.eta()
         with self._lock:
             if self.note_text:
                 desc, extra = f"{self.description}: {self.note_text}", ""
             else:
                 desc, extra = self.description, self.extra.lstrip(", ")
-            self._rich.update(self._task, description=desc, completed=self.done, total=self.total or None,
-                              extra=extra)
+            finished = bool(self.total) and self.done >= (self.total or 0)
+            self._rich.update(self._task, description=desc, desc=desc, completed=self.done,
+                              total=self.total or None, extra=extra,
+                              eta="-:--" if eta is None or finished else _clock(eta))
 
     def _line(self, final: bool = False) -> None:
         elapsed = time.monotonic() - self.started
@@ -235,6 +239,16 @@ class RunReporter(ProgressBar):
             return
         self.phase(scope or "tczoo run", "units")
         extra = f", {state.failed} failed, {state.tokens:,} tokens"
+        if getattr(state, "tok_s", None):
+            extra += f" ({state.tok_s:.1f} answer tok/s)"
         if state.cost:
             extra += f", ${state.cost:.4f}"
         self.update(state.done, state.total or None, extra=extra)
+
+    def eta(self) -> float | None:
+        """The run loop's own ETA (from the work left: ``tczoo.run.RunPace``) while it has
+        one; else the pace of units done."""
+        state = self.state
+        if state is not None and state.stage == "run" and getattr(state, "eta_s", None) is not None:
+            return state.eta_s
+        return super().eta()

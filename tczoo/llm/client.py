@@ -31,7 +31,10 @@ cache, both held on the driver's machine.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import inspect
+import itertools
 import logging
 import random
 import threading
@@ -137,6 +140,80 @@ class Ledger:
                 self._halted = error
 
 
+# The unit a call works for, as the run loop names it (a context variable: the tasks a
+# unit's method starts inherit it), so the live meter can say how far each unit got.
+LIVE_SCOPE: contextvars.ContextVar[Any] = contextvars.ContextVar("tczoo_live_scope", default=None)
+
+
+class LiveMeter:
+    """The client's calls to the backend in flight and the answer tokens decoded so far,
+    counted as the backend decodes them where it says so (``Backend.reports_tokens``;
+    else when a call ends). Thread-safe: the embedded model counts from its own thread.
+    Only calls that reach the backend are counted (a cached answer costs no decoding)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ids = itertools.count()
+        self._calls: dict[int, list[Any]] = {}  # id -> [scope, tokens asked (max_tokens), decoded, settled]
+        self._spent: dict[Any, int] = {}  # scope -> answer tokens of its finished calls
+        self._finished: dict[Any, int] = {}  # scope -> its finished calls
+        self.decoded = 0  # answer tokens decoded by every call, finished or in flight
+        self.started: float | None = None  # time.monotonic() when the first call was sent
+
+    def start(self, asked: int) -> int:
+        with self._lock:
+            call = next(self._ids)
+            self._calls[call] = [LIVE_SCOPE.get(), max(0, asked), 0, None]
+            if self.started is None:
+                self.started = time.monotonic()
+            return call
+
+    def add(self, call: int, tokens: int) -> None:
+        with self._lock:
+            entry = self._calls.get(call)
+            if entry is not None and tokens > 0:
+                entry[2] += tokens
+                self.decoded += tokens
+
+    def settle(self, call: int, tokens: int) -> None:
+        """The answer's own token count (a backend that did not report as it decoded)."""
+        with self._lock:
+            entry = self._calls.get(call)
+            if entry is not None:
+                entry[3] = tokens
+
+    def end(self, call: int) -> None:
+        with self._lock:
+            entry = self._calls.pop(call, None)
+            if entry is None:
+                return
+            scope, _, decoded, settled = entry
+            if settled is not None and settled > decoded:
+                self.decoded += settled - decoded
+            self._spent[scope] = self._spent.get(scope, 0) + (decoded if settled is None else max(settled, decoded))
+            self._finished[scope] = self._finished.get(scope, 0) + 1
+
+    def snapshot(self) -> dict[str, Any]:
+        """``decoded`` (all answer tokens so far), ``in_flight`` (those of calls not yet
+        answered, so not in the client's usage), ``seconds`` since the first call, and
+        per scope: ``spent`` (tokens of its finished calls and decoded by those in
+        flight), ``open`` (tokens its calls in flight may still decode: asked minus
+        decoded), ``running`` and ``finished`` calls."""
+        with self._lock:
+            scopes: dict[Any, dict[str, int]] = {}
+            for scope, spent in self._spent.items():
+                scopes[scope] = {"spent": spent, "open": 0, "running": 0, "finished": self._finished[scope]}
+            for scope, asked, decoded, _ in self._calls.values():
+                entry = scopes.setdefault(scope, {"spent": 0, "open": 0, "running": 0, "finished": 0})
+                entry["spent"] += decoded
+                entry["open"] += max(0, asked - decoded)
+                entry["running"] += 1
+            since = None if self.started is None else time.monotonic() - self.started
+            # a settled call is in the client's usage already (it is accounted before it ends)
+            in_flight = sum(decoded for _, _, decoded, settled in self._calls.values() if settled is None)
+            return {"decoded": self.decoded, "in_flight": in_flight, "seconds": since, "scopes": scopes}
+
+
 class LLMClient:
     """See the module docstring. ``cache`` replaces the SQLite exchange cache (its
     ``get``/``put`` may return awaitables); ``ledger`` is shared with other clients of
@@ -168,6 +245,7 @@ class LLMClient:
         self._usage_lock = threading.Lock()
         self._identity: dict[str, Any] | None = None
         self.ledger = ledger or Ledger(self.settings.spent_before)
+        self.live = LiveMeter()  # calls in flight and the tokens decoded so far (progress)
         self._consecutive = 0
         self._noted: set[str] = set()
 
@@ -291,7 +369,17 @@ class LLMClient:
                 self._log(messages, params, done, sent, notes)
                 return done
 
+        live = self.live.start(int(sent.get("max_tokens") or 0))
+        try:
+            return await self._uncached(messages, params, sample, sent, notes, key, live)
+        finally:
+            self.live.end(live)
+
+    async def _uncached(self, messages: list[dict], params: dict[str, Any], sample: int, sent: dict[str, Any],
+                        notes: list[str], key: str, live: int) -> Completion:
         call_params = dict(sent, timeout=self.settings.timeout_s)
+        if self.backend.reports_tokens:
+            call_params["on_tokens"] = functools.partial(self.live.add, live)
         attempt = 0
         async with self._semaphore():
             started = time.monotonic()  # latency counts the provider (and retries), not the queue
@@ -331,6 +419,7 @@ class LLMClient:
                     return self._failed(messages, params, key, sample, str(err), err.reason, sent, notes,
                                         time.monotonic() - started)
         self._consecutive = 0
+        self.live.settle(live, answer.completion_tokens)
 
         done = Completion(
             text=answer.text,
@@ -442,6 +531,8 @@ class Session:
 
 
 __all__ = [
+    "LIVE_SCOPE",
+    "LiveMeter",
     "Completion",
     "Ledger",
     "LLMClient",

@@ -60,6 +60,10 @@ class Backend:
     # full, sets this and applies the timeout (``params["timeout"]``) itself, to time
     # without progress: the embedded model (``tczoo.llm.local.backend``).
     watches_timeout = False
+    # Whether ``answer`` tells ``params["on_tokens"](n)`` the tokens it adds to the answer
+    # as it decodes them (the embedded model does, each step): progress then counts
+    # tokens during a call, not when it ends. The client passes it only to such backends.
+    reports_tokens = False
 
     @property
     def identity(self) -> dict[str, Any]:
