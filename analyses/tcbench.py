@@ -219,12 +219,25 @@ def fig6(run_dir: Path, sandbox, *, counts: tuple[int, ...] = (1, 2, 3, 4, 5, 6,
         for k in counts:
             rows.append({"model": key[0], "method": key[1].upper(), "correct codes": k,
                          "problems with k": sum(1 for p in by_k[k][key] if available.get(p, 0) >= k),
-                         "PR": _mean_of(by_k[k][key], "pass_rate"), "HR": _mean_of(by_k[k][key], "hack_rate")})
+                         "PR": _mean_of(by_k[k][key], "pass_rate"), "PR 95% CI": _interval_of(by_k[k][key], "pass_rate"),
+                         "HR": _mean_of(by_k[k][key], "hack_rate"), "HR 95% CI": _interval_of(by_k[k][key], "hack_rate")})
     return [Table(title="HackRate vs number of correct codes validating the tests (Figure 6)",
-                  columns=["model", "method", "correct codes", "problems with k", "PR", "HR"], rows=rows, decimals=2,
+                  columns=["model", "method", "correct codes", "problems with k", "PR", "PR 95% CI", "HR", "HR 95% CI"],
+                  rows=rows, decimals=2,
                   notes=["the first k of one seeded order of each problem's correct codes (every one that passes "
                          "its golden tests or samples; the published set on TC-Bench data); a problem with fewer "
-                         "than k uses all it has"])]
+                         "than k uses all it has",
+                         "95% CI: over the problems, as every report's (a seeded bootstrap of the mean, exact "
+                         "Clopper–Pearson where each problem scores 0 or 100); the figure draws it as a band"])]
+
+
+def _interval_of(problems: dict[str, dict[str, float]], key: str) -> Any:
+    """The interval of ``_mean_of``: over the scorable problems that have ``key``."""
+    from tczoo.report import STATS
+    from tczoo.stats import mean_interval
+
+    values = [m[key] for m in problems.values() if key in m and not unscorable(m)]
+    return mean_interval(values, scale=100.0, resamples=STATS.resamples, seed=STATS.seed)
 
 
 def _m(xs: list[float]) -> float | None:

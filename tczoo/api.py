@@ -153,6 +153,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "tczoo.benchmarks.construct",  # TC-Bench's benchmark construction, per problem (analyses)
     "tczoo.store",  # RunStore: reading run directories (commands, analyses, exports)
     "tczoo.report",  # rendering tables (commands)
+    "tczoo.stats",  # intervals, paired differences, Holm (analyses that compute their own numbers)
     "tczoo.registry",  # finding methods and runners by name
     "tczoo.paths",  # cache_dir, cached_json, data_root, texts_digest
     "tczoo.safetext",  # storing and printing untrusted text

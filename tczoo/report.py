@@ -675,7 +675,7 @@ def metric_rows(tables: list[Table], runner: str, model: str, method: str) -> li
     """The cell's headline and metric columns (``lookup_rows`` of both, each once):
     the columns that get an interval."""
     out, seen = [], set()
-    for which in ("headline", "metrics"):
+    for which in ("headline", "metrics", "bands"):
         for found in lookup_rows(tables, runner, model, method, which=which):
             if (found[0], id(found[2])) not in seen:
                 seen.add((found[0], id(found[2])))
@@ -722,6 +722,8 @@ STATS = StatsOptions()  # the process's default; the report commands set it from
 
 
 def use_stats(options: StatsOptions) -> None:
+    """Every interval this process computes from now on uses ``options`` (the report
+    commands' --resamples and --bootstrap-seed; an analysis reads ``STATS`` too)."""
     global STATS
     STATS = options
 
@@ -1248,3 +1250,70 @@ def spread_table(runner: Runner, name: str, records: list[ScoreRecord], repeats:
              "metric (a repeat whose generations all failed has none); the spread says how much the number moves "
              "when the same experiment is run again, the 95% CI how much it rests on the problems drawn"]
     return Table(title=f"{name}: spread over repeats", columns=columns, rows=rows, notes=notes, decimals=2)
+
+
+# --------------------------------------------------------------------------- the forest plot
+
+
+def forest_panels(tables: list[Table]) -> list[tuple[str, list[tuple[str, float, float, float, int]]]]:
+    """(panel title, [(row label, value, low, high, problems)]) for every metric with
+    intervals in ``tables``: one panel per (table, metric), one row per model × method."""
+    panels: list[tuple[str, list[tuple[str, float, float, float, int]]]] = []
+    for t in tables:
+        for column in [c for c in t.columns if c.endswith(CI)]:
+            metric = column[: -len(CI)]
+            points = []
+            rows = [r for r in t.rows if isinstance(r.get(column), stats.Interval) and r[column].low is not None]
+            models = model_labels([str(r.get("model", "")) for r in rows])
+            for row, model in zip(rows, models):
+                iv = row[column]
+                who = [str(row.get(k)) for k in ("method", "selector", "language", "dataset") if row.get(k)]
+                label = " ".join(who) + (f" ({model})" if model else "")
+                points.append((label, iv.value, iv.low, iv.high, iv.problems))
+            if points:
+                title = t.title.split(" (")[0]
+                panels.append((f"{metric} — {title}", points))
+    return panels
+
+
+def plot_forest(tables: list[Table], path: Path) -> bool:
+    """A forest plot of every metric's interval (rows model × method, a point and its 95%
+    interval, the problems it rests on at the right), as PNG or SVG by ``path``'s
+    suffix; False when no table has an interval. The same tables draw the same bytes."""
+    panels = forest_panels(tables)
+    if not panels:
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    heights = [max(1.2, 0.38 * len(points) + 0.9) for _, points in panels]
+    with matplotlib.rc_context({"svg.hashsalt": "tczoo", "svg.fonttype": "none"}):
+        fig, axes = plt.subplots(len(panels), 1, figsize=(8, sum(heights)), squeeze=False,
+                                 gridspec_kw={"height_ratios": heights})
+        for ax, (title, points) in zip(axes[:, 0], panels):
+            ys = list(range(len(points)))[::-1]
+            for y, (_, value, low, high, _) in zip(ys, points):
+                ax.errorbar([value], [y], xerr=[[value - low], [high - value]], fmt="o", color="tab:blue",
+                            ecolor="tab:blue", capsize=3, markersize=5)
+            ax.set_yticks(ys)
+            ax.set_yticklabels([p[0].replace("$", r"\$") for p in points], fontsize=8)
+            ax.set_ylim(-0.7, len(points) - 0.3)
+            right = ax.twinx()
+            right.set_ylim(ax.get_ylim())
+            right.set_yticks(ys)
+            right.set_yticklabels([f"n={p[4]}" for p in points], fontsize=7, color="0.4")
+            lows = [p[2] for p in points]
+            highs = [p[3] for p in points]
+            if min(lows) >= 0 and max(highs) <= 100 and max(highs) > 1:
+                ax.set_xlim(-2, 102)
+            ax.set_title(title.replace("$", r"\$"), fontsize=9, loc="left")
+            ax.grid(axis="x", alpha=0.3)
+        axes[-1, 0].set_xlabel("value with its 95% interval")
+        fig.tight_layout()
+        suffix = Path(path).suffix.lower()
+        metadata = {"Date": None} if suffix == ".svg" else {"Software": None}
+        fig.savefig(path, dpi=130, metadata=metadata)
+        plt.close(fig)
+    return True

@@ -7,7 +7,8 @@
 - ``percentile(replicates)``: the percentile interval of a statistic's replicates;
 - ``mean_replicates(values, draws)``: the replicates of a mean over units, computed at
   once (a unit without a value is left out of its resample, as the runners leave it
-  out of their mean);
+  out of their mean); ``mean_interval(values)``: a mean's interval in one call (exact
+  when every value is 0 or the top of the scale);
 - ``paired_difference``: B − A with its percentile interval and a two-sided bootstrap
   p-value, from replicates computed on the same draws;
 - ``holm(p_values)``: Holm's step-down adjustment for several comparisons;
@@ -158,6 +159,24 @@ def mean_replicates(values: Sequence[float | None] | np.ndarray, draws: np.ndarr
     sums = np.where(have, picked, 0.0).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def mean_interval(values: Sequence[float | None], *, scale: float | None = None, samples: int = 1,
+                  resamples: int = RESAMPLES, seed: int = SEED, level: float = LEVEL) -> Interval:
+    """The interval of a mean over units (problems) of per-unit values (None: the unit
+    has no value and is left out): exact (Clopper–Pearson, times ``scale``) when every
+    value is 0 or ``scale``, else the percentile interval of the seeded bootstrap; no
+    interval for fewer than two values."""
+    defined = [float(v) for v in values if v is not None and v == v]
+    n = len(defined)
+    value = sum(defined) / n if n else float("nan")
+    if n and scale and all(v in (0.0, scale) for v in defined):
+        low, high = clopper_pearson(sum(1 for v in defined if v == scale), n, level)
+        return Interval(value, low * scale, high * scale, "exact", n, samples, level)
+    if n < 2:
+        return Interval(value, None, None, "none", n, samples, level)
+    low_b, high_b = percentile(mean_replicates(defined, resample_indices(n, resamples, seed)), level)
+    return Interval(value, low_b, high_b, "bootstrap", n, samples, level)
 
 
 def paired_difference(a_value: float, b_value: float, a_reps: np.ndarray, b_reps: np.ndarray, *,

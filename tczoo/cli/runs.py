@@ -291,7 +291,12 @@ def report(
     run_dirs: list[Path] = typer.Argument(..., metavar="RUN",
                                           help="run directories, or comparison directories (tczoo compare --out)"),
     fmt: str = format_option(*REPORT_FORMATS),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="also draw the scaling curves (HR at k x rank) to this PNG"),
+    plot: Optional[Path] = typer.Option(None, "--plot",
+                                        help="also draw the forest plot (every metric with its 95% interval, a row per "
+                                             "model × method) to this .png or .svg"),
+    scaling_plot: Optional[Path] = typer.Option(None, "--scaling-plot",
+                                                help="also draw the scaling curves (HR at k x rank, TC-Bench Fig. 5) "
+                                                     "to this .png or .svg"),
     against: Optional[str] = typer.Option(None, "--against", metavar="RUN|METHOD|MODEL",
                                           help="print B − A for every other cell against this run, method or model, "
                                                "paired over their common problems (interval, p-value, Holm)"),
@@ -300,10 +305,15 @@ def report(
 ) -> None:
     """Print the paper-style result tables of one or more runs (a comparison directory:
     its model × method report), every metric with its 95% interval."""
-    from tczoo.report import paired_table, plot_scaling, run_tables
+    from tczoo.report import paired_table, plot_forest, plot_scaling, run_tables
     from tczoo.store import RunStore, is_grid, run_dirs as expand
 
     use_stats(resamples, bootstrap_seed)
+    for path, option in ((plot, "--plot"), (scaling_plot, "--scaling-plot")):
+        if path is not None:
+            if path.suffix.lower() not in (".png", ".svg"):
+                raise CLIError(f"{option} {path}: give a .png or .svg file")
+            writable(path.parent if str(path.parent) else Path("."), "folder", option)
     every = expand(run_dirs)  # every path names runs, or nothing is printed
     paired = [paired_table([RunStore.open(d) for d in every], against)] if against else []
     grids = [d for d in run_dirs if is_grid(d) and not (d / "config.json").is_file()]
@@ -322,9 +332,14 @@ def report(
             warn(f"{g}: {summary.warning()}")
         tables += grid_tables
     if plot is not None:
-        if not plot_scaling(tables, plot):
+        if not plot_forest(tables, plot):
+            raise CLIError("nothing to plot: no metric has an interval (every cell failed, has no valid test, "
+                           "or rests on one problem)")
+        echo(f"forest plot written to {plot}", err=True)
+    if scaling_plot is not None:
+        if not plot_scaling(tables, scaling_plot):
             raise CLIError("nothing to plot: score with scales, e.g. --params '{\"runner:hackrate\": {\"scales\": [1,2,3,4,5]}}'")
-        echo(f"plot written to {plot}", err=True)
+        echo(f"plot written to {scaling_plot}", err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -8,7 +8,9 @@ paper's figure named in the title. Three shapes (``targets.Figure``):
 - grouped bars of ``columns`` per row (Figure 4a: all wrong codes vs the basis per
   method; Figure 8: problems per bin before and after).
 
-The file is written without a timestamp, so the same rows draw the same bytes."""
+Lines whose numbers carry a 95% interval (ours: the figure rows' ``<column> 95% CI``)
+are drawn with a shaded band (one point: a vertical bar). The file is written without a
+timestamp, so the same rows draw the same bytes."""
 
 from __future__ import annotations
 
@@ -20,6 +22,36 @@ def _number(value: Any) -> float | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value:
         return float(value)
     return None
+
+
+def _band(row: dict[str, Any], column: str) -> tuple[float, float] | None:
+    """(low, high) of the interval our row holds for ``column`` (the papers give none)."""
+    from tczoo.report import CI
+    from tczoo.stats import Interval
+
+    iv = row.get(column + CI)
+    return (iv.low, iv.high) if isinstance(iv, Interval) and iv.low is not None else None
+
+
+def bands(repro) -> dict[str, list[tuple[Any, float, float]]]:
+    """(x, low, high) per line series whose points carry an interval: drawn as a band."""
+    target = repro.target
+    figure = target.figure
+    if figure.kind != "lines":
+        return {}
+    key = target.layout.keys[0] if target.layout.keys else None
+    out: dict[str, list[tuple[Any, float, float]]] = {}
+    for r in repro.figure_rows:
+        if figure.x_column:
+            x, band = _number(r.get(figure.x_column)), _band(r, figure.y)
+            if x is not None and band is not None:
+                out.setdefault(str(r.get(figure.series)) if figure.series else figure.y or "", []).append((x, *band))
+        else:
+            xs = figure.x or list(range(1, len(target.layout.columns) + 1))
+            found = [(x, *b) for x, c in zip(xs, target.layout.columns) if (b := _band(r, c)) is not None]
+            if found:
+                out[str(r.get(key) if key else r.get("model"))] = found
+    return {name: sorted(points) for name, points in out.items()}
 
 
 def _series(repro) -> tuple[list[tuple[str, list[tuple[Any, float]]]], list[str]]:
@@ -69,8 +101,16 @@ def draw(repro, path: Path) -> bool:
         return False
     fig, ax = plt.subplots(figsize=(7, 4.2))
     if figure.kind == "lines":
+        shaded = bands(repro)
         for name, pts in series:
-            ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", linewidth=2, label=name)
+            line, = ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", linewidth=2, label=name)
+            band = shaded.get(name)
+            if band and len(band) > 1:
+                ax.fill_between([b[0] for b in band], [b[1] for b in band], [b[2] for b in band],
+                                color=line.get_color(), alpha=0.15, linewidth=0)
+            elif band:  # one point: its interval as an error bar
+                x, low, high = band[0]
+                ax.vlines([x], [low], [high], color=line.get_color(), alpha=0.5)
         xs = sorted({x for _, pts in series for x, _ in pts})
         if figure.log_x:
             ax.set_xscale("log")
@@ -92,7 +132,9 @@ def draw(repro, path: Path) -> bool:
         ax.set_xticklabels(groups)
     ax.set_xlabel(figure.xlabel or (target.layout.keys[0] if target.layout.keys else ""))
     ax.set_ylabel(figure.ylabel)
-    top = max((y for _, pts in series for _, y in pts), default=1.0)
+    top = max([y for _, pts in series for _, y in pts]
+              + [b[2] for band in (bands(repro) if figure.kind == "lines" else {}).values() for b in band],
+              default=1.0)
     if "%" in figure.ylabel:
         ax.set_ylim(0, max(100.0, top * 1.1))
     else:

@@ -3,7 +3,9 @@
 - HackRate against the test budget (TC-Bench Figure 5): ``tczoo.report.plot_scaling``,
   the figure ``tczoo report --plot`` draws;
 - ASR per reference-solution strategy (STAB Table 5: Fast, Slow, R1-R3), one bar per
-  (language, model, method) row of that table.
+  (language, model, method) row of that table;
+- the forest plot: every metric with its 95% interval, a row per model × method
+  (``tczoo.report.plot_forest``, the figure ``tczoo report --plot`` draws).
 
 The page shows them with ``<img>``, so nothing inside an SVG can run.
 """
@@ -12,6 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
+from tczoo.report import CI
 
 STRATEGIES = ("Fast", "Slow", "R1", "R2", "R3")
 
@@ -55,11 +59,12 @@ def draw_plots(tables: list[Any], folder: Path, prefix: str) -> list[dict[str, s
     {title, error} when drawing failed (a figure is never worth a failed site)."""
     scaling = any(c.startswith("HR ") and c.endswith("x") for t in tables for c in t.columns)
     asr = any(all(c in t.columns for c in STRATEGIES) for t in tables)
-    if not (scaling or asr):
+    forest = any(c.endswith(CI) for t in tables for c in t.columns)
+    if not (scaling or asr or forest):
         return []  # matplotlib takes a second or two to import: only when there is a figure
     import matplotlib
 
-    from tczoo.report import plot_scaling
+    from tczoo.report import plot_forest, plot_scaling
     from tczoo.runner import Table
 
     matplotlib.use("Agg")
@@ -68,7 +73,8 @@ def draw_plots(tables: list[Any], folder: Path, prefix: str) -> list[dict[str, s
                    for t in tables]
     out = []
     for name, title, draw in (("scaling", "HackRate against the test budget (TC-Bench Fig. 5)", plot_scaling),
-                              ("asr", "ASR per reference solution strategy (STAB Table 5)", plot_asr)):
+                              ("asr", "ASR per reference solution strategy (STAB Table 5)", plot_asr),
+                              ("forest", "every metric with its 95% interval (forest plot)", plot_forest)):
         path = folder / f"{prefix}-{name}.svg"
         try:
             with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "tczoo"}):

@@ -54,6 +54,10 @@ def test_fig6_hackrate_against_the_number_of_correct_codes(sandbox, tmp_path):
     [table] = analyze("fig6", str(run), sandbox, counts=(1, 2, 3, 4))
     assert [(r["correct codes"], r["PR"], r["HR"]) for r in table.rows] == [
         (1, 100.0, 100.0), (2, 100.0, 100.0), (3, pytest.approx(200 / 3), 50.0), (4, pytest.approx(200 / 3), 50.0)]
+    # each number with its interval over the run's one problem: exact where it is 0 or 100, none else
+    first, last = table.rows[0], table.rows[-1]
+    assert first["HR 95% CI"].method == "exact" and first["HR 95% CI"].low == pytest.approx(2.5)
+    assert last["HR 95% CI"].method == "none" and last["HR 95% CI"].problems == 1
 
 
 def test_fig4c_stability_over_draws_of_eight_correct_codes(sandbox, tmp_path):

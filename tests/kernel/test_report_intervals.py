@@ -140,3 +140,28 @@ def test_machine_formats_keep_numbers_status_and_intervals():
     rows = list(csv.DictReader(io.StringIO(render(tables, "csv"))))
     assert rows[0]["HR 95% CI low"] == str(a["intervals"]["HR"]["low"]) and rows[0]["status"] == "ok"
     assert rows[1]["HR"] == "0.0" and rows[1]["status"] == "no valid tests" and rows[1]["HR 95% CI low"] == ""
+
+
+def test_the_scaling_figure_draws_a_band_from_the_rows_intervals(tmp_path):
+    """TC-Bench Figure 5 (lines over 1x-5x): a row whose numbers carry intervals gets a
+    shaded band, taken from exactly those intervals; the same rows draw the same bytes."""
+    from tczoo.experiments.figures import bands, draw
+    from tczoo.experiments.reproduce import Reproduction
+    from tczoo.experiments.targets import get_target
+
+    target = get_target("tcbench-fig5")
+    columns = target.layout.columns
+    with_ci = {"source": "ours", "model": "m", "method": "crux",
+               **{c: 10.0 * (i + 1) for i, c in enumerate(columns)},
+               **{c + CI: stats.Interval(10.0 * (i + 1), 5.0 * (i + 1), 15.0 * (i + 1), "bootstrap", 12)
+                  for i, c in enumerate(columns)}}
+    bare = {"source": "ours", "model": "m", "method": "lcb", **{c: 50.0 for c in columns}}
+    repro = Reproduction(target=target, spec=None, comparison=Table("t", [], []), ours=[], paper=[],  # type: ignore[arg-type]
+                         settings=Table("s", [], []), figure_rows=[with_ci, bare])
+    assert bands(repro) == {"crux": [(x, 5.0 * x, 15.0 * x) for x in range(1, 6)]}  # lcb has none: no band
+    one, two = tmp_path / "a.png", tmp_path / "b.png"
+    assert draw(repro, one) and draw(repro, two)
+    assert one.read_bytes() == two.read_bytes()
+    plain = tmp_path / "plain.png"
+    repro.figure_rows = [{k: v for k, v in with_ci.items() if not k.endswith(CI)}, bare]
+    assert draw(repro, plain) and plain.read_bytes() != one.read_bytes()  # the band is drawn

@@ -198,3 +198,40 @@ def test_a_comparison_opens_on_its_models_by_methods_matrix(browser, grid_dir, t
     p.wait_for_selector("h1:has-text('crux on zm01-commission-deadlines')")
     assert p.locator("table.verdicts .v-ac").count() >= 1
     assert page.problems == []
+
+
+def test_a_comparison_shows_its_forest_plot(browser, tmp_path):
+    """tczoo view GRID with intervals: below the matrix, a forest plot with one row per
+    model × method that has one (point and interval as SVG elements, n at the right), the
+    numbers those of the matrix cells; nothing runs that the page did not build."""
+    import json as _json
+
+    answers = {"a": [{"input": "1\n1 5\n", "output": "5\n"}],
+               "b": [{"input": "2\n1 3\n1 7\n", "output": "7\n"}, {"input": "1\n1 5\n", "output": "5\n"}]}
+    models = []
+    for name, tests in answers.items():
+        rules = tmp_path / f"{name}.jsonl"
+        rules.write_text(_json.dumps({"match": "", "response": _json.dumps(tests)}) + "\n")
+        models.append(f"scripted:{rules}")
+    grid = tmp_path / "cmp"
+    made = tczoo("compare", "--methods", "crux", "--models", ",".join(models), "--problems", "zm01,zm04,zm06",
+                 "--out", grid, "-f", "json")
+    assert made.returncode == 0, made.stderr[-3000:]
+    cells = {r["model"]: r["crux"] for r in _json.loads(made.stdout)[0]["rows"]}
+    site = tmp_path / "site"
+    assert tczoo("view", grid, "--out", site).returncode == 0
+    page = Page(browser, "file://")
+    p = page.page
+    p.goto((site / "index.html").resolve().as_uri())
+    p.wait_for_selector("svg.forest")
+    with_interval = [m for m in models if cells[m].get("low") is not None]
+    assert with_interval, cells  # three problems: at least one cell has an interval to draw
+    rows = p.locator("svg.forest g.forest-row")
+    assert rows.count() == len(with_interval)
+    labels = [rows.nth(i).locator("text.forest-label").text_content() for i in range(rows.count())]
+    assert labels == [f"crux (scripted:{Path(m.split(':', 1)[1]).name})" for m in with_interval]
+    assert [rows.nth(i).locator("text.forest-n").text_content() for i in range(rows.count())] == ["n=3"] * len(labels)
+    ci = rows.first.locator("line.forest-ci")
+    assert float(ci.get_attribute("x2")) >= float(ci.get_attribute("x1"))
+    page.shot("forest")
+    assert page.problems == []

@@ -270,8 +270,61 @@
     (g.tables || []).slice(1).forEach(function (tb) {
       if (tb.title.indexOf("by model × method") >= 0) box.appendChild(reportTable(tb));
     });
+    var forest = gridForest(g);
+    if (forest) box.appendChild(forest);
     var cost = (g.tables || []).filter(function (tb) { return tb.title === "cost and time per cell"; });
     if (cost.length) box.appendChild(el("details", null, el("summary", null, "cost and time per cell"), reportTable(cost[0])));
+    return box;
+  }
+
+  // The forest plot of a comparison: one row per model x method with a headline number,
+  // the point and its 95% interval on one axis, the problems it rests on at the right.
+  // Built as SVG elements (createElementNS, text nodes only), like the rest of the page.
+  function svgEl(tag, attrs, text) {
+    var node = document.createElementNS("http://www.w3.org/2000/svg", tag);
+    for (var k in attrs) {
+      if (Object.prototype.hasOwnProperty.call(attrs, k)) node.setAttribute(k, String(attrs[k]));
+    }
+    if (text !== undefined) node.appendChild(document.createTextNode(text));
+    return node;
+  }
+
+  function gridForest(g) {
+    var rows = g.cells.filter(function (c) {
+      return typeof c.number === "number" && typeof c.low === "number" && typeof c.high === "number";
+    });
+    if (!rows.length) return null;
+    var lo = Math.min.apply(null, rows.map(function (c) { return c.low; }));
+    var hi = Math.max.apply(null, rows.map(function (c) { return c.high; }));
+    if (lo >= 0 && hi <= 100 && hi > 1) { lo = 0; hi = 100; }
+    if (hi === lo) { hi = lo + 1; }
+    var left = 260, width = 420, right = 70, step = 26, top = 24;
+    var height = top + step * rows.length + 30;
+    var x = function (v) { return left + (v - lo) / (hi - lo) * width; };
+    var svg = svgEl("svg", { class: "forest", width: left + width + right, height: height,
+                             viewBox: "0 0 " + (left + width + right) + " " + height, role: "img" });
+    [0, 0.25, 0.5, 0.75, 1].forEach(function (f) {
+      var v = lo + f * (hi - lo);
+      svg.appendChild(svgEl("line", { x1: x(v), x2: x(v), y1: top - 6, y2: height - 24, class: "forest-grid" }));
+      svg.appendChild(svgEl("text", { x: x(v), y: height - 8, "text-anchor": "middle", class: "forest-tick" },
+        (Math.round(v * 10) / 10).toString()));
+    });
+    rows.forEach(function (c, i) {
+      var y = top + i * step + step / 2;
+      var name = txt(g.methods[c.method]) + " (" + txt(g.labels[c.model] || g.models[c.model]) + ")";
+      var row = svgEl("g", { class: "forest-row" });
+      row.appendChild(svgEl("title", {}, name + ", " + txt(g.metric[g.methods[c.method]]) + ": " + txt(c.value)));
+      row.appendChild(svgEl("text", { x: left - 8, y: y + 4, "text-anchor": "end", class: "forest-label" }, name));
+      row.appendChild(svgEl("line", { x1: x(c.low), x2: x(c.high), y1: y, y2: y, class: "forest-ci" }));
+      row.appendChild(svgEl("circle", { cx: x(c.number), cy: y, r: 4, class: "forest-point" }));
+      row.appendChild(svgEl("text", { x: left + width + 8, y: y + 4, class: "forest-n" }, "n=" + c.problems));
+      svg.appendChild(row);
+    });
+    var box = el("div", { class: "forest-box" });
+    box.appendChild(el("h3", null, "Forest plot: each cell's headline with its 95% interval"));
+    box.appendChild(svg);
+    box.appendChild(el("p", { class: "note" }, "a point per model × method with an interval (cells that failed, have " +
+      "no valid test or rest on one problem have none); n: the problems it rests on"));
     return box;
   }
 
