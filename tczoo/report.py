@@ -923,28 +923,49 @@ def json_table(t: Table) -> dict[str, Any]:
     return {"title": t.title, "columns": columns, "rows": rows, "notes": t.notes}
 
 
+SCORE_PARTS = ("low", "high", "problems", "status")  # a matrix cell's columns in CSV beside its value
+
+
+def _csv_kind(t: Table, column: str) -> str:
+    """How a column is written to CSV: ``interval`` (two columns, low and high),
+    ``score`` (a comparison's cell: its value, then low, high, problems, status) or
+    ``plain``."""
+    values = [row.get(column) for row in t.rows]
+    if column.endswith(CI) or any(isinstance(v, stats.Interval) for v in values):
+        return "interval"
+    if any(isinstance(v, Score) for v in values):
+        return "score"
+    return "plain"
+
+
 def csv_columns(t: Table) -> list[str]:
     out: list[str] = []
     for c in t.columns:
-        out += [c + " low", c + " high"] if c.endswith(CI) else [c]
+        kind = _csv_kind(t, c)
+        out += [c + " low", c + " high"] if kind == "interval" else \
+            [c, *(f"{c} {part}" for part in SCORE_PARTS)] if kind == "score" else [c]
     if any(STATUS in row for row in t.rows):
         out.append("status")
     return out
 
 
 def csv_rows(t: Table) -> list[dict[str, Any]]:
+    kinds = {c: _csv_kind(t, c) for c in t.columns}
     rows = []
     for row in t.rows:
         out: dict[str, Any] = {}
         for c in t.columns:
-            if c.endswith(CI):
-                iv = row.get(c)
-                ok = isinstance(iv, stats.Interval)
-                out[c + " low"] = iv.low if ok else None
-                out[c + " high"] = iv.high if ok else None
+            value = row.get(c)
+            if kinds[c] == "interval":
+                ok = isinstance(value, stats.Interval)
+                out[c + " low"] = value.low if ok else None
+                out[c + " high"] = value.high if ok else None
+            elif kinds[c] == "score":
+                parts = value.as_json() if isinstance(value, Score) else {}
+                out[c] = parts.get("value", value if not isinstance(value, Score) else None)
+                out.update({f"{c} {part}": parts.get(part) for part in SCORE_PARTS})
             else:
-                value = _machine_value(row, c)
-                out[c] = value.as_json() if hasattr(value, "as_json") else value
+                out[c] = _machine_value(row, c)
         if STATUS in row:
             out["status"] = row[STATUS]
         rows.append(out)
@@ -1317,3 +1338,51 @@ def plot_forest(tables: list[Table], path: Path) -> bool:
         fig.savefig(path, dpi=130, metadata=metadata)
         plt.close(fig)
     return True
+
+
+# --------------------------------------------------------------------------- per problem, long format
+
+LONG_COLUMNS = ["runner", "model", "method", "problem", "sample", "repeat", "metric", "value", "status"]
+
+
+def per_problem_table(stores: list) -> Table:
+    """Every unit's numbers in long format, one row per (unit, metric): runner, model,
+    method, problem, sample (the unit's task key: "" for the one sample of a task,
+    ``s1``, ``s2`` ... for ``--samples``, a program under test and a response for a
+    runner that has them), repeat, metric, value, status. A unit whose generation failed
+    or could not be scored is one row with no metric and its status (``failed:
+    llm/timeout``), so that nothing is missing silently; ``n_valid`` is a metric row."""
+    from tczoo.registry import UnknownNameError, get_runner
+
+    rows: list[dict[str, Any]] = []
+    for store in stores:
+        config = store.config
+        scores = {(s.method, s.problem_id, s.task): s for s in store.scores()}
+        for g in store.generations():
+            runner = _runner_of(config, g.method)
+            try:
+                empty = bool(get_runner(runner).scores_empty_suites) if runner else False
+            except UnknownNameError:
+                empty = False
+            base = {"model": g.model, "method": g.method, "problem": g.problem_id, "sample": g.task,
+                    "repeat": repeat_of(g.task)}
+            failure = generation_failure(g, scores_empty=empty)
+            s = scores.get((g.method, g.problem_id, g.task))
+            if failure is not None:
+                rows.append({**base, "runner": runner, "metric": None, "value": None,
+                             "status": f"failed: {failure.stage}/{failure.reason}"})
+            elif s is None:
+                rows.append({**base, "runner": runner, "metric": None, "value": None, "status": "not scored yet"})
+            elif s.error is not None:
+                rows.append({**base, "runner": s.runner, "metric": None, "value": None,
+                             "status": "sandbox error" if s.infrastructure else "scoring crashed"})
+            else:
+                numbers = dict(s.metrics)
+                if s.n_valid is not None:
+                    numbers["n_valid"] = float(s.n_valid)
+                for metric in sorted(numbers):
+                    rows.append({**base, "runner": s.runner, "metric": metric, "value": numbers[metric],
+                                 "status": "ok"})
+    return Table(title="per problem (long format)", columns=LONG_COLUMNS, rows=rows, decimals=4,
+                 notes=["one row per unit and metric, as the runners recorded them (their own names; the tables "
+                        "above aggregate these); a unit that failed is one row with its status and no metric"])

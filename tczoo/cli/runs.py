@@ -297,6 +297,11 @@ def report(
     scaling_plot: Optional[Path] = typer.Option(None, "--scaling-plot",
                                                 help="also draw the scaling curves (HR at k x rank, TC-Bench Fig. 5) "
                                                      "to this .png or .svg"),
+    per_problem: bool = typer.Option(False, "--per-problem",
+                                     help="print every unit's numbers in long format instead (runner, model, method, "
+                                          "problem, sample, repeat, metric, value, status)"),
+    csv_dir: Optional[Path] = typer.Option(None, "--csv", metavar="DIR",
+                                           help="also write one CSV file per table into DIR"),
     against: Optional[str] = typer.Option(None, "--against", metavar="RUN|METHOD|MODEL",
                                           help="print B − A for every other cell against this run, method or model, "
                                                "paired over their common problems (interval, p-value, Holm)"),
@@ -315,6 +320,19 @@ def report(
                 raise CLIError(f"{option} {path}: give a .png or .svg file")
             writable(path.parent if str(path.parent) else Path("."), "folder", option)
     every = expand(run_dirs)  # every path names runs, or nothing is printed
+    if csv_dir is not None:
+        writable(csv_dir, "folder", "--csv")
+    if per_problem:
+        from tczoo.cli.experiments import print_tables
+        from tczoo.report import csv_files, per_problem_table
+
+        if against or plot or scaling_plot:
+            raise CLIError("--per-problem prints the units' numbers alone: leave out --against and the plots")
+        long = [per_problem_table([RunStore.open(d) for d in every])]
+        print_tables(long, fmt)
+        if csv_dir is not None:
+            echo(f"CSV written: {', '.join(str(p) for p in csv_files(long, csv_dir))}", err=True)
+        return
     paired = [paired_table([RunStore.open(d) for d in every], against)] if against else []
     grids = [d for d in run_dirs if is_grid(d) and not (d / "config.json").is_file()]
     runs = [d for d in run_dirs if d not in grids]
@@ -331,6 +349,10 @@ def report(
         if summary.warning():
             warn(f"{g}: {summary.warning()}")
         tables += grid_tables
+    if csv_dir is not None:
+        from tczoo.report import csv_files
+
+        echo(f"CSV written: {', '.join(str(p) for p in csv_files(tables + paired, csv_dir))}", err=True)
     if plot is not None:
         if not plot_forest(tables, plot):
             raise CLIError("nothing to plot: no metric has an interval (every cell failed, has no valid test, "

@@ -75,3 +75,25 @@ def test_repeats_run_every_unit_again_and_report_the_spread(tmp_path):
     again = _tczoo(*args)  # the same command: nothing is generated again
     assert again.returncode == 0, again.stderr[-2000:]
     assert len(_lines(out / "generations.jsonl")) == 6
+
+    # the same numbers in long format, one row per (unit, metric), as the records hold them
+    long = _tczoo("report", out, "--per-problem", "-f", "json")
+    assert long.returncode == 0, long.stderr[-2000:]
+    [table] = json.loads(long.stdout)
+    assert table["columns"] == ["runner", "model", "method", "problem", "sample", "repeat", "metric", "value",
+                                "status"]
+    hr_rows = [r for r in table["rows"] if r["metric"] == "hack_rate"]
+    assert sorted((r["problem"], r["repeat"], r["value"]) for r in hr_rows) == sorted(
+        (s["problem_id"], repeat_of(s["task"]), s["metrics"]["hack_rate"]) for s in scores)
+    assert {r["status"] for r in table["rows"]} == {"ok"} and all(r["sample"] in ("", "@rep1", "@rep2")
+                                                                 for r in hr_rows)
+    # one CSV file per table, numbers as numbers and each interval two columns
+    folder = tmp_path / "csv"
+    written = _tczoo("report", out, "--csv", folder)
+    assert written.returncode == 0, written.stderr[-2000:]
+    files = sorted(p.name for p in folder.glob("*.csv"))
+    assert files[0].startswith("01-tc-bench-hackrate") and any("spread-over-repeats" in f for f in files)
+    import csv
+
+    [first] = list(csv.DictReader((folder / files[0]).open()))
+    assert float(first["HR"]) == pytest.approx(hr[0]) and "HR 95% CI low" in first and first["status"] == "ok"
