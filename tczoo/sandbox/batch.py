@@ -301,6 +301,8 @@ class _Driver:
                 self._lost(slot, lost, f"worker failed: {why}" if why is not None else None)
         now = time.monotonic()
         for slot in [s for s in self.busy.values() if now > s.deadline]:
+            if slot.working():  # late but busy (emptying what its program left): not stuck
+                continue
             lost, why = slot.fail("worker did not answer in time")
             self._lost(slot, lost, f"worker failed: {why}")
 
@@ -332,7 +334,9 @@ class _Driver:
         if lost:
             first, rest = (lost[0], lost[1:]) if why is not None else (None, lost)
             self.ready.extendleft(reversed(rest))  # they never ran: no failure counted
-            if first is not None:
+            if first is not None and slot.oom_struck:  # its memory killed the jail: its own MLE
+                self._complete(first, self.sb._jail_oom())
+            elif first is not None:
                 self._failed(slot, first, why)
         if not slot.inflight and not self.ready and slot in self.held:
             self.held.remove(slot)
@@ -433,6 +437,8 @@ def _finish_in_background(sb: "Sandbox", slots: list[Slot]) -> None:
             while slot.inflight:
                 left = slot.deadline - time.monotonic()
                 if left <= 0:
+                    if slot.working():
+                        continue
                     slot.fail("worker did not answer in time")
                     break
                 if slot.wait_reply(left):

@@ -114,6 +114,35 @@ class SlotGroups:
     def _usage(self) -> int:
         return int(os.pread(self._usage_fd, 64, 0))
 
+    def oom_kills(self) -> int:
+        """The slot's OOM-kill counter (v1 memory.oom_control, v2 memory.events), or -1.
+        Read by the host only when a worker died: whether the slot's memory limit, i.e.
+        the run's, did it."""
+        name = "memory.oom_control" if self.version == "v1" else "memory.events"
+        try:
+            for line in (self.mem_dir / name).read_text().splitlines():
+                key, _, value = line.partition(" ")
+                if key == "oom_kill":
+                    return int(value)
+        except (OSError, ValueError):
+            pass
+        return -1
+
+    def cpu_ns(self) -> int:
+        """CPU the slot's processes used so far (ns), or -1: whether a worker late with
+        its reply is still working (emptying what its program left), read only then."""
+        if self.cpu_dir is None:
+            return -1
+        try:
+            if self.version == "v1":
+                return int((self.cpu_dir / "cpuacct.usage").read_text())
+            for line in (self.cpu_dir / "cpu.stat").read_text().splitlines():
+                if line.startswith("usage_usec "):
+                    return int(line.split()[1]) * 1000
+        except (OSError, ValueError):
+            pass
+        return -1
+
     def measure_idle(self) -> None:
         """Record what the idle jail uses; limits are added on top of it."""
         self.base_tasks = self._charged_tasks()

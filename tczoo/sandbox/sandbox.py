@@ -364,6 +364,8 @@ class Sandbox:
             try:
                 fields, out, err = slot.execute(request, stdin, deadline_us)
             except WorkerDied as e:
+                if slot.oom_struck:  # the run's memory made the kernel kill the jail
+                    return self._jail_oom()
                 log.warning("sandbox worker slot %d failed: %s", slot.index, e)
                 return RunResult(verdict=Verdict.SE, message=f"worker failed: {e}"[:2000])
             result = self._verdict(fields, out, err, limits)  # DeadlineExceeded: the run was cut
@@ -372,6 +374,12 @@ class Sandbox:
             return result
         finally:
             self._pool.release(slot)
+
+    @staticmethod
+    def _jail_oom() -> RunResult:
+        """A run whose memory got the jail itself OOM-killed (``Slot.oom_struck``)."""
+        return RunResult(verdict=Verdict.MLE, message="memory limit exceeded: the slot's OOM killer took "
+                         "the jail (the program's tmpfs files or kernel memory, not its RSS)")
 
     def _verdict(self, fields: tuple, out: bytes, err: bytes, limits: Limits) -> RunResult:
         """A run's result from the worker's reply (``slots.REPLY`` fields), by the rules

@@ -37,6 +37,10 @@ log = logging.getLogger("tczoo.sandbox")
 
 WORKER_C = Path(__file__).parent / "worker.c"
 HOST_SLACK_S = 10.0  # the worker enforces the wall guard; we only catch a stuck worker
+# ... and a worker still using CPU past that (emptying a tree of a million files its
+# program left) is working, not stuck: it gets HOST_SLACK_S more at a time, up to this.
+MAX_PATIENCE_S = 300.0
+PROBE_S = 1.0  # how long the host watches a late worker's CPU before it calls it stuck
 SE_RETRIES = 2  # a run that failed in the sandbox is tried again on this many fresh slots
 MAGIC = 0x7A637432
 # exit_code, signal, cpu_ms, wall_ms, maxrss_kb, killed, stdout_len, stderr_len, dirty, oom_kills,
@@ -185,6 +189,12 @@ class Slot:
         self._unflushed = 0  # requests sent since the last one with FLAG_FLUSH
         self._parts: tuple[list[bytes], list[bytes]] = ([], [])  # the oldest run's output so far
         self._sizes = [0, 0]
+        # OOM kills in the slot's memory cgroup that the replies accounted for (the count at
+        # start plus each reply's); more when a jail died means the run in flight's memory
+        # made the kernel kill the jail (bwrap or the worker): ``oom_struck``, its MLE.
+        self.oom_seen = 0
+        self.oom_struck = False
+        self._patience: tuple[float, int] | None = None  # (when the waiting began, slot CPU then)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -257,6 +267,8 @@ class Slot:
         self._buf.clear()
         if self.groups:
             self.groups.measure_idle()
+            self.oom_seen = self.groups.oom_kills()
+        self.oom_struck = False
 
     def _widen_pipe(self) -> int:
         """A request pipe large enough for a queue of small runs: never a blocked write."""
@@ -296,7 +308,15 @@ class Slot:
         self._fds = []
 
     def reset(self) -> list[Any]:
-        """Stop the jail; the tokens of the runs it had not answered, oldest first."""
+        """Stop the jail; the tokens of the runs it had not answered, oldest first.
+        ``oom_struck``: the slot's memory cgroup killed a process the replies did not
+        account for, i.e. during the run in flight (the first token): when the jail died
+        so, the run's memory killed it (the jail cannot be exempt from the OOM killer
+        where root lacks CAP_SYS_RESOURCE, and a program with a tiny RSS that fills tmpfs
+        then leaves bwrap or the worker the largest process)."""
+        self.oom_struck = bool(self.inflight and self.groups and self.oom_seen >= 0
+                               and self.groups.oom_kills() > self.oom_seen)
+        self._patience = None
         self.stop()
         lost = [r[0] for r in self.inflight]
         self.inflight.clear()
@@ -448,6 +468,8 @@ class Slot:
                         out = bytes(buf[start + reply_size:mid])
                         err = bytes(buf[mid:end]) if err_tail else b""
                     self._queued_bytes -= run[3]
+                    if fields[9]:
+                        self.oom_seen += fields[9]
                     done.append((run[0], fields, out, err))
                     dirty = fields[8]
                     pos = end
@@ -466,9 +488,31 @@ class Slot:
                 pos = end
         finally:
             del buf[:pos]
-            if done and inflight:  # the oldest run in flight is a new one
-                self.deadline = time.monotonic() + inflight[0][2]
+            if done:
+                self._patience = None
+                if inflight:  # the oldest run in flight is a new one
+                    self.deadline = time.monotonic() + inflight[0][2]
         return dirty
+
+    def working(self) -> bool:
+        """The oldest run's deadline passed: is the worker still working (the slot's CPU
+        grew since the deadline was last moved, e.g. it is emptying a huge tree its
+        program left), not stuck? Then its deadline moves by HOST_SLACK_S, up to
+        MAX_PATIENCE_S in all. Read only when a deadline passed."""
+        cpu = self.groups.cpu_ns() if self.groups else -1
+        now = time.monotonic()
+        if cpu < 0:
+            return False
+        if self._patience is None:  # look again in a second: did it use CPU meanwhile?
+            self._patience = (now, cpu)
+            self.deadline = now + PROBE_S
+            return True
+        since, before = self._patience
+        if cpu <= before or now - since > MAX_PATIENCE_S:
+            return False
+        self._patience = (since, cpu)
+        self.deadline = now + HOST_SLACK_S
+        return True
 
     def fail(self, why: str) -> tuple[list[Any], str]:
         """The caller gave up on the oldest run (its deadline passed): replace the jail.
@@ -486,6 +530,8 @@ class Slot:
         while True:
             left = self.deadline - time.monotonic()
             if left <= 0 or not self.wait_reply(left):
+                if self.working():
+                    continue
                 _, why = self.fail("worker did not answer in time")
                 raise WorkerDied(why)
             done, _, why = self.feed()

@@ -698,10 +698,10 @@ static void handle(void) {
         /* vfork child: plain syscalls only, then exec or _exit. */
         setsid();
         for (int s = 1; s < NSIG; s++) signal(s, SIG_DFL);
-        /* The worker is exempt from the OOM killer (the host set -1000 before the
-           jail started); the program is its first choice. */
-        int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
-        if (oom >= 0) { write(oom, "1000", 4); close(oom); }
+        /* (No oom_score_adj of +1000 here: this child shares the worker's non-dumpable
+           mm, so its /proc files are root's and the write always failed. Where root
+           may lower it, the jail is at -1000 and the program is the OOM killer's only
+           choice; elsewhere a jail the OOM killer takes is the run's MLE: Slot.oom_struck.) */
         if (chdir(run_dir)) {
             start_error = (START_CHDIR << 16) | errno;
             _exit(126);
@@ -827,7 +827,7 @@ static void handle(void) {
     for (int i = 0; i < n_roots; i++)
         if (roots[i].fd >= 0 && wipe(&roots[i])) dirty = DIRTY_FILES;
     int64_t ooms = 0;
-    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) { /* OOM kills since the last look */
+    if (oom_fd >= 0) { /* OOM kills since the last run: every one is a run's (the host keeps count) */
         long long now = oom_kills();
         ooms = now - oom_seen;
         oom_seen = now;

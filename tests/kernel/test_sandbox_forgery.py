@@ -278,3 +278,65 @@ def test_a_missing_compiler_or_a_broken_compile_jail_is_still_se(net, tmp_path, 
         assert built.infrastructure and "the compile jail did not start" in built.message, built
         assert box.run(program, "", LIMITS).verdict is Verdict.SE
         assert not (box.compiler.entry(box.compiler.key(program)) / "result.json").exists()  # never cached
+
+
+# --------------------------------------------------------------------------- the jail's own limits
+
+FILE_FILLER = r'''
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#ifndef MOST
+#define MOST -1
+#endif
+int main(void) {
+    long most = MOST, n = 0;
+    char path[64];
+    for (; most < 0 || n < most; n++) {
+        snprintf(path, sizeof path, "/tmp/f%ld", n);
+        int fd = open(path, O_CREAT | O_WRONLY, 0600);
+        if (fd < 0) break;
+        close(fd);
+    }
+    printf("%ld\n", n);
+    return 0;
+}
+'''
+
+
+def test_a_tiny_program_that_fills_memory_with_files_is_its_own_mle(solo, clean):
+    """Empty files until memory runs out: their inodes are charged to the slot's memory
+    cgroup, not to any process's RSS, so the OOM killer takes the largest process in the
+    slot, bwrap or the worker (where root lacks CAP_SYS_RESOURCE the jail cannot be exempt,
+    and the program's +1000 is its own to lower). The jail dies of the run's memory: the
+    program's MLE, on the first attempt (it used to be SE after three jails)."""
+    slot = solo._pool.slots[0]
+    solo.run(HONEST, "up\n", LIMITS)
+    starts = slot.starts
+    r = solo.run(c(FILE_FILLER), "", Limits(time_ms=5000, memory_mb=64))
+    assert r.verdict is Verdict.MLE, r
+    assert slot.starts <= starts + 1  # at most the jail it killed was replaced: no retries
+    after = solo.run(HONEST, "after\n", LIMITS)
+    assert after.verdict is Verdict.AC and after.stdout == "after\n", after
+    # the same in a batch (the run behind it in the queue runs on the fresh jail)
+    jobs = [Job(program=c(FILE_FILLER), limits=Limits(time_ms=5000, memory_mb=64)),
+            Job(program=HONEST, stdin="queued\n", limits=LIMITS)]
+    assert [(r.verdict, r.stdout) for r in solo.run_many(jobs)] == [(Verdict.MLE, ""), (Verdict.AC, "queued\n")]
+
+
+def test_a_worker_slow_to_clean_up_after_its_program_is_waited_for(solo, clean, monkeypatch):
+    """A program that leaves a few hundred thousand files makes the worker's cleanup
+    outlast the host's patience (here cut to 0.2 s past the wall guard to keep the test
+    short; 10 s by default, which a million files outlast). A worker still using CPU is
+    working, not stuck: the host waits, and the run is the program's own AC."""
+    from tczoo.sandbox import sandbox as sandbox_module
+    from tczoo.sandbox import slots
+
+    monkeypatch.setattr(sandbox_module, "HOST_SLACK_S", 0.2)
+    monkeypatch.setattr(slots, "HOST_SLACK_S", 0.2)
+    program = c("#define MOST 300000\n" + FILE_FILLER)
+    limits = Limits(time_ms=8000, wall_ms=8000, memory_mb=768)
+    assert solo.compile(program).ok
+    r = first_attempt(solo, program, limits=limits)
+    assert r.verdict is Verdict.AC and r.stdout == "300000\n", r
