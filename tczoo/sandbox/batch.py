@@ -403,7 +403,8 @@ class _Driver:
             try:
                 built = p.compiled.result()
             except Exception as e:  # noqa: BLE001 - a compile that raised is our failure
-                built = CompileResult(ok=False, message=f"sandbox error: compile raised {e!r}"[:2000])
+                built = CompileResult(ok=False, message=f"sandbox error: compile raised {e!r}"[:2000],
+                                      infrastructure=True)
             self._compiled(p, built)
         self.compiling = still
         # Results must come out in order: a ready job may now precede later ones.

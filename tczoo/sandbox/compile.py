@@ -282,6 +282,11 @@ class Compiler:
         with tempfile.TemporaryDirectory(prefix="tczoo-build-") as tmp:
             work = Path(tmp)
             main_class = java_main_class(program.code) if lang is Language.JAVA else ""
+            if len(f"{main_class}.java".encode()) > 255:
+                # javac needs the public class in a file of its name: no file system takes
+                # this one. The program's CE (it used to raise here: an SE in a batch).
+                return CompileResult(ok=False, message=f"class name too long for a file name "
+                                     f"({len(main_class)} characters): {main_class[:60]}..."), {}, True
             src = work / (f"{main_class}.java" if lang is Language.JAVA else f"main{lang.suffix}")
             src.write_text(program.code)
             uid = jail.UID_BASE + jail.COMPILE_UID_OFFSET

@@ -238,6 +238,13 @@ def test_java_compile_error_quoting_infrastructure_words_is_the_programs_ce(solo
     built = solo.compile(program)
     assert not built.ok and not built.infrastructure and "not supported" in built.message, built
     assert solo.run(program, "", LIMITS).verdict is Verdict.CE
+    # A public class whose name no file system takes: the program's CE (it raised OSError
+    # from Sandbox.run, and was "sandbox error: compile raised" in a batch).
+    long_name = Program(language=Language.JAVA, code="public class " + "A" * 300 +
+                        " { public static void main(String[] a) { System.out.println(1); } }")
+    assert [r.verdict for r in solo.run_many([Job(program=long_name, limits=LIMITS)])] == [Verdict.CE]
+    r = solo.run(long_name, "", LIMITS)
+    assert r.verdict is Verdict.CE and "too long" in r.message, r
 
 
 # --------------------------------------------------------------------------- genuine failures stay SE
