@@ -187,9 +187,11 @@ class EvalPlusMut(Method):
         if pool and p.mutants:
             await self._mutate(task, ctx, suite, pool, admit, rng)
         for (origin, reason), (count, why) in sorted(turned.items()):
-            what = ("break the function's signature or its annotated types" if reason == "type_mismatch"
-                    else "violate the problem's input contract")
-            suite.fail("inputs", reason, f"{count} {origin} input(s) {what}; e.g. {why}", item=origin)
+            # the detail is the same in every unit (a report shows one unit's as the reason's
+            # example); how many, of which origin and why go in the item
+            what = ("inputs that break the function's signature or its annotated types are not tests"
+                    if reason == "type_mismatch" else "inputs that violate the problem's input contract are not tests")
+            suite.fail("inputs", reason, what, item=f"{count} {origin} input(s); e.g. {why}")
         tests = [TestCase(input=text, output=out, origin=origin) for text, (out, origin) in kept.items()]
         if p.reduce == "coverage" and tests:
             tests = await reduce_by_coverage(ctx, suite, truth, tests, limits, task.entry_point)

@@ -182,9 +182,11 @@ def test_inputs_that_break_the_signature_or_the_contract_are_never_tests(tmp_pat
     seeds = "```\n3, [1, 2]\n-2, [1]\n'x', [1]\n2.5, [1]\n1, [1, 'a']\n0, []\n```"
     gen = _admission_run(tmp_path, {**COUNT_UP, "contract": CONTRACT}, seeds)
     assert [t["input"] for t in gen["suite"]["tests"]] == ["[3, [1, 2]]", "[0, []]"]
-    failures = {f["reason"]: f["detail"] for f in gen["suite"]["provenance"]["failures"]}
-    assert failures["type_mismatch"].startswith("3 llm input(s) break the function's signature")
-    assert failures["contract_violation"].startswith("1 llm input(s) violate the problem's input contract")
+    failures = {f["reason"]: f for f in gen["suite"]["provenance"]["failures"]}
+    assert failures["type_mismatch"]["detail"].startswith("inputs that break the function's signature")
+    assert failures["type_mismatch"]["item"].startswith("3 llm input(s); e.g. argument ")
+    assert failures["contract_violation"]["detail"].startswith("inputs that violate the problem's input contract")
+    assert failures["contract_violation"]["item"].startswith("1 llm input(s); e.g. ")
     # without a contract (HumanEval's own file) the out-of-domain -2 gets in; the types still keep the rest out
     loose = _admission_run(tmp_path / "loose", dict(COUNT_UP), seeds)
     assert [t["input"] for t in loose["suite"]["tests"]] == ["[3, [1, 2]]", "[-2, [1]]", "[0, []]"]
