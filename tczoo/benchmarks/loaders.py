@@ -87,6 +87,7 @@ LCB_RELEASE_FILES = {f"release_v{n}": ["test.jsonl"] + [f"test{i}.jsonl" for i i
 RECORD_SUFFIXES = (".jsonl", ".json", ".parquet")
 KATTIS = "kattis"  # folders of problem packages, not records: read by tczoo.benchmarks.kattis
 HUMANEVAL = "humaneval"  # HumanEval JSONL (gzipped or not): read by tczoo.benchmarks.humaneval
+MBPP = "mbpp"  # MBPP, CodeT's layout or the original: read by tczoo.benchmarks.mbpp
 
 
 # --------------------------------------------------------------------------- resolver
@@ -97,7 +98,7 @@ def _schema_name(text: str) -> str:
     key = SCHEMA_ALIASES.get(key, key)
     if key not in SCHEMAS and key not in GROUPED:
         raise BenchmarkLoadError(
-            f"unknown benchmark schema {text!r} (known: {', '.join(sorted([*SCHEMAS, *GROUPED, KATTIS, HUMANEVAL]))}); "
+            f"unknown benchmark schema {text!r} (known: {', '.join(sorted([*SCHEMAS, *GROUPED, KATTIS, HUMANEVAL, MBPP]))}); "
             "use SCHEMA:PATH for a local file"
         )
     return key
@@ -135,6 +136,10 @@ def load_benchmark_spec(spec: str, *, limit: int | None = None, **options: Any) 
 
             return humaneval.load(path, sandbox=options.pop("sandbox", None), only=options.pop("only", None),
                                   limit=limit)
+        if schema.strip().lower() == MBPP:
+            from tczoo.benchmarks import mbpp
+
+            return mbpp.load(path, sandbox=options.pop("sandbox", None), only=options.pop("only", None), limit=limit)
         return load_local(_schema_name(schema), path, limit=limit, **options)
     name, _, split = spec.partition("@")
     key = name.strip().lower()

@@ -115,6 +115,9 @@ class Target(_Model):
     figure: Figure | None = None
     paper_setting: dict[str, str] = Field(default_factory=dict)
     benchmark: str = "zoo-mini"  # what --benchmark defaults to (HumanEval for function-level papers)
+    # what --model defaults to (None: the embedded model); released:FILES for a target
+    # recomputed from the authors' own generations (tczoo.llm.released)
+    model: str | None = None
 
     @property
     def methods(self) -> list[str]:

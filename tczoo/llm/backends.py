@@ -2,6 +2,7 @@
 
     scripted:PATH           rules in a JSONL file (tests, demos)
     replay:RUN_DIR          the exchanges a recorded run made (offline re-scoring)
+    released:PATH[+PATH]    samples made elsewhere, {"prompt", "samples"} per line (``tczoo.llm.released``)
     local/NAME | local/PATH the embedded llama.cpp model (see ``tczoo.llm.local``)
     anything else           LiteLLM (``openai/gpt-4o``, ``hosted_vllm/...`` with api_base, ...)
 
@@ -367,6 +368,10 @@ def make_backend(model: str, *, api_base: str | None = None, api_key: str | None
         return ScriptedBackend(model.split(":", 1)[1])
     if model.startswith("replay:"):
         return ReplayBackend(model.split(":", 1)[1])
+    if model.startswith("released:"):
+        from tczoo.llm.released import ReleasedBackend
+
+        return ReleasedBackend(model.split(":", 1)[1])
     if model.startswith("local/"):
         from tczoo.llm.local import LocalBackend
 
@@ -374,7 +379,7 @@ def make_backend(model: str, *, api_base: str | None = None, api_key: str | None
     if "/" not in model:
         raise ModelSpecError(
             f"model {model!r}: use provider/model (e.g. openai/gpt-4o), local/qwen2.5-coder-1.5b, "
-            "scripted:PATH or replay:RUN_DIR"
+            "scripted:PATH, replay:RUN_DIR or released:PATH[+PATH]"
         )
     return LiteLLMBackend(model, api_base=api_base, api_key=api_key)
 
