@@ -23,12 +23,16 @@ example input-output cases are removed from both prompts (the paper's Figure 2).
 consensus score is the paper's |S_x| x |S_y|; the authors' released code weighs the
 solutions by sqrt(|S_x|) (``runner:bestofn.dual_agreement: "sqrt"``).
 
-Where we differ (docs/codet.md): the paper prompts a completion model with the
-function's stub and ``assert``; a chat model is asked for the completed function and
-for assert lines, in our own words (``prompts/codet/``). An assert becomes a test only
-when its arguments and expected value are constants (``tczoo.parsing.asserts``: the
-paper executes any assert that names the function); the others are counted, by reason,
-in the suite's failures. Function-level problems only (HumanEval, LeetCode-style).
+Where we differ (docs/codet.md has the table: paper / authors' code / here): the paper
+prompts a completion model with the function's stub and ``assert``; by default a chat
+model is asked for the completed function and for assert lines, in our own words
+(``prompts/codet/``); ``prompts: "completion"`` sends the paper's own prompts and reads
+each answer as a continuation, cut at the stop words, its asserts split out as the
+authors' code does -- how the authors' released generations are read (``released:``).
+Every assert that names the function is a test, executed as written after the solution
+(``asserts: "as_written"``, the paper's; ``"constants"``: only asserts whose arguments
+and expected value are constants, as (arguments, expected) pairs, ours). Function-level
+problems only (HumanEval, MBPP, LeetCode-style).
 """
 
 from __future__ import annotations
@@ -36,13 +40,20 @@ from __future__ import annotations
 import ast
 import re
 
+from typing import Literal
+
 from pydantic import Field
 
+from tczoo.execution.statements import statement_test
 from tczoo.method import Context, Method, MethodParams
 from tczoo.parsing import code_blocks
 from tczoo.parsing.asserts import assert_pair, asserts_in, mentions
 from tczoo.schema import (CANDIDATE_ROLE, Artifact, Language, OracleKind, Program, Setting, Task, TestCase,
                           TestSuite)
+
+
+# CodeT's post-processing (its released code): a completion is cut at the first of these
+STOP_WORDS = ["\nclass", "\ndef", "\n#", "\nif", "\nprint"]
 
 
 class CodeTParams(MethodParams):
@@ -53,6 +64,17 @@ class CodeTParams(MethodParams):
     test_samples: int = Field(100, ge=1, description="M: sampled test answers (paper: 100)")
     tests_per_sample: int = Field(5, ge=1, description="asserts kept per test answer (the authors' limit: 5)")
     hide_examples: bool = Field(True, description="remove the docstring's examples from both prompts (paper)")
+    prompts: Literal["chat", "completion"] = Field(
+        "chat", description='"completion": the paper\'s prompts (the stub; the stub, pass, "# check the '
+                            'correctness of f", assert) and answers read as continuations, cut at stop_words; '
+                            '"chat" (ours): instructions for a chat model, answers read from code blocks')
+    stop_words: list[str] = Field(default_factory=lambda: list(STOP_WORDS),
+                                  description="completion prompts: a continuation is cut at the first of these "
+                                              "(the authors' code)")
+    asserts: Literal["as_written", "constants"] = Field(
+        "as_written", description='"as_written": every assert that names the function is a test, executed '
+                                  'after the solution as written (paper); "constants" (ours): only asserts whose '
+                                  'arguments and expected value are constants, as (arguments, expected) pairs')
 
 
 class CodeT(Method):
@@ -76,25 +98,39 @@ class CodeT(Method):
         p = self.params
         prompt = without_examples(task.statement, task.entry_point) if p.hide_examples else task.statement
         stub = function_stub(prompt, task.entry_point)
+        completion = p.prompts == "completion"
         if p.solutions:
-            answers = await ctx.ask(suite, "codet/solution", n=p.solutions, task=task, prompt=prompt,
-                                    item="solutions")
+            answers = await ctx.ask(suite, "codet/solution_completion" if completion else "codet/solution",
+                                    n=p.solutions, task=task, prompt=prompt, item="solutions")
             for answer in answers:
-                code, why = solution_program(task.statement, answer.text, task.entry_point)
+                if completion:
+                    code, why = prompt + cut_at_stop_words(answer.text, p.stop_words), ""
+                else:
+                    code, why = solution_program(task.statement, answer.text, task.entry_point)
                 if why:
                     suite.fail("parse", why, answer.text[-300:], item=f"solution-{answer.sample}")
                 suite.artifacts.append(Artifact(role=CANDIDATE_ROLE, ok=not why, note=why,
                                                 program=Program(code=code, language=Language.PYTHON,
                                                                 name=f"solution-{answer.sample}")))
-        answers = await ctx.ask(suite, "codet/tests", n=p.test_samples, task=task, stub=stub, item="tests")
+        answers = await ctx.ask(suite, "codet/tests_completion" if completion else "codet/tests",
+                                n=p.test_samples, task=task, stub=stub, item="tests")
         skipped: dict[str, int] = {}
         for answer in answers:
-            tests, dropped = cases_from_asserts(answer.text, task.entry_point, p.tests_per_sample)
-            for why, n in dropped.items():
-                skipped[why] = skipped.get(why, 0) + n
-            suite.tests += [TestCase(input=i, output=o, origin=f"tests-{answer.sample}", meta={"kind": k})
-                            for k, i, o in tests]
-            if not tests:
+            if completion:
+                written = completion_asserts(answer.text, task.entry_point, p.stop_words)[:p.tests_per_sample]
+            else:
+                written = chat_asserts(answer.text, task.entry_point)[:p.tests_per_sample]
+            if p.asserts == "as_written":
+                suite.tests += [statement_test(s, origin=f"tests-{answer.sample}") for s in written]
+                made = len(written)
+            else:
+                tests, dropped = pairs_of(written, task.entry_point)
+                for why, n in dropped.items():
+                    skipped[why] = skipped.get(why, 0) + n
+                suite.tests += [TestCase(input=i, output=o, origin=f"tests-{answer.sample}", meta={"kind": k})
+                                for k, i, o in tests]
+                made = len(tests)
+            if not made:
                 suite.fail("parse", "no_usable_assert", answer.text[-300:], item=f"tests-{answer.sample}")
         for why, n in sorted(skipped.items()):
             suite.fail("parse", why, f"{n} assert(s) not made into tests", item="tests")
@@ -189,18 +225,73 @@ def _defines(code: str, name: str) -> bool:
     return any(isinstance(n, ast.FunctionDef) and n.name == name for n in tree.body)
 
 
-def cases_from_asserts(answer: str, entry_point: str, limit: int) -> tuple[list[tuple[str, str, str]], dict[str, int]]:
-    """The first ``limit`` asserts of ``answer`` about ``entry_point`` (CodeT's
-    per-sample limit), those whose arguments and expected value are constants as
-    (kind, input, expected output); and how many of them could not be, by reason."""
+def cut_at_stop_words(text: str, stop_words: list[str]) -> str:
+    """A completion up to the first stop word (CodeT's post-processing, as its code does
+    it: each stop word in turn cuts what the previous ones left)."""
+    for word in stop_words:
+        if word and word in text:
+            text = text.split(word)[0]
+    return text
+
+
+def completion_asserts(answer: str, entry_point: str, stop_words: list[str]) -> list[str]:
+    """The asserts of a continuation of CodeT's test prompt (which ends in ``assert``), as
+    CodeT's post-processing reads them: the text split at each ``assert ``, the parts
+    naming the function, each cut at the stop words, kept when it compiles as a
+    statement; in the answer's order, not yet limited per sample."""
+    parts = [f"assert {part}".strip() for part in f"assert {answer}".split("assert ")
+             if entry_point.strip() in part and part.strip()]
+    kept = []
+    for part in parts:
+        statement = cut_at_stop_words(part, stop_words).strip()
+        if statement and "assert" in statement and _compiles_in_a_block(statement):
+            kept.append(statement)
+    return kept
+
+
+def _compiles_in_a_block(statement: str) -> bool:
+    body = statement.replace("\n", "\n    ")
+    try:
+        compile(f"try:\n    {body}\nexcept:\n    pass\n", "<assert>", "exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return False
+    return True
+
+
+def chat_asserts(answer: str, entry_point: str) -> list[str]:
+    """The asserts about ``entry_point`` in a chat answer's code blocks (the whole answer
+    when it has none), each as its source, in order, not yet limited per sample."""
     blocks = [b.code for b in code_blocks(answer) if b.lang in ("python", "")]
     statements = [s for code in (blocks or [answer]) for s in asserts_in(code)]
-    about = [s for s in statements if mentions(s, entry_point)][:limit]
+    out = []
+    for s in statements:
+        if mentions(s, entry_point):
+            try:
+                out.append(ast.unparse(s))
+            except (ValueError, RecursionError):
+                continue
+    return out
+
+
+def pairs_of(statements: list[str], entry_point: str) -> tuple[list[tuple[str, str, str]], dict[str, int]]:
+    """Of assert statements, those whose arguments and expected value are constants, as
+    (kind, input, expected output); and how many could not be, by reason."""
     tests, dropped = [], {}
-    for stmt in about:
-        pair = assert_pair(stmt, entry_point)
+    for text in statements:
+        try:
+            body = ast.parse(text).body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            body = []
+        pair = assert_pair(body[0], entry_point) if len(body) == 1 else None
         if pair is None:
             dropped["assert_not_constant"] = dropped.get("assert_not_constant", 0) + 1
         else:
             tests.append((pair.kind, pair.input, pair.output))
     return tests, dropped
+
+
+def cases_from_asserts(answer: str, entry_point: str, limit: int) -> tuple[list[tuple[str, str, str]], dict[str, int]]:
+    """The first ``limit`` asserts of a chat ``answer`` about ``entry_point`` (CodeT's
+    per-sample limit), those whose arguments and expected value are constants as
+    (kind, input, expected output); and how many of them could not be, by reason."""
+    return pairs_of(chat_asserts(answer, entry_point)[:limit], entry_point)

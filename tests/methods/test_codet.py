@@ -83,12 +83,13 @@ TESTS = [
 ]
 
 
-def test_codet_through_the_cli_ends_in_the_selection_table(tmp_path):
+@pytest.mark.parametrize("asserts", ["as_written", "constants"])
+def test_codet_through_the_cli_ends_in_the_selection_table(tmp_path, asserts):
     rules = tmp_path / "rules.jsonl"
     with rules.open("w") as fh:
         fh.write(json.dumps({"match": "Complete the Python function", "responses": SOLUTIONS}) + "\n")
         fh.write(json.dumps({"match": "Write test cases", "responses": TESTS}) + "\n")
-    params = {"codet": {"solutions": 4, "test_samples": 2}}
+    params = {"codet": {"solutions": 4, "test_samples": 2, "asserts": asserts}}
     out = tmp_path / "run"
     proc = subprocess.run([sys.executable, "-m", "tczoo.cli", "run", "--method", "codet", "--benchmark",
                            f"humaneval:{FIXTURE}", "--problems", "Mini/0", "--model", f"scripted:{rules}",
@@ -102,8 +103,15 @@ def test_codet_through_the_cli_ends_in_the_selection_table(tmp_path):
     # the prompts hid the docstring's examples
     prompts = [json.loads(x)["messages"][-1]["content"] for x in (out / "exchanges.jsonl").read_text().splitlines()]
     assert prompts and not any(">>>" in p for p in prompts)
-    assert [(t["input"], t["output"]) for t in suite["tests"]] == [
-        ("[[1.0, 4.0]]", "3.0"), ("[[]]", "0.0"), ("[[2.0]]", "0.0"), ("[[5.0, 1.0]]", "5.0"), ("[[3.0, 3.0]]", "0.0")]
+    if asserts == "constants":  # (arguments, expected value) pairs
+        assert [(t["input"], t["output"]) for t in suite["tests"]] == [
+            ("[[1.0, 4.0]]", "3.0"), ("[[]]", "0.0"), ("[[2.0]]", "0.0"), ("[[5.0, 1.0]]", "5.0"),
+            ("[[3.0, 3.0]]", "0.0")]
+    else:  # the paper's: each assert is a test, executed as written after the solution
+        assert [(t["input"], t["output"], t["meta"]["kind"]) for t in suite["tests"]] == [
+            ("assert span([1.0, 4.0]) == 3.0", None, "statement"), ("assert span([]) == 0.0", None, "statement"),
+            ("assert span([2.0]) == 0.0", None, "statement"), ("assert span([5.0, 1.0]) == 5.0", None, "statement"),
+            ("assert span([3.0, 3.0]) == 0.0", None, "statement")]
     [score] = [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines()]
     assert score["runner"] == "bestofn" and score["detail"]["source"] == "suite"
     assert score["detail"]["golden"] == [True, True, False, False]
