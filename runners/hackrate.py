@@ -358,7 +358,7 @@ class HackRateRunner(Runner):
         """HackRate and breakdown on the first ``n`` tests; SE'd wrong codes left out."""
         cats = Counter(o.at(n) for o in outcomes)
         judged = len(outcomes) - cats["se"]
-        out = {"n_wrong_se": float(cats["se"])}
+        out = {"n_wrong_sandbox_errors": float(cats["se"])}
         if judged:
             out["hack_rate"] = 100.0 * (judged - cats["ac"]) / judged
             out.update({k: 100.0 * cats[k] / judged for k in BREAKDOWN})
@@ -380,7 +380,7 @@ class HackRateRunner(Runner):
         run_n = min(len(order), max([main_n, *sizes.values()]))
         outcomes, executions = self.hack(problem, [(suite.tests[j.index].input, j.expected) for j in order[:run_n]])
 
-        metrics: dict[str, float] = {"n_tests": float(n_generated), "n_test_se": float(n_se),
+        metrics: dict[str, float] = {"n_tests": float(n_generated), "n_test_sandbox_errors": float(n_se),
                                      "n_wrong": float(len(outcomes)), "unit": float(unit)}
         if n_rejected:
             metrics["n_invalid_input"] = float(n_rejected)

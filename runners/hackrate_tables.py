@@ -130,8 +130,8 @@ def _option_notes(scores: list[ScoreRecord]) -> list[str]:
     for who in ("validators", "wrong"):
         if any(s.detail.get("limits", {}).get(who) == "problem" for s in scores):
             notes.append(f"{who} ran under the problems' own limits, not the reference's (time + 3 s, 5 x memory)")
-    test_se = sum(s.metrics.get("n_test_se", 0) for s in scores)
-    wrong_se = sum(s.metrics.get("n_wrong_se", 0) for s in scores)
+    test_se = sum(s.metrics.get("n_test_sandbox_errors", 0) for s in scores)
+    wrong_se = sum(s.metrics.get("n_wrong_sandbox_errors", 0) for s in scores)
     if test_se or wrong_se:
         notes.append(f"sandbox errors (infrastructure, not the programs): {int(test_se)} test(s) and "
                      f"{int(wrong_se)} wrong code(s) could not be judged and are left out of the rates")
@@ -161,8 +161,8 @@ def external_result(records: list[ScoreRecord], *, benchmark_problems: int) -> d
     lost = sum(1 for m in problems.values() if unscorable(m))
     if lost:
         result["problems_unscorable"] = lost
-    se_tests = int(sum(m.get("n_test_se", 0) for m in problems.values()))
-    se_wrong = int(sum(m.get("n_wrong_se", 0) for m in problems.values()))
+    se_tests = int(sum(m.get("n_test_sandbox_errors", 0) for m in problems.values()))
+    se_wrong = int(sum(m.get("n_wrong_sandbox_errors", 0) for m in problems.values()))
     if se_tests or se_wrong:
         result["sandbox_errors"] = {"tests": se_tests, "wrong_codes": se_wrong}
     return result

@@ -213,7 +213,7 @@ def _quality(record: ScoreRecord, p: QualityParams) -> tuple[float | None, dict[
         return None, {"undefined": "every test met a sandbox error"}
     if "hack_rate" not in m:
         return None, {"undefined": "no wrong code of the problem could be judged (none, or sandbox errors)"}
-    decided = m["n_tests"] - m.get("n_test_se", 0.0)
+    decided = m["n_tests"] - m.get("n_test_sandbox_errors", 0.0)
     valid = float(record.n_valid or 0)
     validity = valid / decided if decided > 0 else 0.0
     hack = m["hack_rate"] / 100.0

@@ -614,7 +614,9 @@ class ScoreRecord(Model):
 
     Records written before these fields existed carried them as ``detail["error"]``,
     ``detail["infrastructure"]`` and ``metrics["n_valid"]``; they are read into the
-    fields (``_from_older_records``), so old run directories load unchanged.
+    fields (``_from_older_records``), so old run directories load unchanged. Metrics
+    renamed since (``RENAMED_METRICS``: HackRate's ``n_test_se`` is now
+    ``n_test_sandbox_errors``) are read under their new names.
     """
 
     kind: Literal["score"] = "score"
@@ -656,7 +658,16 @@ class ScoreRecord(Model):
                 whole = isinstance(n_valid, (int, float)) and float(n_valid).is_integer()
                 moved["n_valid"] = int(n_valid) if whole else n_valid  # anything else: refused below
             moved["metrics"] = metrics
+        metrics = moved.get("metrics", metrics)
+        if isinstance(metrics, dict) and any(old in metrics for old in RENAMED_METRICS):
+            # HackRate's sandbox-error counts were named *_se, which read as standard errors
+            metrics = {RENAMED_METRICS.get(k, k): v for k, v in metrics.items()}
+            moved["metrics"] = metrics
         return {**data, **moved} if moved else data
+
+
+# metric names records written before a rename carry, and what they are called now
+RENAMED_METRICS = {"n_test_se": "n_test_sandbox_errors", "n_wrong_se": "n_wrong_sandbox_errors"}
 
 
 REPEAT_MARK = "@rep"  # a task key's suffix for the r-th repeat of a unit (r >= 1): "s1@rep2"

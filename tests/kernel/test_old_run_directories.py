@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tczoo.report import analyse, render, run_report
-from tczoo.schema import ScoreRecord
+from tczoo.schema import RENAMED_METRICS, ScoreRecord
 from tczoo.store import RunStore
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +40,8 @@ def test_a_recorded_run_loads_with_its_counts_in_the_typed_fields(run_dir):
         old = line["metrics"].get("n_valid")
         assert record.n_valid == (None if old is None else int(old))
         assert "n_valid" not in record.metrics
-        assert {k: v for k, v in line["metrics"].items() if k != "n_valid"} == record.metrics
+        # metrics renamed since load under their new names (n_test_se -> n_test_sandbox_errors)
+        assert {RENAMED_METRICS.get(k, k): v for k, v in line["metrics"].items() if k != "n_valid"} == record.metrics
         assert record.error == line["detail"].get("error") and record.infrastructure is False
     _, tables, summary = run_report(run_dir)
     assert tables and summary.cells and not any(c.score_errors for c in summary.cells.values())

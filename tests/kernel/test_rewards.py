@@ -80,7 +80,7 @@ def _expected(kind: str, metrics: dict, detail: dict, n_valid: int | None) -> fl
 
         return eq1(detail["outcome"])
     if kind == "quality":
-        validity = n_valid / (metrics["n_tests"] - metrics["n_test_se"])
+        validity = n_valid / (metrics["n_tests"] - metrics["n_test_sandbox_errors"])
         return validity * metrics["hack_rate"] / 100 - 1.0 * (1 - validity)
     if kind == "slowdown":
         rates = [v for k, v in metrics.items() if k.startswith("asr:") and not k.startswith("asr:ref:")]

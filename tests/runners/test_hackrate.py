@@ -223,12 +223,12 @@ def test_sandbox_errors_are_not_wrong_code_failures():
     assert judge_test(0, "4\n", [ok, ok], [Verdict.AC, Verdict.SE]).reason == "judge_error"
     outcomes = [WrongOutcome(0, "wa"), WrongOutcome(None, "ac"), WrongOutcome(1, "se"), WrongOutcome(3, "re")]
     rates = HackRateRunner._rates
-    assert rates(outcomes, 1) == {"n_wrong_se": 0.0, "hack_rate": 25.0, "ac": 75.0, "wa": 25.0, "re": 0.0, "tle": 0.0}
+    assert rates(outcomes, 1) == {"n_wrong_sandbox_errors": 0.0, "hack_rate": 25.0, "ac": 75.0, "wa": 25.0, "re": 0.0, "tle": 0.0}
     two = rates(outcomes, 2)  # the SE'd code is out: 1 of 3 excluded
-    assert two["n_wrong_se"] == 1.0 and two["hack_rate"] == pytest.approx(100 / 3) and two["re"] == 0.0
+    assert two["n_wrong_sandbox_errors"] == 1.0 and two["hack_rate"] == pytest.approx(100 / 3) and two["re"] == 0.0
     assert rates(outcomes, 4)["hack_rate"] == pytest.approx(200 / 3)
     rec = ScoreRecord(runner="hackrate", method="crux", model="m", problem_id="a",
-                      metrics={"n_tests": 2, "n_valid": 1, "n_test_se": 1, "n_wrong_se": 1, "hack_rate": 50.0,
+                      metrics={"n_tests": 2, "n_valid": 1, "n_test_sandbox_errors": 1, "n_wrong_sandbox_errors": 1, "hack_rate": 50.0,
                                "ac": 50.0, "wa": 50.0, "re": 0.0, "tle": 0.0, "pass_rate": 100.0})
     [table] = HackRateRunner(None).summarize([rec])
     assert any("sandbox errors" in n and "1 test(s) and 1 wrong code(s)" in n for n in table.notes)
