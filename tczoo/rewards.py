@@ -21,6 +21,14 @@ same code:
 3. the runner found through the registry scores the suite (``tczoo.run.score_unit``),
    and the kind turns its ``ScoreRecord`` into one number, listed with its parts.
 
+**At training scale** (docs/rl.md, "At scale"): a scorer opens its process's share of
+the machine (``tczoo.machine``: the ranks on the node, the cores, the cgroup's quota), so
+that every rank of a trainer can hold one; ``areward``/``arewards`` and
+``RewardScorer.ascore_many`` are awaited from a trainer's own event loop (verl's reward
+loop, TRL's async reward functions), every caller's samples sharing one admission gate and
+pool, identical samples in flight scored once; ``tczoo serve rewards`` (``tczoo.rl.serve``)
+puts a scorer behind HTTP.
+
 Kinds (``KINDS``; each is defined from its runner's metrics, see docs/rl.md):
 
 | kind | runner | reward |
@@ -56,6 +64,7 @@ prompt the method no longer renders, a method that asks the model twice
 from __future__ import annotations
 
 import asyncio
+import copy
 import hashlib
 import json
 import logging
@@ -63,7 +72,7 @@ import threading
 import time
 import traceback
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
@@ -414,13 +423,30 @@ class RewardScorer:
 
     def __init__(self, *, sandbox: Any = None, execution: Any = None, workers: int | None = None,
                  time_budget_s: float = DEFAULT_TIME_BUDGET_S, max_tests: int = DEFAULT_MAX_TESTS,
-                 concurrency: int | None = None, benchmarks: dict[str, str] | None = None):
+                 concurrency: int | None = None, benchmarks: dict[str, str] | None = None,
+                 ranks: int | None = None, coalesce: bool = True):
         from tczoo.distributed import ExecutionOptions, LocalCluster, open_cluster
+        from tczoo.machine import machine_share
 
         if time_budget_s <= 0:
             raise RewardConfigError(f"time_budget_s must be positive, not {time_budget_s}")
         if max_tests < 1:
             raise RewardConfigError(f"max_tests must be at least 1, not {max_tests}")
+        if concurrency is not None and concurrency < 1:
+            raise RewardConfigError(f"concurrency must be at least 1, not {concurrency}")
+        # A local pool opens this process's share of the machine (tczoo.machine): the
+        # ranks on the node, the cores and the cgroup's quota; ``workers`` overrides it.
+        self.share = None
+        local = sandbox is None and (execution is None or execution.executor == "local")
+        if local and workers is None and (execution is None or execution.workers is None):
+            try:
+                self.share = machine_share(ranks)
+            except ValueError as exc:
+                raise RewardConfigError(str(exc)) from None
+            workers = self.share.workers
+            log.info("rewards: %s", self.share.describe())
+        if execution is not None and execution.workers is None and workers is not None:
+            execution = execution.model_copy(update={"workers": workers})
         # a caller's sandbox is used (and left open); else the cluster the options name
         self._cluster = LocalCluster(sandbox) if sandbox is not None else \
             open_cluster(execution or ExecutionOptions(workers=workers))
@@ -434,6 +460,9 @@ class RewardScorer:
         self._locks: dict[Any, threading.Lock] = {}
         self._guard = threading.Lock()
         self.counts: Counter[str] = Counter()  # rewards by outcome: scored, floor:WHY, none:WHY
+        self.coalesce = bool(coalesce)
+        self.coalesced = 0  # rewards handed on from an identical sample in flight
+        self._inflight: dict[str, asyncio.Future[Reward]] = {}  # touched on the loop's thread only
         self._prompts = None
         self._loop = asyncio.new_event_loop()
         # sandbox batches and generation wait in threads: enough for every sample admitted
@@ -451,12 +480,34 @@ class RewardScorer:
 
     def score_many(self, references: list[Any], completions: list[str]) -> list[Reward]:
         """Rewards of a batch, in order (``concurrency`` samples at a time)."""
+        return self.submit(references, completions).result()
+
+    def submit(self, references: list[Any], completions: list[str]) -> "Future[list[Reward]]":
+        """A batch handed to the scorer's loop from any thread: a ``concurrent.futures``
+        future of its rewards, in order."""
         if self._closed:
             raise RuntimeError("the reward scorer is closed")
-        future = asyncio.run_coroutine_threadsafe(self.ascore_many(references, completions), self._loop)
-        return future.result()
+        return asyncio.run_coroutine_threadsafe(self._score_many(list(references), list(completions)), self._loop)
+
+    async def ascore(self, reference: Any, completion: str) -> Reward:
+        return (await self.ascore_many([reference], [completion]))[0]
 
     async def ascore_many(self, references: list[Any], completions: list[str]) -> list[Reward]:
+        """Rewards of a batch, awaited from any event loop (a trainer's own: verl's reward
+        loop, TRL's async reward functions) without blocking it: the work runs on the
+        scorer's loop, where every caller's samples share one admission gate
+        (``concurrency``), one sandbox pool and the tasks' one-time set-up, and identical
+        samples in flight are scored once (``coalesce``). Each sample keeps its own time
+        budget, started when its turn comes."""
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is self._loop:
+            return await self._score_many(list(references), list(completions))
+        return await asyncio.wrap_future(self.submit(references, completions))
+
+    async def _score_many(self, references: list[Any], completions: list[str]) -> list[Reward]:
         if len(references) != len(completions):
             raise RewardConfigError(f"{len(references)} references for {len(completions)} completions")
         refs = [RewardReference.parse(r) for r in references]
@@ -472,7 +523,28 @@ class RewardScorer:
                     return self._counted(Reward(None, {"kind": ref.kind, "problem": ref.problem, "task": ref.task},
                                                 f"internal_error: {type(exc).__name__}: {exc}"[:500]))
 
-        return list(await asyncio.gather(*(one(r, c) for r, c in zip(refs, completions))))
+        async def shared(ref: RewardReference, text: str) -> Reward:
+            """``one``, or the result of the identical sample already in flight: a task of
+            its own (a caller that gives up does not cancel it for the others; its budget
+            bounds it), each caller getting its own copy."""
+            if not self.coalesce:
+                return await one(ref, text)
+            key = hashlib.sha256(f"{ref.dumps()}\0{text}".encode("utf-8", "surrogatepass")).hexdigest()
+            task = self._inflight.get(key)
+            if task is None:
+                task = asyncio.ensure_future(one(ref, text))
+                self._inflight[key] = task
+                task.add_done_callback(lambda _t, k=key: self._inflight.pop(k, None))
+                task.add_done_callback(_swallow)
+                return copy.deepcopy(await asyncio.shield(task))
+            got = copy.deepcopy(await asyncio.shield(task))
+            with self._guard:
+                self.coalesced += 1
+            return self._counted(got)
+
+        if not refs:
+            return []
+        return list(await asyncio.gather(*(shared(r, c) for r, c in zip(refs, completions))))
 
     def close(self) -> None:
         if self._closed:
@@ -737,7 +809,9 @@ def scorer(**options: Any) -> RewardScorer:
     thread; the trainers' adapters use it). Options are ``RewardScorer``'s; absent ones
     come from the environment: ``TCZOO_RL_WORKERS``, ``TCZOO_RL_TIME_BUDGET_S``,
     ``TCZOO_RL_MAX_TESTS``, ``TCZOO_RL_CONCURRENCY``, ``TCZOO_RL_EXECUTOR`` (local|ray),
-    ``TCZOO_RL_ADDRESS``, ``TCZOO_RL_BENCHMARKS`` (a JSON object)."""
+    ``TCZOO_RL_ADDRESS``, ``TCZOO_RL_BENCHMARKS`` (a JSON object), ``TCZOO_RL_RANKS`` (the
+    reward processes on this node, when ``LOCAL_WORLD_SIZE`` does not say), ``TCZOO_RL_COALESCE``
+    (0 turns off scoring identical samples in flight once)."""
     resolved = resolve_options(options)
     key = json.dumps(resolved, sort_keys=True, default=str)
     with _SCORERS_GUARD:
@@ -749,13 +823,14 @@ def scorer(**options: Any) -> RewardScorer:
 def resolve_options(options: dict[str, Any]) -> dict[str, Any]:
     import os
 
-    known = {"workers", "time_budget_s", "max_tests", "concurrency", "executor", "address", "benchmarks"}
+    known = {"workers", "time_budget_s", "max_tests", "concurrency", "executor", "address", "benchmarks", "ranks",
+             "coalesce"}
     unknown = sorted(set(options) - known)
     if unknown:
         raise RewardConfigError(f"unknown reward option(s) {', '.join(unknown)} (known: {', '.join(sorted(known))})")
     out = dict(options)
     env = {"workers": int, "time_budget_s": float, "max_tests": int, "concurrency": int, "executor": str,
-           "address": str, "benchmarks": json.loads}
+           "address": str, "benchmarks": json.loads, "ranks": int, "coalesce": _flag}
     for name, conv in env.items():
         raw = os.environ.get(f"TCZOO_RL_{name.upper()}")
         if out.get(name) is None and raw:
@@ -764,6 +839,15 @@ def resolve_options(options: dict[str, Any]) -> dict[str, Any]:
             except ValueError as exc:
                 raise RewardConfigError(f"TCZOO_RL_{name.upper()}={raw!r}: {exc}") from None
     return {k: v for k, v in out.items() if v is not None}
+
+
+def _flag(raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise ValueError("expected 1 or 0")
 
 
 def make_scorer(options: dict[str, Any]) -> RewardScorer:
@@ -784,6 +868,18 @@ def rewards(references: list[Any], completions: list[str], **options: Any) -> li
     return scorer(**options).score_many(references, completions)
 
 
+async def areward(reference: Any, completion: str, **options: Any) -> Reward:
+    """``reward`` awaited from any event loop (the scorer's own loop does the work)."""
+    return (await arewards([reference], [completion], **options))[0]
+
+
+async def arewards(references: list[Any], completions: list[str], **options: Any) -> list[Reward]:
+    """``rewards`` awaited from any event loop: concurrent calls share the process's
+    scorer, its admission gate and pool, and identical samples in flight are scored once."""
+    found = await asyncio.to_thread(scorer, **options)  # the first call opens its pool: not on the caller's loop
+    return await found.ascore_many(references, completions)
+
+
 def close_scorers() -> None:
     with _SCORERS_GUARD:
         for s in _SCORERS.values():
@@ -792,5 +888,5 @@ def close_scorers() -> None:
 
 
 __all__ = ["DEFAULT_MAX_TESTS", "DEFAULT_TIME_BUDGET_S", "KINDS", "Kind", "NotSingleTurn", "Reward",
-           "RewardConfigError", "RewardReference", "RewardScorer", "build_entry", "close_scorers", "get_kind",
-           "kind_for_runner", "problem_digest", "reward", "rewards", "scorer"]
+           "RewardConfigError", "RewardReference", "RewardScorer", "areward", "arewards", "build_entry",
+           "close_scorers", "get_kind", "kind_for_runner", "problem_digest", "reward", "rewards", "scorer"]

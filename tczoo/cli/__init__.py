@@ -23,7 +23,7 @@ import sys
 
 import typer
 
-from tczoo.cli import cache, candidates, experiments, installed, judging, rl, runs, view
+from tczoo.cli import cache, candidates, experiments, installed, judging, rl, runs, serve, view
 from tczoo.cli.output import warn
 from tczoo.errors import RunFailed, UserError
 
@@ -54,7 +54,7 @@ def _root(
 ) -> None:
     """tczoo: LLM test-case-generation methods for algorithmic problems, scored as their papers do."""
 
-for _module in (installed, runs, experiments, judging, candidates, cache, view, rl):
+for _module in (installed, runs, experiments, judging, candidates, cache, view, rl, serve):
     _module.register(app)
 _KERNEL_COMMANDS = {c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands}
 _KERNEL_COMMANDS |= {g.name for g in app.registered_groups if g.name}

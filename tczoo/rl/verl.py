@@ -5,7 +5,8 @@ verl (``custom_reward_function.path``: this file, ``.name``: ``compute_score``) 
     compute_score(data_source, solution_str, ground_truth, extra_info, **reward_kwargs)
 
 once per response and takes a float or a dict with ``score`` (the other keys are logged
-as ``reward_extra_info``). The reference is read from ``extra_info["tczoo"]`` (``tczoo
+as ``reward_extra_info``); ``compute_score_async`` is the same for verl's reward loop,
+which awaits a coroutine function on its own event loop. The reference is read from ``extra_info["tczoo"]`` (``tczoo
 rl export --layout verl`` puts it there and in ``reward_model.ground_truth``, which is
 the fallback). ``reward_kwargs`` (``custom_reward_function.reward_kwargs``) are the
 options of ``tczoo.rewards.scorer`` (``workers``, ``time_budget_s``, ``max_tests``,
@@ -29,7 +30,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tczoo.rewards import RewardConfigError, reward
+from tczoo.rewards import RewardConfigError, areward, reward
 
 # keyword arguments verl's reward managers add for their own reward models: not ours
 _VERL_ONLY = ("reward_router_address", "reward_model_tokenizer")
@@ -52,7 +53,22 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
                   no_reward: Any = "raise", **options: Any) -> dict[str, Any]:
     for name in _VERL_ONLY:
         options.pop(name, None)
-    result = reward(reference_of(ground_truth, extra_info), solution_str, **options)
+    return _as_verl(reward(reference_of(ground_truth, extra_info), solution_str, **options), no_reward)
+
+
+async def compute_score_async(data_source: str, solution_str: str, ground_truth: Any, extra_info: Any = None, *,
+                              no_reward: Any = "raise", **options: Any) -> dict[str, Any]:
+    """``compute_score`` for verl's reward loop, awaited on its event loop
+    (``custom_reward_function.name: compute_score_async``; verl awaits a coroutine
+    function instead of running it in an executor thread). The process's scorer does the
+    work on its own loop: concurrent calls share its admission gate and pool, identical
+    responses in flight are scored once, and each keeps its own time budget."""
+    for name in _VERL_ONLY:
+        options.pop(name, None)
+    return _as_verl(await areward(reference_of(ground_truth, extra_info), solution_str, **options), no_reward)
+
+
+def _as_verl(result: Any, no_reward: Any) -> dict[str, Any]:
     if result.score is not None:
         score = float(result.score)
     elif no_reward == "raise":

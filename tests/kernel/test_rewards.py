@@ -326,7 +326,7 @@ def test_the_cli_exports_and_scores_one_completion(tmp_path):
 
 
 def test_every_kind_names_its_runner():
-    assert {k.runner for k in KINDS.values()} == {"bugfind", "hackrate", "efficiency", "verdict"}
+    assert {k.runner for k in KINDS.values()} == {"bugfind", "hackrate", "efficiency", "verdict", "outputpred"}
     with pytest.raises(RewardConfigError, match="no reward kind"):
         kind_for_runner("bestofn")
 

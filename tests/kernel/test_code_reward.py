@@ -1,0 +1,114 @@
+"""The code reward (``tczoo.rl.code``): a completion's program judged on tests in the
+sandbox, as verl's ``prime_code`` judges ``codecontests``/``apps`` data.
+
+- The program is the completion's last runnable fenced block (an unlabelled one is
+  Python), else the whole text.
+- AC on every test: 1.0; a wrong output, a crash, a timeout, a compile error: 0.0, the
+  program stopping at its first failing test (``continuous``: every test runs, the share
+  passed); the sandbox failing a run: no reward, never a score; no tests: no reward.
+- Calls from many threads are judged in shared batches; identical programs once.
+- What tczoo will not judge (call-based tests, bad JSON, mismatched lengths) is one line.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from tczoo.rewards import RewardConfigError
+from tczoo.rl.code import CodeScorer, CodeTests, extract_program
+
+TESTS = {"inputs": ["1 2\n", "5 7\n", "100 -1\n"], "outputs": ["3\n", "12\n", "99\n"]}
+ADD = "a, b = map(int, input().split())\nprint(a + b)\n"
+ADD_CPP = "#include <cstdio>\nint main(){long long a,b;scanf(\"%lld %lld\",&a,&b);printf(\"%lld\\n\",a+b);}\n"
+
+
+def fenced(code: str, lang: str = "python") -> str:
+    return f"Let me think.\n```{lang}\n{code}```\nDone."
+
+
+def test_the_program_is_the_last_runnable_block():
+    assert extract_program("```python\nx=1\n```\ntext\n```python\nprint(2)\n```") == ("python", "print(2)\n")
+    assert extract_program("```\nprint(3)\n```") == ("python", "print(3)\n")
+    assert extract_program("```cpp\nint main(){}\n```\n```text\nnot code\n```") == ("cpp", "int main(){}\n")
+    assert extract_program("print(4)") == ("python", "print(4)")
+
+
+@pytest.fixture(scope="module")
+def scorer(sandbox):
+    with CodeScorer(sandbox=sandbox) as s:
+        yield s
+
+
+def test_verdicts_and_scores(scorer):
+    answers = {
+        "right": fenced(ADD),
+        "right in C++": fenced(ADD_CPP, "cpp"),
+        "wrong output": fenced("a, b = map(int, input().split())\nprint(a - b)\n"),
+        "wrong on the last test only": fenced("a, b = map(int, input().split())\nprint(a + b if b > 0 else 0)\n"),
+        "crash": fenced("print(1 // 0)\n"),
+        "loops": fenced("while True:\n    pass\n"),
+        "syntax error": fenced("def f(:\n"),
+        "compile error": fenced("int main( {", "cpp"),
+    }
+    got = dict(zip(answers, scorer.score_many(list(answers.values()), [TESTS] * len(answers))))
+    assert {k: r.score for k, r in got.items()} == {
+        "right": 1.0, "right in C++": 1.0, "wrong output": 0.0, "wrong on the last test only": 0.0, "crash": 0.0,
+        "loops": 0.0, "syntax error": 0.0, "compile error": 0.0}
+    assert got["right"].verdicts == ["AC"] * 3 and got["right"].passed is True
+    assert got["wrong output"].verdicts == ["WA", "", ""]  # stopped at its first failing test
+    assert got["wrong on the last test only"].verdicts == ["AC", "AC", "WA"]
+    assert got["crash"].verdicts[0] == "RE" and got["loops"].verdicts[0] == "TLE"
+    assert got["syntax error"].reason.startswith("cannot_run") and got["compile error"].reason.startswith("cannot_run")
+
+
+def test_continuous_scores_the_share_of_tests_passed(sandbox):
+    with CodeScorer(sandbox=sandbox, continuous=True, time_limit_ms=1000) as s:
+        [partial, right] = s.score_many([fenced("a, b = map(int, input().split())\nprint(a + b if b > 0 else 0)\n"),
+                                         fenced(ADD)], [TESTS, TESTS])
+    assert partial.score == pytest.approx(2 / 3) and partial.passed is False and partial.verdicts == ["AC", "AC", "WA"]
+    assert right.score == 1.0
+
+
+def test_a_failing_sandbox_gives_no_reward_and_no_tests_none(sandbox):
+    from sandbox_fixtures import DyingFor
+
+    with CodeScorer(sandbox=DyingFor(sandbox, "print(a * 1 + b)")) as s:
+        [dying, fine] = s.score_many([fenced("a, b = map(int, input().split())\nprint(a * 1 + b)\n"), fenced(ADD)],
+                                     [TESTS, TESTS])
+    assert dying.score is None and dying.reason.startswith("infrastructure"), dying.as_dict()
+    assert fine.score == 1.0
+    with CodeScorer(sandbox=sandbox) as s:
+        [empty] = s.score_many([fenced(ADD)], [{"inputs": [], "outputs": []}])
+    assert empty.score is None and empty.reason.startswith("undefined")
+
+
+def test_calls_from_many_threads_share_batches_and_identical_programs_are_judged_once(sandbox):
+    with CodeScorer(sandbox=sandbox, window_s=0.2) as s:
+        results: list = [None] * 12
+        barrier = threading.Barrier(12)
+
+        def call(i: int) -> None:
+            barrier.wait()
+            code = ADD if i % 2 else "a, b = map(int, input().split())\nprint(a - b)\n"
+            [results[i]] = s.score_many([fenced(code)], [TESTS])
+
+        threads = [threading.Thread(target=call, args=(i,)) for i in range(12)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert [r.score for r in results] == [0.0, 1.0] * 6
+        assert s.batches < 12  # the calls met in shared batches
+
+
+def test_what_tczoo_will_not_judge_is_one_line(scorer):
+    with pytest.raises(RewardConfigError, match="call-based tests"):
+        scorer.score_many([fenced(ADD)], [{"inputs": ["[1]"], "outputs": ["1"], "fn_name": "f"}])
+    with pytest.raises(RewardConfigError, match="not JSON"):
+        scorer.score_many([fenced(ADD)], ["{nope"])
+    with pytest.raises(RewardConfigError, match="2 inputs for 1 outputs"):
+        CodeTests.parse({"inputs": ["1", "2"], "outputs": ["1"]})
+    with pytest.raises(RewardConfigError, match="2 completions for 1"):
+        scorer.score_many([ADD, ADD], [TESTS])
