@@ -425,3 +425,40 @@ def test_candidates_for_a_functional_problem_and_the_suite_judging_them(sandbox,
                       provenance=Provenance(method="io", model="m"))
     m = runner.score(problem, TaskSpec(key="", task=None), suite).metrics  # type: ignore[arg-type]
     assert (m["tp"], m["fn"], m["tn"], m["fp"]) == (2, 0, 2, 0)  # good + sample-0; not_distinct + sample-1
+
+
+def test_dr_and_vacc_at_k_on_the_first_k_tests_by_hand():
+    """SAGA's DR@k and VAcc@k (Table 2) judge with the suite's first k tests (suite
+    indices, not usable positions): W1 fails suite test 0, W3 suite test 4."""
+    m, _ = agreement(MATRIX, POSITIONS, at=(2, 5), coverage=())
+    # k = 2: every wrong one is decided (W5's sandbox error is at suite test 3), only W1 detected
+    assert (m["cov@2_n"], m["cov@2_detected"], m["cov@2"], m["vacc@2"]) == (5.0, 1.0, 20.0, 0.0)
+    # k = 5: W5 is undetermined (left out) and VAcc, which needs every wrong one decided, is absent
+    assert (m["cov@5_n"], m["cov@5_detected"], m["cov@5"]) == (4.0, 2.0, 50.0) and "vacc@5" not in m
+    clean = [r for r in MATRIX if r["name"] in ("A1", "W1", "W3")]
+    m, _ = agreement(clean, POSITIONS, at=(2, 5), coverage=())
+    assert (m["cov@2"], m["vacc@2"], m["cov@5"], m["vacc@5"]) == (50.0, 0.0, 100.0, 100.0)
+    assert m["vacc"] == 100.0  # the whole suite: the same as k = 5 here
+
+
+def test_the_tables_say_how_large_the_suites_were_and_who_judged_them():
+    def rec(pid, method, rows, n_tests, judged):
+        metrics, _ = agreement(rows, POSITIONS, at=(2, 5), coverage=(1,))
+        return ScoreRecord(runner="agreement", method=method, model="m", problem_id=pid, n_valid=len(POSITIONS),
+                           metrics={"n_tests": float(n_tests), **metrics},
+                           detail={"coverage": [1], "at": [2, 5], "detect_on": "sound", "judged": judged,
+                                   "submissions": [{**r, "status": "reject"} for r in rows]})
+
+    clean = [r for r in MATRIX if r["name"] in ("A1", "W1", "W3")]
+    tables = summarize([rec("p1", "saga", clean, 6, "all"), rec("p2", "saga", MATRIX, 10, "all"),
+                        rec("p1", "crux", clean, 5, "held_out")])
+    main, counts = tables[0], tables[1]
+    assert main.columns[:5] == ["model", "method", "problems", "suites", "tests/suite"]
+    assert {"DR@2", "VAcc@2", "DR@5", "VAcc@5"} <= set(main.columns)
+    rows = {r["method"]: r for r in main.rows}
+    assert rows["saga"]["tests/suite"] == 8.0 and rows["crux"]["tests/suite"] == 5.0
+    assert rows["saga"]["DR@2"] == pytest.approx((50.0 + 20.0) / 2)  # macro over problems
+    assert rows["saga"]["VAcc@5"] == 100.0  # p2 has none (undetermined): the mean over p1 only
+    judged = {r["method"]: r["judged"] for r in counts.rows}
+    assert judged == {"saga": "all", "crux": "held out"}
+    assert any("DR@k and VAcc@k judge with a suite's first k tests" in n for n in main.notes)
