@@ -22,7 +22,7 @@ from tczoo.sandbox.executor import ordered_stream
 SLEEPER = Program(language=Language.PYTHON, code="import time\ntime.sleep(30)\nprint('woke')")
 QUICK = Program(language=Language.PYTHON, code="print(input())")
 SLOW = Limits(time_ms=20_000, wall_ms=60_000)  # the sleeper's own limits are far away
-SLACK_S = 0.5  # how late after the deadline the stream may end on a busy machine
+SLACK_S = 1.0  # how late after the deadline the stream may end on a busy machine (it ends within ms)
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +76,7 @@ def test_a_run_cut_by_the_deadline_is_not_its_own_tle_and_a_tle_before_it_stays(
 def test_nothing_starts_after_the_deadline(sb):
     """A deadline already past: nothing is run (the worker refuses the request), whatever
     the entry point; no result of any kind comes back."""
-    marker = Program(language=Language.PYTHON, code="import time\ntime.sleep(0.3)\nprint('ran')")
+    marker = Program(language=Language.PYTHON, code="import time\ntime.sleep(3)\nprint('ran')")
     past = time.monotonic() - 0.001
     t0 = time.monotonic()
     with pytest.raises(DeadlineExceeded):
@@ -85,7 +85,7 @@ def test_nothing_starts_after_the_deadline(sb):
         list(sb.run_many([Job(program=marker, limits=SLOW)] * 5, deadline=past))
     with pytest.raises(DeadlineExceeded):
         sb.call_many([PyCall(code="def f():\n    return 1\n", function="f")], deadline=past)
-    assert time.monotonic() - t0 < 0.3 * 5 / 2  # none of the sleeps ran to the end
+    assert time.monotonic() - t0 < 3  # none of the sleeps ran to the end
 
 
 def test_call_python_and_call_many_are_bounded(sb):
