@@ -191,6 +191,7 @@ def test_target_runs_end_to_end_and_rebuilds_byte_for_byte(workspace, name):
     if name == "cco-tpr-tnr":  # cco in-sample (the paper's), ccplus held out; the released CC+ tests are no ccplus
         assert "cco: every labelled submission" in here["judged"] and "ccplus: the held-out" in here["judged"], here
         assert here["cco feedback_rounds"] == "3" and "python generator program(s)" in here["generators"], here
+        assert "cco: temperature 1.0, at most 8000 tokens (the method's default)" in here["sampling"], here
         assert "CodeContests+ (released tests)" in {r["method"] for r in paper_rows}
         assert "ccplus" not in {r["method"] for r in paper_rows}
     if name == "codet-humaneval":  # N and M as run, not "1 generation per task"
