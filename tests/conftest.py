@@ -50,7 +50,7 @@ def pytest_xdist_auto_num_workers(config):
     return max(1, len(os.sched_getaffinity(0)))
 
 
-GROUPED_FILES = {"test_distributed.py": "ray"}
+GROUPED_FILES = {"test_distributed.py": "ray", "test_reward_serve_ray.py": "ray"}
 GROUPED_FIXTURES = {"tczoo_wheel": "wheel", "installed_tczoo": "wheel", "grid_dir": "grid",
                     "agent_run": "agent-run", "recorded": "recorded-run", "lcb_run": "lcb-run"}
 

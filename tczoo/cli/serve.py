@@ -85,7 +85,7 @@ def rewards(
 ) -> None:
     """Serve rewards (POST /v1/rewards), SandboxFusion's run_code (POST /run_code, for
     verl's sandbox_fusion reward) and GET /v1/health until Ctrl-C."""
-    from tczoo.rl.serve import ServeOptions, check_host, serve, serve_on_ray, stop_ray
+    from tczoo.rl.serve import RayServe, ServeOptions, check_host, serve
 
     check_host(host, public)
     mapping = parse_json_option(benchmarks, "--benchmarks") or {}
@@ -104,20 +104,26 @@ def rewards(
         echo(f"  POST {url}/v1/rewards   POST {url}/run_code   GET {url}/v1/health", err=True)
         echo(f"  verl: reward.sandbox_fusion.url={url}/run_code?token=TOKEN", err=True)
 
-    if not replicas:
-        serve(options, host=host, port=port, public=public, ready=ready)
-        return
-    if port == 0:
+    from tczoo.cli.interrupt import stopped
+
+    if replicas and port == 0:
         raise CLIError("--port 0 is for the plain server; Ray Serve needs a port")
-    url = serve_on_ray(options, replicas=replicas, host=host, port=port, address=address, public=public)
-    ready(url)
     try:
-        while True:
-            time.sleep(3600)
+        if not replicas:
+            # uvicorn stops on Ctrl-C (or SIGTERM), closes the pool, then hands the signal on
+            serve(options, host=host, port=port, public=public, ready=ready)
+        else:
+            ray_serve = RayServe(options, replicas=replicas, host=host, port=port, address=address, public=public)
+            try:
+                ready(ray_serve.start())
+                while True:
+                    time.sleep(3600)
+            finally:
+                ray_serve.close()
     except KeyboardInterrupt:
         pass
-    finally:
-        stop_ray()
+    stopped.clear()  # Ctrl-C is how serving ends: not an interruption to resume
+    echo("tczoo rewards: stopped", err=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -93,6 +93,14 @@ def to_job(request: RunCodeRequest, *, max_memory_mb: int = MAX_MEMORY_MB) -> An
     return Job(program=program, stdin=request.stdin or "", limits=limits, files=files or None)
 
 
+def executor_name() -> str:
+    """What SandboxFusion's ``executor_pod_name`` says here: this host and process."""
+    import os
+    import socket
+
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
 def response_of(result: Any) -> dict[str, Any]:
     """SandboxFusion's response for a ``RunResult``."""
     from tczoo.sandbox.types import Verdict
@@ -101,12 +109,12 @@ def response_of(result: Any) -> dict[str, Any]:
     seconds = round(result.wall_ms / 1000.0, 4)
     if verdict is Verdict.SE:
         return {"status": "SandboxError", "message": (result.message or "the sandbox failed the run")[:2000],
-                "compile_result": None, "run_result": None, "files": {}, "executor_pod_name": None}
+                "compile_result": None, "run_result": None, "files": {}, "executor_pod_name": executor_name()}
     if verdict is Verdict.CE:
         return {"status": "Failed", "message": "",
                 "compile_result": {"status": "Finished", "execution_time": None, "return_code": 1, "stdout": "",
                                    "stderr": result.message or result.stderr},
-                "run_result": None, "files": {}, "executor_pod_name": None}
+                "run_result": None, "files": {}, "executor_pod_name": executor_name()}
     if verdict is Verdict.TLE:
         status, code = "TimeLimitExceeded", None
     elif verdict is Verdict.AC:
@@ -118,7 +126,7 @@ def response_of(result: Any) -> dict[str, Any]:
            "stderr": result.stderr}
     return {"status": "Success" if verdict is Verdict.AC else "Failed",
             "message": "" if verdict is Verdict.AC else verdict.value, "compile_result": None, "run_result": run,
-            "files": {}, "executor_pod_name": None}
+            "files": {}, "executor_pod_name": executor_name()}
 
 
 __all__ = ["RunCodeRequest", "response_of", "to_job"]

@@ -3,7 +3,7 @@
 Trainers on GPU nodes reach a reward service on CPU nodes (verl's ``sandbox_fusion``
 reward calls a SandboxFusion server; a TRL reward function can call any URL). The app
 is an ASGI app (Starlette) run by uvicorn, or by Ray Serve as replicas
-(``serve_on_ray``: each replica builds its own app, sandbox pool and scorer).
+(``RayServe``: each replica builds its own app, sandbox pool and scorer).
 
 Endpoints (every one needs the token: ``Authorization: Bearer TOKEN``, or ``?token=TOKEN``
 in the URL for clients that send no headers of their own, verl's among them):
@@ -144,7 +144,9 @@ class RewardService:
         return list(self.sandbox.run_many(jobs))
 
     def health(self) -> dict[str, Any]:
-        return {"status": "ok", "workers": self.workers, "concurrency": self.concurrency, "capacity": self.capacity,
+        from tczoo.rl.sandbox_fusion import executor_name
+
+        return {"status": "ok", "executor": executor_name(), "workers": self.workers, "concurrency": self.concurrency, "capacity": self.capacity,
                 "admitted": self.admission.admitted, "refused": self.admission.refused, "served": self.served,
                 "rewards": dict(self.scorer.counts), "coalesced": self.scorer.coalesced,
                 "share": self.share.as_dict() if self.share is not None else None,
@@ -318,45 +320,91 @@ def serve(options: ServeOptions, *, host: str = "127.0.0.1", port: int = DEFAULT
 # --------------------------------------------------------------------------- Ray Serve
 
 
-def serve_on_ray(options: ServeOptions, *, replicas: int = 2, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
-                 address: str | None = None, public: bool = False, name: str = "tczoo-rewards",
-                 blocking: bool = False) -> str:
+class RayServe:
     """The app as ``replicas`` Ray Serve replicas behind Ray's HTTP proxy at
-    ``host:port``. Each replica builds its own app: its own sandbox pool (sized as one of
-    the replicas on its node: ``ranks`` defaults to the replicas per node Ray placed, or
-    ``replicas`` on one node), scorer and admission. Returns the URL."""
-    import ray
-    from ray import serve as ray_serve
+    ``host:port`` (``start`` returns the URL; ``close`` removes the application, Ray Serve
+    and a Ray instance it started). Each replica builds its own app: its own sandbox pool
+    (sized as one of the replicas on its node: ``ranks`` defaults to the replicas per
+    node), scorer and admission. Without ``address`` (or ``RAY_ADDRESS``) a private Ray
+    instance is started on this machine as ``--executor ray`` starts one: loopback only,
+    its own temporary folder, an owner-only token (``tczoo.distributed``)."""
 
-    check_host(host, public)
-    if not ray.is_initialized():
-        if address is None:
-            ray.init(include_dashboard=False, configure_logging=False, log_to_driver=False,
-                     _node_ip_address="127.0.0.1" if host in LOOPBACK else None)
-        else:
-            ray.init(address=address, configure_logging=False, log_to_driver=False)
-    ray_serve.start(http_options={"host": host, "port": port}, detached=False)
-    per_node = max(1, math.ceil(replicas / max(1, len([n for n in ray.nodes() if n.get("Alive")]))))
-    replica_options = ServeOptions(**{**options.__dict__, "ranks": options.ranks or per_node})
+    def __init__(self, options: ServeOptions, *, replicas: int = 2, host: str = "127.0.0.1",
+                 port: int = DEFAULT_PORT, address: str | None = None, public: bool = False,
+                 name: str = "tczoo-rewards"):
+        check_host(host, public)
+        if replicas < 1:
+            raise UserError(f"replicas must be at least 1, not {replicas}")
+        self.options, self.replicas, self.host, self.port = options, replicas, host, port
+        self.address, self.name = address, name
+        self._own_ray = False
+        self._temp_dir: str | None = None
+        self.url = f"http://{host}:{port}"
 
-    def builder():
-        return build_app(replica_options)
+    def start(self) -> str:
+        import os
 
-    # max_ongoing_requests above the app's own capacity: the app answers 429 itself
-    deployment = ray_serve.deployment(ray_serve.ingress(builder)(), name="rewards", num_replicas=replicas,
-                                      max_ongoing_requests=100_000, ray_actor_options={"num_cpus": 0})
-    ray_serve.run(deployment.bind(), name=name, route_prefix="/", blocking=blocking)
-    return f"http://{host}:{port}"
+        import ray
+        from ray import serve as ray_serve
+
+        if not ray.is_initialized():
+            self._connect(ray, self.address or os.environ.get("RAY_ADDRESS"))
+        ray_serve.start(http_options={"host": self.host, "port": self.port})
+        nodes = max(1, len([n for n in ray.nodes() if n.get("Alive")]))
+        replica_options = ServeOptions(**{**self.options.__dict__,
+                                          "ranks": self.options.ranks or math.ceil(self.replicas / nodes)})
+
+        def builder():
+            return build_app(replica_options)
+
+        # max_ongoing_requests above the app's own capacity: the app answers 429 itself
+        deployment = ray_serve.deployment(ray_serve.ingress(builder)(), name="rewards", num_replicas=self.replicas,
+                                          max_ongoing_requests=100_000, ray_actor_options={"num_cpus": 0})
+        ray_serve.run(deployment.bind(), name=self.name, route_prefix="/", blocking=False)
+        return self.url
+
+    def _connect(self, ray, address: str | None) -> None:
+        from tczoo.distributed.ray_cluster import LOOPBACK, _loopback_only, _private_temp_dir, _private_token
+
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                                  "logging_level": logging.WARNING}
+        if address:
+            ray.init(address=address, **kwargs)
+            return
+        kwargs["_node_ip_address"] = LOOPBACK
+        kwargs["_temp_dir"] = self._temp_dir = _private_temp_dir()
+        _private_token()
+        with _loopback_only():
+            ray.init(**kwargs)
+        self._own_ray = True
+
+    def close(self) -> None:
+        import os
+        import shutil
+
+        import ray
+        from ray import serve as ray_serve
+
+        try:
+            if ray.is_initialized():
+                try:
+                    ray_serve.delete(self.name)
+                finally:
+                    ray_serve.shutdown()
+        finally:
+            if self._own_ray:
+                ray.shutdown()
+                self._own_ray = False
+            if self._temp_dir is not None:
+                shutil.rmtree(os.path.dirname(self._temp_dir), ignore_errors=True)
+                self._temp_dir = None
+
+    def __enter__(self) -> "RayServe":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
 
-def stop_ray(name: str = "tczoo-rewards") -> None:
-    from ray import serve as ray_serve
-
-    try:
-        ray_serve.delete(name)
-    finally:
-        ray_serve.shutdown()
-
-
-__all__ = ["Admission", "RewardService", "ServeOptions", "build_app", "new_token", "serve", "serve_on_ray",
-           "stop_ray"]
+__all__ = ["Admission", "RayServe", "RewardService", "ServeOptions", "build_app", "new_token", "serve"]
