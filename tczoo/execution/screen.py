@@ -217,8 +217,11 @@ class FunctionSignature:
         """Why the JSON arguments ``payload`` cannot be a call of this function, or None."""
         try:
             args = json.loads(payload)
-        except (ValueError, RecursionError) as exc:
-            return f"the arguments are not JSON ({type(exc).__name__})"
+        except (ValueError, RecursionError):
+            try:  # a Python literal, as the call itself reads one (tuples, sets)
+                args = ast.literal_eval(payload)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as exc:
+                return f"the arguments are neither JSON nor a Python literal ({type(exc).__name__})"
         if isinstance(args, dict):
             bound: dict[str, Any] = {}
             names = {p.name for p in self.params}
@@ -226,7 +229,7 @@ class FunctionSignature:
             if unknown and not self.var_kw:
                 return f"unknown argument(s) {unknown[:3]}"
             bound = {k: v for k, v in args.items() if k in names}
-        elif isinstance(args, list):
+        elif isinstance(args, (list, tuple)):
             if len(args) > len(self.params) and not self.var_args:
                 return f"{len(args)} argument(s) for {len(self.params)} parameter(s)"
             bound = {p.name: v for p, v in zip(self.params, args)}
@@ -321,7 +324,7 @@ def _fits(value: Any, ann: ast.expr, depth: int) -> str | None:
             return None if any(_fits(value, o, depth + 1) is None for o in items) else \
                 f"{_show(value)} is none of {ast.unparse(ann)}"
         if head in ("list", "sequence", "iterable", "set", "frozenset", "collection"):
-            if not isinstance(value, list):
+            if not isinstance(value, (list, tuple, set, frozenset)):
                 return f"{_show(value)} is not a list"
             for x in value:
                 why = _fits(x, items[0], depth + 1)
@@ -329,7 +332,7 @@ def _fits(value: Any, ann: ast.expr, depth: int) -> str | None:
                     return why
             return None
         if head == "tuple":
-            if not isinstance(value, list):
+            if not isinstance(value, (list, tuple)):
                 return f"{_show(value)} is not a tuple"
             if len(items) == 2 and isinstance(items[1], ast.Constant) and items[1].value is Ellipsis:
                 return next((w for x in value if (w := _fits(x, items[0], depth + 1))), None)
@@ -344,11 +347,11 @@ def _fits(value: Any, ann: ast.expr, depth: int) -> str | None:
             return None
         return None
     name = _name(ann)
-    if name in ("List", "list") and not isinstance(value, list):
+    if name in ("List", "list", "Set", "set") and not isinstance(value, (list, tuple, set, frozenset)):
         return f"{_show(value)} is not a list"
     if name in ("Dict", "dict") and not isinstance(value, dict):
         return f"{_show(value)} is not a dict"
-    if name in ("Tuple", "tuple") and not isinstance(value, list):
+    if name in ("Tuple", "tuple") and not isinstance(value, (list, tuple)):
         return f"{_show(value)} is not a tuple"
     if name not in _SCALARS:
         return None  # a class, a TypeVar, Any: nothing checkable here
@@ -367,7 +370,7 @@ def _fits(value: Any, ann: ast.expr, depth: int) -> str | None:
 
 
 def _show(value: Any) -> str:
-    text = json.dumps(value, default=str)
+    text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 

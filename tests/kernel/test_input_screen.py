@@ -168,10 +168,18 @@ def _functional() -> Problem:
     ([[1], 1, None, (0, ""), 5], "argument(s) for"),
     ({"xs": [1], "k": 1, "extra": 2}, "unknown"),
     ("[1, 2]", "not a list"),
+    ("([3, 1], 2, None, (1, 'a'))", None),  # a Python literal, as the call reads one
+    ("({1, 2}, 2)", None),
+    ("({1: 2}, 2)", "argument xs"),
 ])
 def test_a_function_level_input_must_fit_the_signature(args, why):
     sig = function_signature(_functional())
-    got = sig.check(json.dumps(args)) if args != "[1, 2]" else sig.check(json.dumps("[1, 2]"))
+    if args == "[1, 2]":
+        got = sig.check(json.dumps("[1, 2]"))  # a JSON string, not arguments
+    elif isinstance(args, str):
+        got = sig.check(args)
+    else:
+        got = sig.check(json.dumps(args))
     if why is None:
         assert got is None, got
     else:
