@@ -101,7 +101,8 @@ def test_the_default_cache_is_checked_too(tmp_path):
 # --------------------------------------------------------------------------- what tczoo creates
 
 
-SANDBOX_REACHED = ("compile", "pch")  # the sandbox's uids run the programs kept there (docs/security.md)
+# the sandbox's uids run what is kept there: programs, the worker, the precompiled header (docs/security.md)
+SANDBOX_REACHED = ("compile", "pch", "worker")
 
 
 def test_what_tczoo_creates_in_its_cache_is_its_owners_only(tmp_path, monkeypatch):
@@ -142,7 +143,7 @@ def test_what_tczoo_creates_in_its_cache_is_its_owners_only(tmp_path, monkeypatc
             assert not stat.S_ISLNK(st.st_mode), path
             assert mode & (stat.S_IWGRP | stat.S_IWOTH) == 0, (path, oct(mode))  # never writable by others
             if top in SANDBOX_REACHED:
-                if stat.S_ISDIR(st.st_mode) and top == "compile":
+                if stat.S_ISDIR(st.st_mode) and top in ("compile", "worker"):
                     assert mode == 0o711, (path, oct(mode))  # searched by the sandbox's uids, never listed
                 elif not stat.S_ISDIR(st.st_mode) and name.endswith((".json", ".timeout", ".failed")):
                     assert mode == 0o600, (path, oct(mode))  # tczoo's own notes, not the programs
