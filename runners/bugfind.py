@@ -24,7 +24,11 @@ suite whose oracle cannot check outputs (inputs only, LLM judge) is a format err
     TBR = 100 · #{responses with outcome true_bug} / #responses
 
 averaged over all responses of a dataset (every triplet has the same n responses, so
-this is the paper's "average of 8 runs"); format errors count in the denominator.
+this is the paper's "average of 8 runs"); format errors count in the denominator. Eq. 1
+asks g to pass every test: tests the kernel's input screen rejected (``suite.rejected``)
+are put back where the method made them (the first k count them) and make a response
+invalid, as an input g fails on does (``ground_truth_timeout``: ``drop`` leaves inputs
+on which g times out out, as the authors' evaluation does).
 Besides the first k tests, every response is also judged on all its tests
 (``outcomes["all"]``), which the SFT export uses.
 
