@@ -121,11 +121,12 @@ def test_what_a_checker_can_sniff_is_the_same_for_every_case(sandbox):
     # argv, environment, working directory and what lies in it, in /tmp: nothing tells one
     # case's process from another's (so nothing tells g's output from f's)
     code = '''
-import os, sys
+import hashlib, os, sys
 
 def check_output(generated_input, captured_output):
-    seen = [sys.argv, sorted(os.environ.items()), os.getcwd(), sorted(os.listdir(".")), sorted(os.listdir("/tmp"))]
-    assert False, "SNIFF" + repr(seen)
+    seen = [sys.argv, sorted(os.environ.items()), os.getcwd(), sorted(os.listdir(".")), sorted(os.listdir("/tmp")),
+            sys.flags, sys.path, os.listdir("/dev/shm")]
+    assert False, "SNIFF" + hashlib.sha256(repr(seen).encode()).hexdigest()
 '''
     checks = check_with_checker(sandbox, code, [("x", "1"), ("x", "2"), ("y", "1")], functional=False)
     sniffed = {c.detail.split("SNIFF", 1)[1].splitlines()[0] for c in checks}
