@@ -157,6 +157,21 @@ def test_reseeded_rounds_scale_the_number_of_tests(tmp_path, sandbox):
     assert table.rows[0]["r=3 TBR"] == 100.0 and table.rows[0]["r=3 tests"] == 3
 
 
+def test_inputs_of_reseeded_rounds_pass_the_input_check_too(tmp_path, sandbox):
+    # round 1 of generate_input_2 draws an input zm01's validator rejects: the scaled set
+    # that holds it is invalid (never run), the response's own round is not
+    lucky = random.Random(call_seed(0, "generate_input_2", 1)).randint(0, 2**40)
+    gen = ("\ndef generate_input_2():\n    if random.randint(0, 2**40) == " + str(lucky) + ":\n"
+           "        return ['three\\n']\n"
+           "    return ['1\\n%d 5\\n' % random.randint(1, 10**6)]\n")
+    [(suite, rec)] = score_answers(Harness, zm01(), [harness(extra=gen)], tmp_path, sandbox, first_k=1, repeats=[1, 3])
+    assert len(suite.tests) == 1
+    assert rec.detail["outcomes"]["r1"]["outcome"] == "no_separation"
+    assert (rec.detail["outcomes"]["r3"]["outcome"], rec.detail["outcomes"]["r3"]["reason"]) == ("invalid",
+                                                                                              "invalid_input")
+    assert rec.metrics["itr@r3"] == 100.0 and rec.metrics["n_inputs@r3"] == 3
+
+
 def _random_generators(count: int, lucky_call: int) -> str:
     """``count`` generators, each returning 4 distinct random single-offer inputs (f and
     g agree on them: one offer, its fee); call ``lucky_call`` of generate_input_1 (its
