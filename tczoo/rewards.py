@@ -310,11 +310,11 @@ class Reward:
 
 
 class _Budgeted:
-    """A view of a shared sandbox for one sample: every run, batch and call after
-    ``deadline`` raises ``TimeBudgetExceeded`` (batches are checked between jobs and
-    between results, so nothing more starts), and every run that starts before it has
-    its wall-clock guard cut to the time left, so that what is in flight at the deadline
-    is killed there by the sandbox itself. Everything else is the shared sandbox's."""
+    """A view of a shared sandbox for one sample: every run, batch and call is bounded by
+    the sample's deadline (the sandbox's own ``deadline=``: a run still going then is
+    stopped by its worker, none starts after it, ``DeadlineExceeded`` comes instead of the
+    results not known), and anything asked after it raises ``TimeBudgetExceeded``.
+    Everything else is the shared sandbox's."""
 
     def __init__(self, sandbox: Any, deadline: float):
         self._inner = sandbox
@@ -329,29 +329,18 @@ class _Budgeted:
             self.expired = True
             raise TimeBudgetExceeded("the sample's time budget is spent")
 
-    def _cut(self, limits: Any) -> Any:
-        """``limits`` with the wall guard no later than the deadline."""
-        left_ms = max(1, int((self._deadline - time.monotonic()) * 1000) + 1)
-        if limits.wall_guard_ms <= left_ms:
-            return limits
-        return limits.model_copy(update={"wall_ms": left_ms})
-
     def run_many(self, jobs: Iterable[Any], *, progress: Any = None) -> Iterator[Any]:
+        from tczoo.sandbox import DeadlineExceeded
+
         self._check()
-
-        def guarded() -> Iterator[Any]:
-            for job in jobs:
-                self._check()
-                cut = self._cut(job.limits)
-                yield job if cut is job.limits else job.model_copy(update={"limits": cut})
-
-        inner = self._inner.run_many(guarded(), progress=progress)
+        inner = self._inner.run_many(jobs, progress=progress, deadline=self._deadline)
 
         def results() -> Iterator[Any]:
             try:
-                for result in inner:
-                    yield result
-                    self._check()
+                yield from inner
+            except DeadlineExceeded:
+                self.expired = True
+                raise TimeBudgetExceeded("the sample's time budget is spent") from None
             finally:
                 close = getattr(inner, "close", None)
                 if close is not None:
@@ -360,10 +349,15 @@ class _Budgeted:
         return results()
 
     def run(self, program: Any, stdin: str = "", limits: Any = None, **kwargs: Any) -> Any:
-        from tczoo.sandbox import Limits
+        from tczoo.sandbox import DeadlineExceeded, Limits
 
         self._check()
-        return self._inner.run(program, stdin, self._cut(limits if limits is not None else Limits()), **kwargs)
+        try:
+            return self._inner.run(program, stdin, limits if limits is not None else Limits(), deadline=self._deadline,
+                                   **kwargs)
+        except DeadlineExceeded:
+            self.expired = True
+            raise TimeBudgetExceeded("the sample's time budget is spent") from None
 
     # The sandbox's own compositions of runs, so that their runs go through the checks above.
     def call_many(self, calls: Iterable[Any]) -> list[Any]:
