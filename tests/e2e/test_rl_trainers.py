@@ -7,7 +7,12 @@
 - verl: the data set ``tczoo rl export --layout verl`` wrote goes through verl's own
   reward loading (``load_reward_manager`` with ``custom_reward_function.path/name``) and
   its ``naive`` reward manager's ``run_single`` on a ``DataProto`` built as verl's
-  rollout builds one.
+  rollout builds one; ``compute_score_async`` is awaited by the same manager, every
+  response at once, as verl's reward loop does.
+- TRL through ``tczoo serve rewards``: two GRPO steps whose async reward function asks
+  the server (a process of its own, on loopback) for each batch.
+- "No reward" (a task without one: HackRate on a package without wrong codes) raises,
+  is NaN or a number in verl as asked, and None in TRL.
 
 The tiny model's vocabulary is a few whole answers (one token each), so a sampled
 completion is one of them: a true bug (reward 1), a good input (0.1), no usable test
@@ -166,31 +171,139 @@ def test_verl_reward_manager_scores_with_tczoos_compute_score(tmp_path, sandbox)
     assert rm_scores[:, 0].tolist() == pytest.approx([EXPECTED[n] for n in names])
 
 
+def _undefined_row(tmp_path: Path, layout: str, sandbox) -> dict:
+    """A row whose task has no reward whatever the answer: crux (HackRate) on a Kattis
+    package without wrong codes, exported without the check that would leave it out."""
+    import pyarrow.parquet as pq
+
+    from kattis_fixtures import ADD_PY, make_package
+
+    make_package(tmp_path / f"contest-{layout}", submissions={"accepted/add.py": ADD_PY})
+    out = tmp_path / f"undefined-{layout}"
+    export(f"kattis:{tmp_path / f'contest-{layout}'}", "crux", fmt=layout, out=out, check=False, sandbox=sandbox)
+    [row] = pq.read_table(out / "train.parquet").to_pylist()
+    return row
+
+
+CRUX_ANSWER = '[{"input": "1 2\\n", "output": "3\\n"}]'
+
+
 def test_verl_no_reward_raises_by_default_and_is_nan_when_asked(tmp_path, sandbox):
     import tczoo.rl.verl as adapter
 
-    rows = __import__("pyarrow.parquet", fromlist=["read_table"]).read_table(
-        _export(tmp_path, "verl", sandbox)).to_pylist()
-    row = rows[0]
-    # a time budget no sample can meet: no reward, never a score
-    with pytest.raises(adapter.NoReward, match="time_budget"):
-        adapter.compute_score(row["data_source"], ANSWERS["true_bug"], row["reward_model"]["ground_truth"],
-                              row["extra_info"], time_budget_s=1e-6)
-    out = adapter.compute_score(row["data_source"], ANSWERS["true_bug"], row["reward_model"]["ground_truth"],
-                                row["extra_info"], time_budget_s=1e-6, no_reward="nan")
+    row = _undefined_row(tmp_path, "verl", sandbox)
+    args = (row["data_source"], CRUX_ANSWER, row["reward_model"]["ground_truth"], row["extra_info"])
+    with pytest.raises(adapter.NoReward, match="undefined: no wrong code"):
+        adapter.compute_score(*args)
+    out = adapter.compute_score(*args, no_reward="nan")
     assert math.isnan(out["score"]) and out["tczoo_ok"] == 0.0
+    assert adapter.compute_score(*args, no_reward=-0.5)["score"] == -0.5
 
 
 def test_trl_gets_none_where_tczoo_has_no_reward(tmp_path, sandbox):
-    import pyarrow.parquet as pq
-
     from tczoo.rl.trl import reward_function
 
-    row = pq.read_table(_export(tmp_path, "trl", sandbox)).to_pylist()[0]
+    row = _undefined_row(tmp_path, "trl", sandbox)
     logged: dict = {}
-    fn = reward_function(time_budget_s=1e-6)  # no sample can meet it
-    got = fn(prompts=[row["prompt"]] * 2, completions=[[{"role": "assistant", "content": ANSWERS["true_bug"]}]] * 2,
+    fn = reward_function()
+    got = fn(prompts=[row["prompt"]] * 2, completions=[[{"role": "assistant", "content": CRUX_ANSWER}]] * 2,
              tczoo=[row["tczoo"]] * 2, log_metric=lambda k, v: logged.setdefault(k, v),
              log_extra=lambda k, v: logged.setdefault(k, v))
     assert got == [None, None]
-    assert logged["tczoo/no_reward"] == 1.0 and all(r.startswith("time_budget") for r in logged["tczoo_reason"])
+    assert logged["tczoo/no_reward"] == 1.0 and all(r.startswith("undefined") for r in logged["tczoo_reason"])
+
+
+def test_verls_reward_loop_awaits_compute_score_async(tmp_path, sandbox):
+    """verl's naive reward manager sees a coroutine function (custom_reward_function.name:
+    compute_score_async) and awaits it on its own loop, all responses at once, as its
+    reward loop worker's compute_score_batch does."""
+    pytest.importorskip("verl")
+    import asyncio
+
+    import numpy as np
+    import pyarrow.parquet as pq
+    import torch
+    from omegaconf import OmegaConf
+
+    from verl import DataProto
+    from verl.trainer.ppo.reward import load_reward_manager
+
+    import tczoo.rl.verl as adapter
+
+    rows = pq.read_table(_export(tmp_path, "verl", sandbox)).to_pylist()
+    config = OmegaConf.create({"reward": {
+        "custom_reward_function": {"path": adapter.__file__, "name": "compute_score_async",
+                                   "reward_kwargs": {"workers": 2}},
+        "reward_manager": {"source": "register", "name": "naive"}}})
+    tokenizer = _tiny_tokenizer()
+    manager = load_reward_manager(config, tokenizer)
+    assert manager.is_async_reward_score
+    names = list(ANSWERS) * 2
+    prompts = torch.full((len(names), 2), tokenizer.unk_token_id)
+    responses = torch.tensor([[tokenizer.convert_tokens_to_ids(ANSWERS[n]), tokenizer.pad_token_id] for n in names])
+    attention = torch.cat([torch.ones(len(names), 2, dtype=torch.long), torch.tensor([[1, 0]] * len(names))], dim=1)
+    row = rows[0]
+    batch = DataProto.from_dict(
+        tensors={"prompts": prompts, "responses": responses, "attention_mask": attention},
+        non_tensors={"data_source": np.array([row["data_source"]] * len(names), dtype=object),
+                     "reward_model": np.array([row["reward_model"]] * len(names), dtype=object),
+                     "extra_info": np.array([dict(row["extra_info"]) for _ in names], dtype=object)})
+
+    async def all_at_once():
+        return await asyncio.gather(*(manager.run_single(batch[i:i + 1]) for i in range(len(names))))
+
+    results = manager.loop.run_until_complete(all_at_once())
+    assert [r["reward_score"] for r in results] == [EXPECTED[n] for n in names]
+    assert all(r["reward_extra_info"]["tczoo_ok"] == 1.0 for r in results)
+
+
+def _grpo(tmp_path: Path, data, reward_fn):
+    from trl import GRPOConfig, GRPOTrainer
+
+    tokenizer = _tiny_tokenizer()
+    args = GRPOConfig(output_dir=str(tmp_path / "out"), per_device_train_batch_size=4, num_generations=4,
+                      max_completion_length=1, max_steps=2, learning_rate=1e-2, logging_steps=1, report_to="none",
+                      use_cpu=True, save_strategy="no", seed=0, temperature=1.0, dataloader_num_workers=0)
+    trainer = GRPOTrainer(model=_tiny_model(tokenizer), reward_funcs=[reward_fn], args=args, train_dataset=data,
+                          processing_class=tokenizer)
+    trainer.train()
+    return trainer
+
+
+def test_trl_grpo_trains_through_the_served_endpoint(tmp_path, sandbox):
+    """Two GRPO steps whose rewards come from ``tczoo serve rewards`` (a process of its
+    own on loopback), through TRL's async reward path: the rewards TRL logged are tczoo's
+    for the completions it sampled."""
+    pytest.importorskip("trl")
+    import inspect
+
+    from datasets import load_dataset
+
+    from serve_fixtures import start_server, stop_server
+    from tczoo.rl.trl import remote_reward_function
+
+    data = load_dataset("parquet", data_files=str(_export(tmp_path, "trl", sandbox)), split="train")
+    proc, url, token = start_server(tmp_path, "--workers", "2")
+    try:
+        remote = remote_reward_function(url, token)
+        assert inspect.iscoroutinefunction(remote)
+        seen: list[tuple[list, list]] = []
+
+        async def served_reward(prompts, completions, **kwargs):
+            seen.append((list(completions), list(kwargs["tczoo"])))
+            return await remote(prompts=prompts, completions=completions, **kwargs)
+
+        served_reward.__name__ = "tczoo_reward"
+        trainer = _grpo(tmp_path, data, served_reward)
+        health = remote.client.health()
+    finally:
+        stop_server(proc)
+    assert len(seen) == 2 and health["served"] == 8  # two batches of 4 completions, each scored once
+    logged = [h for h in trainer.state.log_history if "rewards/tczoo_reward/mean" in h]
+    assert len(logged) == 2
+    for (completions, refs), entry in zip(seen, logged):
+        texts = [c[-1]["content"] if isinstance(c, list) else c for c in completions]
+        ours = [reward(ref, text).score for ref, text in zip(refs, texts)]
+        assert entry["rewards/tczoo_reward/mean"] == pytest.approx(sum(ours) / len(ours))
+        for text, score in zip(texts, ours):
+            assert score == EXPECTED[next((k for k, a in ANSWERS.items() if a == text), "no_code")]
