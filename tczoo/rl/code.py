@@ -362,4 +362,11 @@ def code_scorer(**options: Any) -> CodeScorer:
         return _SCORERS[key]
 
 
-__all__ = ["Batcher", "CodeJudge", "CodeResult", "CodeScorer", "CodeTests", "code_scorer", "extract_program"]
+def close_code_scorers() -> None:
+    with _GUARD:
+        for s in _SCORERS.values():
+            s.close()
+        _SCORERS.clear()
+
+
+__all__ = ["Batcher", "CodeJudge", "CodeResult", "CodeScorer", "CodeTests", "close_code_scorers", "code_scorer", "extract_program"]

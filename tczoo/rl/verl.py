@@ -23,6 +23,10 @@ when tczoo has none (an infrastructure failure, the time budget, a task without 
 - a number: that score (your choice of a neutral value, e.g. the kind's floor);
 
 and ``tczoo_ok`` is 0 in the returned dict, so the logs count such responses.
+
+``compute_code_score`` (and ``compute_code_score_async``) is verl's own kind of code
+reward — a response's program judged on the problem's tests, for ``codecontests``/``apps``
+data — on tczoo's sandbox (``tczoo.rl.code``): a drop-in for verl's ``prime_code``.
 """
 
 from __future__ import annotations
@@ -81,4 +85,37 @@ def _as_verl(result: Any, no_reward: Any) -> dict[str, Any]:
             score = float(no_reward)
         except (TypeError, ValueError):
             raise RewardConfigError(f"no_reward must be 'raise', 'nan' or a number, not {no_reward!r}") from None
-    return {"score": score, "tczoo_ok": float(result.score is not None), "tczoo_seconds": float(result.seconds)}
+    out = {"score": score, "tczoo_ok": float(result.score is not None), "tczoo_seconds": float(result.seconds)}
+    if getattr(result, "passed", None) is not None:  # a code reward: whether every test passed
+        out["tczoo_passed"] = float(result.passed)
+    return out
+
+
+def compute_code_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: Any = None, *,
+                       no_reward: Any = "raise", **options: Any) -> dict[str, Any]:
+    """verl's code reward on tczoo's sandbox, for verl's code data (``codecontests``,
+    ``apps``, ``taco``: ``reward_model.ground_truth`` is the tests' JSON, ``inputs`` and
+    ``outputs``): the response's program judged on them (``tczoo.rl.code``). ``options``:
+    ``continuous`` (the share of tests passed instead of all-or-nothing), ``time_limit_ms``,
+    ``memory_mb``, ``workers``, ``ranks`` ... Calls from verl's reward threads are judged
+    in shared batches."""
+    from tczoo.rl.code import code_scorer
+
+    for name in _VERL_ONLY:
+        options.pop(name, None)
+    [result] = code_scorer(**options).score_many([solution_str], [ground_truth])
+    return _as_verl(result, no_reward)
+
+
+async def compute_code_score_async(data_source: str, solution_str: str, ground_truth: Any, extra_info: Any = None,
+                                   *, no_reward: Any = "raise", **options: Any) -> dict[str, Any]:
+    """``compute_code_score`` awaited on verl's reward loop."""
+    import asyncio
+
+    from tczoo.rl.code import code_scorer
+
+    for name in _VERL_ONLY:
+        options.pop(name, None)
+    found = await asyncio.to_thread(code_scorer, **options)
+    [result] = await found.ascore_many([solution_str], [ground_truth])
+    return _as_verl(result, no_reward)

@@ -112,3 +112,21 @@ def test_what_tczoo_will_not_judge_is_one_line(scorer):
         CodeTests.parse({"inputs": ["1", "2"], "outputs": ["1"]})
     with pytest.raises(RewardConfigError, match="2 completions for 1"):
         scorer.score_many([ADD, ADD], [TESTS])
+
+
+def test_verls_calling_convention_for_the_code_reward(sandbox):
+    import asyncio
+    import json
+
+    from tczoo.rl.code import close_code_scorers
+    from tczoo.rl.verl import NoReward, compute_code_score, compute_code_score_async
+
+    try:
+        got = compute_code_score("codecontests", fenced(ADD), json.dumps(TESTS), {}, workers=1)
+        assert got["score"] == 1.0 and got["tczoo_passed"] == 1.0 and got["tczoo_ok"] == 1.0
+        got = asyncio.run(compute_code_score_async("codecontests", fenced("print(0)\n"), TESTS, workers=1))
+        assert got["score"] == 0.0 and got["tczoo_passed"] == 0.0
+        with pytest.raises(NoReward, match="undefined: no tests"):
+            compute_code_score("codecontests", fenced(ADD), {"inputs": [], "outputs": []}, workers=1)
+    finally:
+        close_code_scorers()
