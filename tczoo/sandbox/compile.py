@@ -319,6 +319,11 @@ class Compiler:
             if timed_out:
                 return CompileResult(ok=False, message=TIMEOUT_MESSAGE), {}, False
             prog = work / artifact
+            if (rc != 0 or not prog.exists()) and not src.exists():
+                # the build folder went away under the compiler (something cleaned the
+                # temporary directory): nothing is known of the program, and nothing cached
+                return CompileResult(ok=False, message="sandbox error: the build folder vanished during the compile",
+                                     infrastructure=True), {}, False
             if rc != 0 or not prog.exists():
                 msg = output or f"compiler exited with status {rc}"
                 return CompileResult(ok=False, message=msg), {}, True
