@@ -29,7 +29,7 @@ def _rows(report, method):
 @pytest.fixture(scope="module")
 def zoo_report(sandbox):
     return audit("zoo-mini", ["crux", "io", "harness", "stab", "lcb-output"], problems=["zm01"], sandbox=sandbox,
-                 time_budget_s=10.0, max_tasks=1)
+                 time_budget_s=60.0, max_tasks=1)
 
 
 def test_no_exploit_beats_its_bound_on_zoo_mini(zoo_report):
@@ -65,7 +65,7 @@ def test_forged_errors_and_sleepers_get_the_floor_never_no_reward(zoo_report):
 
 
 def test_predictions_are_data_compared_on_the_host(sandbox):
-    report = audit("humaneval", ["lcb-output"], problems=["HumanEval/0"], sandbox=sandbox, time_budget_s=10.0,
+    report = audit("humaneval", ["lcb-output"], problems=["HumanEval/0"], sandbox=sandbox, time_budget_s=60.0,
                    max_tasks=1)
     rows = _rows(report, "lcb-output")
     assert rows["honest (the test's output)"].reward == 1.0
@@ -94,12 +94,12 @@ def _unvalidated_benchmark(tmp_path: Path, sandbox) -> str:
 def test_the_audit_finds_the_empty_test_where_nothing_validates_inputs(tmp_path, sandbox):
     """Without a validator the paper's own rule applies, and the audit says what it lets through."""
     bench = _unvalidated_benchmark(tmp_path, sandbox)
-    report = audit(bench, ["crux"], sandbox=sandbox, time_budget_s=10.0, max_tasks=1)
+    report = audit(bench, ["crux"], sandbox=sandbox, time_budget_s=60.0, max_tasks=1)
     empty = _rows(report, "crux")["empty test"]
     assert not report.ok and not empty.ok and empty.reward > -1.0, empty
     # the command says so, and exits 1
     done = subprocess.run([sys.executable, "-m", "tczoo.cli", "rl", "audit", "-b", bench, "-m", "crux",
-                           "--max-tasks", "1", "--time-budget", "10"], capture_output=True, text=True, timeout=600)
+                           "--max-tasks", "1", "--time-budget", "60"], capture_output=True, text=True, timeout=600)
     assert done.returncode == 1, done.stderr
     assert "EXPLOIT" in done.stdout and "empty test" in done.stdout
 
