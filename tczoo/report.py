@@ -1386,3 +1386,22 @@ def per_problem_table(stores: list) -> Table:
     return Table(title="per problem (long format)", columns=LONG_COLUMNS, rows=rows, decimals=4,
                  notes=["one row per unit and metric, as the runners recorded them (their own names; the tables "
                         "above aggregate these); a unit that failed is one row with its status and no metric"])
+
+
+
+# --------------------------------------------------------------------------- dollars
+
+NOT_PRICED = "not priced"  # the one way every report says no price is known
+UNPRICED = ("local/", "scripted:", "replay:", "released:")  # models no provider bills
+
+
+def cost_shown(model: str, cost_usd: float, tokens: int = 0) -> float | str:
+    """Dollars as LiteLLM priced the answers (rounded to 6 places), or ``not priced``:
+    for a model no provider bills (the embedded model, scripted, replayed, released
+    answers) and for a provider model whose answered tokens LiteLLM's table priced at 0
+    (a self-hosted server, a model it does not know). 0.0 only where nothing was asked."""
+    if cost_usd > 0:
+        return round(cost_usd, 6)
+    if str(model).startswith(UNPRICED) or tokens > 0:
+        return NOT_PRICED
+    return 0.0

@@ -13,15 +13,18 @@ from tczoo.cli.options import (
     bootstrap_seed_option,
     check_benchmark,
     check_model,
+    dry_check_model,
     format_option,
     parse_json_option,
+    print_dry_run,
     resamples_option,
     run_options,
+    say_embedded_model,
     split,
     use_stats,
     writable,
 )
-from tczoo.cli.output import console, echo, emit_json, rich_table, show_tables, warn
+from tczoo.cli.output import console, echo, emit_json, print_tables, rich_table, warn
 from tczoo.cli.progress import RunReporter, progress
 
 REPORT_FORMATS = ("table", "md", "csv", "json")
@@ -39,18 +42,6 @@ def _check_models(models: list[str], api_base: str | None) -> None:
 
     for model in models:
         check_model(model, api_base if is_provider(model) else None)
-
-
-def print_tables(tables, fmt: str) -> None:
-    import sys
-
-    from tczoo.report import render
-
-    if fmt != "table":
-        sys.stdout.write(render(tables, fmt))
-        sys.stdout.flush()
-        return
-    show_tables(tables)
 
 
 def _session_warnings(session) -> None:
@@ -94,6 +85,9 @@ def compare(
                                                "paired over their common problems (interval, p-value, Holm)"),
     resamples: int = resamples_option(),
     bootstrap_seed: int = bootstrap_seed_option(),
+    dry_run: bool = typer.Option(False, "--dry-run",
+                                 help="print every cell's units, LLM calls, tokens and dollars, then exit without "
+                                      "calling a model or writing anything"),
     *,
     options,
 ) -> None:
@@ -123,7 +117,11 @@ def compare(
                 against not in [model_label(m) for m in spec.models]:
             raise CLIError(f"--against {against!r} is none of this comparison's methods or models "
                            f"({', '.join(spec.methods + spec.models)})")
+    if dry_run:
+        _dry_run(spec, options, fmt)
+        return
     _check_models(spec.models, options.settings.api_base)
+    say_embedded_model(spec.models[0])
     from tczoo.experiments.grid import run_grid
 
     out = out or default_grid_dir(spec)
@@ -141,6 +139,15 @@ def compare(
         raise RunFailed(f"stopped: {session.stop_reason()}; run the same command again to resume")
     if summary.all_failed:
         raise RunFailed(summary.cause())
+
+
+def _dry_run(spec, options, fmt: str) -> None:
+    """``--dry-run`` of a comparison or a reproduction: every cell's estimate, nothing sent."""
+    from tczoo.experiments.grid import cells, is_provider
+
+    for model in spec.models:
+        dry_check_model(model, options.settings.api_base if is_provider(model) else None)
+    print_dry_run([c.config for c in cells(spec, Path("dry-run"))], options, fmt)
 
 
 def _paired(out: Path, against: str | None) -> list:
@@ -192,6 +199,9 @@ def reproduce(
     fmt: str = format_option(*REPORT_FORMATS, help="format of the table printed at the end"),
     resamples: int = resamples_option(),
     bootstrap_seed: int = bootstrap_seed_option(),
+    dry_run: bool = typer.Option(False, "--dry-run",
+                                 help="print the target's units, LLM calls, tokens and dollars, then exit without "
+                                      "calling the model or writing anything"),
     *,
     options,
 ) -> None:
@@ -234,6 +244,11 @@ def reproduce(
         spec = spec.model_copy(update={"limit": limit})
     if chosen.run is not None:
         check_grid(spec)
+    if dry_run:
+        if chosen.run is None:
+            raise CLIError(f"target {target} calls no model (it analyses the benchmark): nothing to estimate")
+        _dry_run(spec, options, fmt)
+        return
     folder = out or default_out(chosen, spec)
     if results.exists() and not results.is_dir():
         raise CLIError(f"--results {results} exists and is not a directory")
@@ -246,6 +261,7 @@ def reproduce(
             raise CLIError(f"--report-only: {folder} holds no comparison (run the same command without it first)")
     else:
         _check_models(spec.models, options.settings.api_base)
+        say_embedded_model(spec.models[0])
         with RunReporter() as reporter:
             session = asyncio.run(execute(chosen, spec, folder, options, progress=reporter))
         echo(f"runs recorded in {folder}", err=True)

@@ -13,7 +13,9 @@ from these and from ``tczoo.cli.output``, so that all commands look and fail ali
 - ``run_options``: how a run executes (sampling defaults, limits, retries, where it
   runs), declared once for ``run``, ``compare`` and ``reproduce``;
 - ``resamples_option``/``bootstrap_seed_option``/``use_stats``: the bootstrap behind
-  every interval a report prints (``tczoo.stats``).
+  every interval a report prints (``tczoo.stats``);
+- ``print_dry_run``/``dry_check_model``/``say_embedded_model``: ``--dry-run`` and the
+  line a run without ``--model`` prints (``tczoo.estimate``).
 
 Nothing here imports more than typer at import time: ``tczoo --help`` must stay fast.
 """
@@ -336,6 +338,59 @@ def probe_api_base(url: str, timeout: float = 5.0) -> None:
 
 
 # --------------------------------------------------------------------------- run options
+
+
+def say_embedded_model(model: str) -> None:
+    """One line when ``--model`` was left out: the embedded model answers, on this
+    machine, at about what speed, and how to see the job's size first."""
+    import sys
+
+    if any(a == "--model" or a.startswith("--model=") or a == "--models" or a.startswith("--models=")
+           for a in sys.argv[1:]):
+        return
+    from tczoo.cli.output import echo
+    from tczoo.estimate import LOCAL_TOKENS_PER_S
+
+    echo(f"no --model: the embedded model {model} answers on this machine's CPU (about {LOCAL_TOKENS_PER_S:g} "
+         "tokens/s on 2 cores); --dry-run prints this job's calls, tokens and worst-case decoding time first",
+         err=True)
+
+
+def dry_check_model(model: str, api_base: str | None) -> None:
+    """A dry run sends nothing: the model must name something, but its API key may be
+    missing (said in one line) and a server is not probed."""
+    try:
+        check_model(model, api_base, probe=False)
+    except CLIError as exc:
+        if "missing API key" not in str(exc):
+            raise
+        from tczoo.cli.output import warn
+
+        warn(f"{exc} (a dry run sends nothing; the run itself will need it)")
+
+
+def print_dry_run(configs: list, options, fmt: str) -> None:
+    """``--dry-run``: what these runs would send (``tczoo.estimate``), per model and
+    method, in ``fmt``; nothing is called or written."""
+    import asyncio
+
+    from tczoo.cli.output import print_tables
+    from tczoo.cli.progress import progress
+    from tczoo.estimate import estimate, estimate_table, merge
+
+    async def all_of() -> list:
+        out = []
+        cluster = options.open_cluster()
+        try:
+            for config in configs:
+                out.append(await estimate(config, options, cluster=cluster))
+        finally:
+            cluster.close()
+        return merge(out)
+
+    with progress("dry run (nothing is sent)", unit="runs"):
+        estimates = asyncio.run(all_of())
+    print_tables([estimate_table(estimates)], fmt)
 
 
 def run_options(command: Callable[..., Any]) -> Callable[..., Any]:

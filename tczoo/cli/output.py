@@ -174,3 +174,15 @@ def show_tables(tables: Iterable[Any], *, notes: bool = True) -> None:
         if notes:
             for note in t.notes:
                 echo(note)
+
+
+def print_tables(tables: Iterable[Any], fmt: str) -> None:
+    """Tables on stdout in ``fmt``: ``table`` (``show_tables``), else ``tczoo.report.render``'s
+    md, csv or json."""
+    if fmt != "table":
+        from tczoo.report import render
+
+        sys.stdout.write(render(list(tables), fmt))
+        sys.stdout.flush()
+        return
+    show_tables(tables)

@@ -13,20 +13,23 @@ from tczoo.cli.options import (
     address_option,
     check_benchmark,
     check_model,
+    dry_check_model,
     execution_options,
     executor_option,
     format_option,
     parse_json_option,
     bootstrap_seed_option,
+    print_dry_run,
     require_file,
     require_runs,
     resamples_option,
+    say_embedded_model,
     use_stats,
     run_options,
     writable,
     split,
 )
-from tczoo.cli.output import echo, emit_json, show_tables, warn
+from tczoo.cli.output import echo, emit_json, print_tables, show_tables, warn
 from tczoo.cli.progress import RunReporter, progress
 
 REPORT_FORMATS = ("table", "md", "csv", "json")
@@ -53,6 +56,9 @@ def run(
     runner: Optional[str] = typer.Option(None, "--runner", help="score with this runner instead of each method's own"),
     params: Optional[str] = typer.Option(None, "--params", help='JSON: {"crux": {"max_rounds": 3}, "runner:hackrate": {...}}'),
     fmt: str = format_option(*REPORT_FORMATS, help="format of the report printed at the end"),
+    dry_run: bool = typer.Option(False, "--dry-run",
+                                 help="print units, LLM calls, prompt and worst-case completion tokens and dollars, "
+                                      "then exit without calling the model or writing anything"),
     *,
     options,
 ) -> None:
@@ -90,7 +96,12 @@ def run(
         repeats=repeats,
     )
     check_params(config)
+    if dry_run:
+        dry_check_model(model, options.settings.api_base)
+        print_dry_run([config], options, fmt)
+        return
     check_model(model, options.settings.api_base)
+    say_embedded_model(model)
     chosen = out is not None
     out = out if chosen else default_run_dir(config)
     if out.exists() and not out.is_dir():
@@ -323,7 +334,6 @@ def report(
     if csv_dir is not None:
         writable(csv_dir, "folder", "--csv")
     if per_problem:
-        from tczoo.cli.experiments import print_tables
         from tczoo.report import csv_files, per_problem_table
 
         if against or plot or scaling_plot:
@@ -341,7 +351,6 @@ def report(
         print_report(runs, fmt, extra=paired if not grids else None)
         tables += [t for d in runs for t in run_tables(d)[1]]
     for i, g in enumerate(grids):
-        from tczoo.cli.experiments import print_tables
         from tczoo.experiments.compare import grid_report
 
         grid_tables, summary, _ = grid_report(g)

@@ -23,7 +23,7 @@ from typing import Any
 
 from tczoo.experiments.grid import GridSpec, cells, is_provider, not_started, read_spec, wall_times
 from tczoo.experiments.metrics import decimals, show
-from tczoo.report import CI, RunSummary, StatsOptions, add_intervals, lookup_rows, score_of, stores_tables
+from tczoo.report import CI, RunSummary, StatsOptions, add_intervals, cost_shown, lookup_rows, score_of, stores_tables
 from tczoo.stats import Interval
 from tczoo.runner import Table
 
@@ -56,12 +56,9 @@ def _usage(store) -> dict[str, Any]:
 
 
 def cost_text(model: str, cost: float, tokens: int) -> Any:
-    """Dollars as LiteLLM priced the answers; a model no provider prices says so."""
-    if cost > 0:
-        return round(cost, 6)
-    if not is_provider(model):
-        return "not priced (local)"
-    return "unpriced" if tokens else 0.0
+    """Dollars as LiteLLM priced the answers; ``not priced`` where nothing prices them
+    (``tczoo.report.cost_shown``: the one way every report says it)."""
+    return cost_shown(model, cost, tokens)
 
 
 def grid_report(out: Path, spec: GridSpec | None = None, options: StatsOptions | None = None

@@ -235,6 +235,9 @@ class RunData:
             "prompt_tokens": sum(int(u.get("prompt_tokens") or 0) for u in usage),
             "completion_tokens": sum(int(u.get("completion_tokens") or 0) for u in usage),
             "cost_usd": round(sum(float(x.get("cost_usd") or 0.0) for x in self.exchanges), 6),
+            # as every report says it: dollars, or "not priced" (tczoo.report.cost_shown)
+            "cost": self._cost(sum(float(x.get("cost_usd") or 0.0) for x in self.exchanges),
+                               sum(_tokens(x) for x in self.exchanges)),
             "llm_seconds": round(sum(float(x.get("seconds") or 0.0) for x in self.exchanges), 3),
             "generation_seconds": round(sum(g.seconds for g in self.generations), 3),
             "first_call": min(times) if times else None,
@@ -335,14 +338,18 @@ class RunData:
             "generated": g is not None,
             "scored": bool(unit.scores),
             "exchanges": len(xs),
-            "tokens": sum(int((x.get("usage") or {}).get("prompt_tokens") or 0)
-                          + int((x.get("usage") or {}).get("completion_tokens") or 0) for x in xs),
-            "cost": round(sum(float(x.get("cost_usd") or 0.0) for x in xs), 6),
+            "tokens": sum(_tokens(x) for x in xs),
+            "cost": self._cost(sum(float(x.get("cost_usd") or 0.0) for x in xs), sum(_tokens(x) for x in xs)),
             "seconds": g.seconds if g is not None else None,
         }, 300)
 
     def units(self) -> list[dict[str, Any]]:
         return [self.unit_line(u) for u in self._units.values()]
+
+    def _cost(self, dollars: float, tokens: int) -> float | str:
+        from tczoo.report import cost_shown
+
+        return cost_shown(str(self.config.get("model", "")), dollars, tokens)
 
     # ------------------------------------------------------------------ one problem in full
 
@@ -428,8 +435,19 @@ class RunData:
             "cached": bool(x.get("cached")), "params": x.get("params", {}), "sent": x.get("sent"),
             "notes": x.get("notes", []),
             "prompt_tokens": usage.get("prompt_tokens", 0), "completion_tokens": usage.get("completion_tokens", 0),
-            "cost": x.get("cost_usd", 0.0), "seconds": x.get("seconds"), "time": x.get("time"),
+            "cost": _exchange_cost(x), "seconds": x.get("seconds"), "time": x.get("time"),
         }
+
+
+def _tokens(x: dict[str, Any]) -> int:
+    usage = x.get("usage") or {}
+    return int(usage.get("prompt_tokens") or 0) + int(usage.get("completion_tokens") or 0)
+
+
+def _exchange_cost(x: dict[str, Any]) -> float | str:
+    from tczoo.report import cost_shown
+
+    return cost_shown(str(x.get("model", "")), float(x.get("cost_usd") or 0.0), _tokens(x))
 
 
 def _tests_made(made: Counter, names: set, artifact: Any) -> int | None:

@@ -63,6 +63,9 @@ def table(title: str, columns: list[str], rows: list[list[Any]], **kw: Any) -> T
 
 
 def money(v: Any) -> str:
+    """Dollars, or what the data says instead ("not priced": tczoo.report.cost_shown)."""
+    if isinstance(v, str):
+        return v
     return f"${float(v or 0):.4f}"
 
 
@@ -78,7 +81,7 @@ def run_view(data: RunData, *, limit: int = 40) -> Iterator[RenderableType]:
     head.append(f"model {c.get('model')} · benchmark {c.get('benchmark')} · methods {', '.join(map(str, c.get('methods', [])))}\n")
     head.append(f"{tot['units']} units on {tot['problems']} problems · {tot['calls']} calls ({tot['cached_calls']} cached, "
                 f"{tot['failed_calls']} failed) · {tot['prompt_tokens'] + tot['completion_tokens']} tokens · "
-                f"{money(tot['cost_usd'])} · {tot['generation_seconds']:.1f} s generating")
+                f"{money(tot.get('cost', tot['cost_usd']))} · {tot['generation_seconds']:.1f} s generating")
     yield Panel(head, expand=False)
     if s["failures"]:
         yield table("failures by stage and reason", ["stage", "reason", "count", "units"],
@@ -173,7 +176,7 @@ def runs_view(datas: list[RunData], *, make_table: Any = None, short: Any = None
                                                                           else "")
         rows.append([str(d.root), label, ", ".join(map(str, d.config.get("methods", []))),
                      tot["units"], failed, mean, tot["calls"], tot["prompt_tokens"] + tot["completion_tokens"],
-                     money(tot["cost_usd"])])
+                     money(tot.get("cost", tot["cost_usd"]))])
     yield make_table(f"{len(datas)} runs (show PATH --model M --method X for one; --problem P for its units)",
                      ["run", "model", "methods", "units", "failed", "mean headline", "calls", "tokens", "cost"],
                      [[safe(c, 300) if isinstance(c, str) else c for c in r] for r in rows])

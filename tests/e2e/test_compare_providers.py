@@ -87,8 +87,8 @@ def test_one_grid_over_the_embedded_model_and_the_same_gguf_behind_a_server(serv
         assert row["LLM calls"] == 1 and row["LLM failures"] == 0, row
         assert 0 < row["completion tokens"] <= 96 and row["prompt tokens"] > 100, row
         assert row["status"] in ("ok", "no valid tests", "partial"), row
-    assert cost[models[0]]["cost USD"] == "not priced (local)"
-    assert cost[models[1]]["cost USD"] == "unpriced"  # LiteLLM has no price for a self-hosted model
+    assert cost[models[0]]["cost USD"] == "not priced"
+    assert cost[models[1]]["cost USD"] == "not priced"  # LiteLLM has no price for a self-hosted model
     # the provider path for real: LiteLLM's hosted_vllm backend, keyed by the server's address
     [exchange] = [json.loads(x) for x in next(out.glob("hosted_vllm*/crux")).joinpath("exchanges.jsonl")
                   .read_text().splitlines()]

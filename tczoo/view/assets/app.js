@@ -57,7 +57,8 @@
     return digits === undefined ? String(v) : v.toFixed(digits);
   }
 
-  function money(v) { return v ? "$" + Number(v).toFixed(4) : "$0"; }
+  // dollars, or what the data says instead ("not priced": a model nothing prices)
+  function money(v) { return typeof v === "string" ? v : v ? "$" + Number(v).toFixed(4) : "$0"; }
 
   // A long text: the first lines shown, the rest behind a button.
   function longText(value, opts) {
@@ -338,7 +339,7 @@
       el("span", null, "methods ", el("b", null, (c.methods || []).map(txt).join(", ")))));
     card.appendChild(el("div", { class: "totals" },
       t.units + " units on " + t.problems + " problems · " + t.calls + " calls (" + t.cached_calls + " cached, " +
-      t.failed_calls + " failed) · " + (t.prompt_tokens + t.completion_tokens) + " tokens · " + money(t.cost_usd) +
+      t.failed_calls + " failed) · " + (t.prompt_tokens + t.completion_tokens) + " tokens · " + money(t.cost !== undefined ? t.cost : t.cost_usd) +
       " · " + num(t.generation_seconds, 1) + " s generating"));
     if ((r.failures || []).length) {
       var f = el("div", { class: "failures" }, el("b", null, "failures: "));
