@@ -282,11 +282,14 @@ def reproduce(
     finally:
         if cluster is not None:
             cluster.close()
+    if not repro.scored:
+        # a table of failures is not a reproduction: results/ keeps what it had
+        print_tables([repro.settings, repro.comparison, *repro.details], fmt)
+        raise RunFailed(f"{target}: nothing was scored, so nothing was written in {results}; the failures are "
+                        f"printed above (the runs are in {folder})")
     paths = write(repro, results)
     print_tables([repro.settings, repro.comparison], fmt)
     echo("written: " + ", ".join(str(p) for p in paths), err=True)
-    if not repro.scored:
-        raise RunFailed(f"{target}: nothing was scored; the failures are in {paths[0]}")
 
 
 def register(app: typer.Typer) -> None:

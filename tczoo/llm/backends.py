@@ -106,7 +106,9 @@ def replay_key(messages: list[dict], params: dict[str, Any], sample: int) -> str
 
 class ReplayBackend(Backend):
     """Answers from a run directory's ``exchanges.jsonl`` (or every run of a comparison
-    directory), whatever model made them."""
+    directory), whatever model made them. A call the recording does not hold fails with
+    what differs from the closest recorded one (``differs``): a sampling setting (and
+    the flag that sets it), the sample index, or the prompt (from which line)."""
 
     cacheable = False
 
@@ -148,13 +150,63 @@ class ReplayBackend(Backend):
     async def answer(self, messages, params, sample):
         rec = self.answers.get(replay_key(messages, params, sample))
         if rec is None:
-            raise ProviderError("replay: this exchange was not recorded", reason="not_recorded")
+            raise ProviderError(f"replay: this exchange was not recorded: {self.differs(messages, params, sample)}",
+                                reason="not_recorded")
         usage = rec.get("usage", {})
         return Answer(
             text=rec["text"],
             prompt_tokens=usage.get("prompt_tokens", 0),
             completion_tokens=usage.get("completion_tokens", 0),
         )
+
+
+    def differs(self, messages: list[dict], params: dict[str, Any], sample: int) -> str:
+        """What makes this call differ from the recording, in one clause."""
+        asked = {k: v for k, v in params.items() if k not in ("timeout", "response_format", "on_tokens")}
+        prompt = _messages_text(messages)
+        if getattr(self, "_texts", None) is None:  # built at the first miss, once
+            self._texts = [(_messages_text(r["messages"]), r) for r in self.answers.values()]
+        same_prompt = [r for text, r in self._texts if text == prompt]
+        if same_prompt:
+            for rec in sorted(same_prompt, key=lambda r: r["sample"] != sample):
+                recorded = {k: v for k, v in rec["params"].items() if k not in ("timeout", "response_format")}
+                changed = [k for k in sorted(set(asked) | set(recorded)) if asked.get(k) != recorded.get(k)]
+                if changed:
+                    return "; ".join(f"{k}: recorded {recorded.get(k)!r}, this run asks {asked.get(k)!r}"
+                                     f"{SETTING_FLAGS.get(k, '')}" for k in changed)
+            samples = sorted({r["sample"] for r in same_prompt})
+            return (f"sample {sample} of this prompt was not recorded (recorded: {', '.join(map(str, samples[:8]))}"
+                    f"{' ...' if len(samples) > 8 else ''}): --samples or --repeats differs from the recording's")
+        if not self.answers:
+            return "the recording holds no answered exchange"
+        # the prompt itself differs: from which line, against the recorded prompt closest to it
+        lines = prompt.splitlines()
+        best, at = "", -1
+        for text, _ in self._texts:
+            other = text.splitlines()
+            k = next((i for i, (x, y) in enumerate(zip(lines, other)) if x != y), min(len(lines), len(other)))
+            if k > at:
+                best, at = "\n".join(other), k
+        recorded = best.splitlines()
+        was = recorded[at] if at < len(recorded) else "(the recorded prompt ends)"
+        now = lines[at] if at < len(lines) else "(this prompt ends)"
+        return (f"no recorded exchange has this prompt: it differs from the closest recorded one at line {at + 1} "
+                f"(recorded {was[:80]!r}, now {now[:80]!r}): a template, a problem or a method parameter is not "
+                "the recording's")
+
+
+# what sets a sampling parameter, for a replay that asks for another value than was recorded
+SETTING_FLAGS = {"max_tokens": " (--max-tokens, or the method's max_tokens in --params)",
+                 "temperature": " (--temperature, or the method's temperature in --params)",
+                 "top_p": " (the method's top_p in --params)", "seed": " (--seed)",
+                 "presence_penalty": " (the method's presence_penalty in --params)", "stop": " (the method's stop)"}
+
+
+def _messages_text(messages: Any) -> str:
+    if not isinstance(messages, list):
+        return str(messages)
+    return "\n".join(f"{m.get('role', '')}: {m.get('content', '')}" if isinstance(m, dict) else str(m)
+                     for m in messages)
 
 
 # --------------------------------------------------------------------------- one answer
