@@ -51,6 +51,10 @@ from tczoo.rewards import RewardConfigError
 DEFAULT_TIME_LIMIT_MS = 5000  # prime_code's per-test timeout (5 s) in its all-tests pass
 DEFAULT_MEMORY_MB = 1024  # SandboxFusion's and verl's default memory_limit_mb
 DEFAULT_WINDOW_S = 0.005  # how long a batch waits for more calls
+FORK_OUTPUT_KB = 16 * 1024  # a test's output cap (past it: OLE)
+FORK_WALL_ROOM = 10  # a starved test's second chance: the wall-clock guard this many times wider
+FORK_DRIVER_MB = 256  # the fork server's own memory, beside a test's
+FORK_FIRST_ROUND = 2  # tests in a program's first round; each round doubles
 DEFAULT_MAX_BATCH = 512
 
 _FENCE = re.compile(r"```([A-Za-z0-9_+#-]*)[ \t]*\n(.*?)```", re.S)
@@ -128,20 +132,181 @@ class CodeResult:
                 "seconds": round(self.seconds, 3)}
 
 
+# --------------------------------------------------------------------------- the fork server (Python)
+
+# One sandboxed process per (program, tests): it compiles the program once, then forks
+# a child per test, each with the test's input as stdin, its own output pipes, RLIMIT_CPU
+# and RLIMIT_AS, and nothing else open. A child cannot reach this process (it made itself
+# not dumpable: no ptrace, no /proc/<pid>/fd or mem; the job's process limit is two, so no
+# child can fork), and what it prints goes to its own pipes: the only channel to the host is
+# this process's stdout, one JSON line per test. The child's CPU time is the kernel's
+# (wait4). A program that kills or stops this process ends its own run (the host reads it
+# as the program's failure on the test in progress, never as the sandbox's).
+_FORK_DRIVER = r"""import ctypes, json, os, resource, select, signal, sys, time
+
+
+def _child(code, in_fd, out_w, err_w, cpu_s, memory):
+    import builtins, io, traceback, types
+    os.dup2(in_fd, 0)
+    os.dup2(out_w, 1)
+    os.dup2(err_w, 2)
+    os.closerange(3, 1 << 16)
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)),
+                                                 encoding="utf-8")
+    sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)),
+                                                   encoding="utf-8")
+    sys.stderr = sys.__stderr__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(2, "w", closefd=False)),
+                                                   encoding="utf-8", errors="backslashreplace", line_buffering=True)
+    sys.argv = ["main.py"]
+    module = types.ModuleType("__main__")
+    module.__file__ = "main.py"
+    module.__builtins__ = builtins
+    sys.modules["__main__"] = module
+    rc = 0
+    try:
+        exec(code, module.__dict__)
+    except SystemExit as exc:
+        if exc.code is None:
+            rc = 0
+        elif isinstance(exc.code, int):
+            rc = exc.code & 0xFF
+        else:
+            print(exc.code, file=sys.stderr)
+            rc = 1
+    except BaseException:
+        traceback.print_exc()
+        rc = 1
+    try:
+        sys.stdout.flush()
+    except BaseException:
+        rc = rc or 120
+    try:
+        sys.stderr.flush()
+    except BaseException:
+        pass
+    os._exit(rc)
+
+
+def _run(code, in_fd, cpu_s, wall_s, memory, cap):
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _child(code, in_fd, out_w, err_w, cpu_s, memory)
+        finally:
+            os._exit(1)
+    os.close(out_w)
+    os.close(err_w)
+    out, err, size, ole, timed_out = [], [], 0, False, False
+    open_fds = {out_r: out, err_r: err}
+    deadline = started + wall_s
+    while open_fds:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            timed_out = True
+            break
+        ready, _, _ = select.select(list(open_fds), [], [], left)
+        for fd in ready:
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                os.close(fd)
+                del open_fds[fd]
+                continue
+            if fd == out_r:
+                size += len(chunk)
+                if size > cap:
+                    ole = True
+                    break
+                out.append(chunk)
+            elif sum(map(len, err)) < 4096:
+                err.append(chunk)
+        if ole:
+            break
+    if timed_out or ole:
+        os.kill(pid, signal.SIGKILL)
+    else:
+        while True:
+            done, status, usage = os.wait4(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() >= deadline:
+                timed_out = True
+                os.kill(pid, signal.SIGKILL)
+                break
+            time.sleep(0.001)
+    if timed_out or ole:
+        _, status, usage = os.wait4(pid, 0)
+    for fd in open_fds:
+        os.close(fd)
+    return {"exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+            "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+            "cpu_ms": (usage.ru_utime + usage.ru_stime) * 1000.0, "wall_ms": (time.monotonic() - started) * 1000.0,
+            "timed_out": timed_out, "ole": ole,
+            "out": b"".join(out).decode("utf-8", "surrogateescape"),
+            "err": b"".join(err)[-2000:].decode("utf-8", "backslashreplace")}
+
+
+def _say(line):
+    os.write(1, (json.dumps(line) + "\n").encode("utf-8", "surrogatepass"))
+
+
+def main():
+    spec = json.loads(sys.stdin.read())
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE 0: no child may ptrace or read us
+        _say({"unprotected": ctypes.get_errno()})
+        return
+    with open("main.py", "rb") as f:
+        source = f.read()
+    try:
+        code = compile(source, "main.py", "exec")
+    except (SyntaxError, ValueError) as exc:
+        _say({"compile_error": f"{type(exc).__name__}: {exc}"[:2000]})
+        return
+    inputs = [os.open(f"in{i}", os.O_RDONLY) for i in range(spec["n"])]
+    limit_s = spec["time_ms"] / 1000.0
+    cpu_s = int(limit_s) + 1
+    wall_s = 2 * limit_s + 1.0
+    memory = spec["memory_mb"] << 20
+    for i, fd in enumerate(inputs):
+        result = _run(code, fd, cpu_s, wall_s, memory, spec["output_bytes"])
+        if result["timed_out"] and result["cpu_ms"] < spec["time_ms"]:  # starved by a loaded machine: once more
+            os.lseek(fd, 0, os.SEEK_SET)
+            result = _run(code, fd, cpu_s, wall_s * spec["wall_room"], memory, spec["output_bytes"])
+        result["i"] = i
+        _say(result)
+        failed = (result["timed_out"] or result["ole"] or result["exit"] != 0
+                  or result["cpu_ms"] > spec["time_ms"])
+        if failed and spec["stop_on_failure"]:
+            break
+
+
+main()
+"""
+
+
 class CodeJudge:
     """Judges programs on tests in ``sandbox`` (synchronous; see ``CodeScorer``)."""
 
     def __init__(self, sandbox: Any, *, time_limit_ms: int = DEFAULT_TIME_LIMIT_MS,
-                 memory_mb: int = DEFAULT_MEMORY_MB, continuous: bool = False, comparator: str | None = None):
+                 memory_mb: int = DEFAULT_MEMORY_MB, continuous: bool = False, comparator: str | None = None,
+                 fork_server: bool = True):
         from tczoo.sandbox.types import Limits
 
         try:
-            self.limits = Limits(time_ms=time_limit_ms, memory_mb=memory_mb)
+            self.limits = Limits(time_ms=time_limit_ms, memory_mb=memory_mb, output_kb=FORK_OUTPUT_KB)
         except ValidationError as exc:
             raise RewardConfigError(f"bad code reward limits: {exc.errors()[0].get('msg')}") from None
         self.sandbox = sandbox
         self.continuous = bool(continuous)
         self.comparator = comparator
+        self.fork_server = bool(fork_server)
+        self.forked = 0  # programs judged by the fork server (the rest: one process per test)
 
     def judge_many(self, completions: list[str], tests: list[Any]) -> list[CodeResult]:
         if len(completions) != len(tests):
@@ -187,13 +352,24 @@ class CodeJudge:
         for text in completions:
             language, code = extract_program(text)
             order.append(programs.setdefault((language, code), len(programs)))
-        judged = judge.judge([Program(code=code, language=Language(language), name="completion")
-                              for language, code in programs], stop_on=() if self.continuous else None)
-        results = [self._result(j, len(cases)) for j in judged]
+        results: list[CodeResult | None] = [None] * len(programs)
+        if self.fork_server:
+            python = [k for k, (language, _) in enumerate(programs) if language == "python"]
+            forked = self._fork_judge(tests, [list(programs)[k][1] for k in python])
+            for k, r in zip(python, forked):
+                results[k] = r
+        rest = [k for k, r in enumerate(results) if r is None]
+        if rest:
+            listed = list(programs)
+            judged = judge.judge([Program(code=listed[k][1], language=Language(listed[k][0]), name="completion")
+                                  for k in rest], stop_on=() if self.continuous else None)
+            for k, j in zip(rest, judged):
+                results[k] = self._result(j, len(cases))
         return [CodeResult(results[k].score, results[k].passed, list(results[k].verdicts), results[k].reason)
-                for k in order]
+                for k in order]  # type: ignore[union-attr]
 
     def _result(self, judgement: Any, n: int) -> CodeResult:
+        """A ``SuiteJudge`` judgement as a reward."""
         verdicts = list(judgement.verdicts)
         if judgement.cannot_run:
             return CodeResult(0.0, False, verdicts, f"cannot_run: {judgement.cannot_run[:300]}")
@@ -207,6 +383,103 @@ class CodeJudge:
                 return CodeResult(None, None, verdicts, "infrastructure: the sandbox failed a run")
             return CodeResult(sum(v == "AC" for v in verdicts) / n, passed, verdicts)
         return CodeResult(1.0 if passed else 0.0, passed, verdicts)
+
+    def _fork_judge(self, tests: CodeTests, codes: list[str]) -> list[CodeResult | None]:
+        """Python programs through the fork server (``_FORK_DRIVER``): rounds of 2, 4, 8 ...
+        tests, one sandboxed job per program and round, the programs that failed a round
+        not run again (every test in one round when ``continuous``). None for a program
+        the server could not take (it could not make itself safe from its children: the
+        caller judges it one process per test)."""
+        from tczoo.sandbox.types import Verdict
+
+        n = len(tests.inputs)
+        verdicts = [[""] * n for _ in codes]
+        out: list[CodeResult | None] = [None] * len(codes)
+        fallback: set[int] = set()
+        alive, pos, size = list(range(len(codes))), 0, (n if self.continuous else FORK_FIRST_ROUND)
+        while alive and pos < n:
+            chunk = list(range(pos, min(n, pos + size)))
+            runs = self.sandbox.run_many([self._fork_job(codes[k], [tests.inputs[i] for i in chunk]) for k in alive])
+            still = []
+            for k, run in zip(alive, runs):
+                if run.verdict is Verdict.SE:  # the worker's own channel: the sandbox failed, not the program
+                    out[k] = CodeResult(None, None, verdicts[k], f"infrastructure: {run.message[:300]}")
+                    continue
+                got = self._read_fork(run, tests, chunk)
+                if got is None:
+                    fallback.add(k)
+                elif isinstance(got, str):
+                    out[k] = CodeResult(0.0, False, verdicts[k], got)
+                else:
+                    for i, v in zip(chunk, got):
+                        verdicts[k][i] = v
+                    if self.continuous or all(v == "AC" for v in got):
+                        still.append(k)
+            alive, pos, size = still, pos + len(chunk), 2 * size
+        for k in range(len(codes)):
+            if k in fallback or out[k] is not None:
+                continue
+            self.forked += 1
+            passed = all(v == "AC" for v in verdicts[k])
+            score = sum(v == "AC" for v in verdicts[k]) / n if self.continuous else float(passed)
+            out[k] = CodeResult(score, passed, verdicts[k])
+        return out
+
+    def _fork_job(self, code: str, inputs: list[str]) -> Any:
+        from tczoo.sandbox.types import DAY_MS, Job, Limits
+        from tczoo.schema import Language, Program
+
+        m, limit = len(inputs), self.limits.time_ms
+        spec = json.dumps({"n": m, "time_ms": limit, "memory_mb": self.limits.memory_mb,
+                           "output_bytes": self.limits.output_kb * 1024, "stop_on_failure": not self.continuous,
+                           "wall_room": FORK_WALL_ROOM})
+        cpu = (limit // 1000 + 2) * 1000  # RLIMIT_CPU's whole seconds, and its hard limit
+        wall = 2 * limit + 1000  # a test's guard, as the sandbox's; a starved test runs again, wider
+        limits = Limits(time_ms=min(DAY_MS, 2 * m * cpu + 2000), wall_ms=min(DAY_MS, (m + FORK_WALL_ROOM) * wall + 5000),
+                        memory_mb=self.limits.memory_mb + FORK_DRIVER_MB, processes=2,
+                        output_kb=min(m * (self.limits.output_kb + 64) + 1024, 1 << 30))
+        files = {f"in{i}": text for i, text in enumerate(inputs)}
+        files["main.py"] = code
+        return Job(program=Program(code=_FORK_DRIVER, language=Language.PYTHON, name="tczoo-fork-server"),
+                   stdin=spec, limits=limits, files=files)
+
+    def _read_fork(self, run: Any, tests: CodeTests, chunk: list[int]) -> "list[str] | str | None":
+        """A round's verdicts from the driver's lines ("" where the program had stopped);
+        a string: the program cannot run (a compile error); None: the server could not take it."""
+        import signal as signals
+
+        from tczoo.execution.outputs import same_output
+        from tczoo.sandbox.types import Verdict
+
+        verdicts = [""] * len(chunk)
+        lines = run.stdout.splitlines()
+        first = _json_line(lines[0]) if lines else None
+        if first is not None and "unprotected" in first:
+            return None
+        if first is not None and "compile_error" in first:
+            return f"cannot_run: compile error: {first['compile_error']}"[:2000]
+        seen = 0
+        for line in lines:
+            r = _json_line(line)
+            if r is None or r.get("i") != seen or seen >= len(chunk):
+                break  # the driver's lines only, in order: anything else ends what is read
+            if r.get("timed_out") or r.get("cpu_ms", 0) > self.limits.time_ms or r.get("signal") == signals.SIGXCPU:
+                verdicts[seen] = "TLE"
+            elif r.get("ole"):
+                verdicts[seen] = "OLE"
+            elif r.get("exit") != 0:
+                verdicts[seen] = "RE"
+            else:
+                ok = same_output(str(r.get("out", "")), tests.outputs[chunk[seen]], comparator=self.comparator)
+                verdicts[seen] = "AC" if ok else "WA"
+            seen += 1
+            if verdicts[seen - 1] != "AC" and not self.continuous:
+                return verdicts
+        if seen < len(chunk):
+            # the run ended with tests to go and no failure reported: the program ended it (it
+            # killed or stopped the driver, or its memory took the job): its own failure
+            verdicts[seen] = {Verdict.TLE: "TLE", Verdict.MLE: "MLE", Verdict.OLE: "OLE"}.get(run.verdict, "RE")
+        return verdicts
 
 
 class Batcher:
@@ -271,6 +544,14 @@ class Batcher:
             self._loop.close()
 
 
+def _json_line(line: str) -> dict | None:
+    try:
+        value = json.loads(line)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def _settle(done: "asyncio.Future[list[Any]]", futures: list["asyncio.Future[Any]"]) -> None:
     exc = None if done.cancelled() else done.exception()
     results = done.result() if not done.cancelled() and exc is None else None
@@ -295,7 +576,7 @@ class CodeScorer:
     def __init__(self, *, sandbox: Any = None, workers: int | None = None, ranks: int | None = None,
                  time_limit_ms: int = DEFAULT_TIME_LIMIT_MS, memory_mb: int = DEFAULT_MEMORY_MB,
                  continuous: bool = False, comparator: str | None = None, window_s: float = DEFAULT_WINDOW_S,
-                 max_batch: int = DEFAULT_MAX_BATCH):
+                 max_batch: int = DEFAULT_MAX_BATCH, fork_server: bool = True):
         from tczoo.machine import machine_share
         from tczoo.sandbox import Sandbox
 
@@ -311,7 +592,7 @@ class CodeScorer:
             sandbox = Sandbox(workers=workers)
         self.sandbox = sandbox
         self.judge = CodeJudge(sandbox, time_limit_ms=time_limit_ms, memory_mb=memory_mb, continuous=continuous,
-                               comparator=comparator)
+                               comparator=comparator, fork_server=fork_server)
         self._batcher = Batcher(lambda items: self.judge.judge_many([i[0] for i in items], [i[1] for i in items]),
                                 window_s=window_s, max_batch=max_batch,
                                 threads=2 + int(getattr(sandbox, "workers", 1)), name="tczoo-code")
@@ -350,7 +631,8 @@ _GUARD = threading.Lock()
 
 def code_scorer(**options: Any) -> CodeScorer:
     """The process's ``CodeScorer`` for these options (made on first use)."""
-    known = {"workers", "ranks", "time_limit_ms", "memory_mb", "continuous", "comparator", "window_s", "max_batch"}
+    known = {"workers", "ranks", "time_limit_ms", "memory_mb", "continuous", "comparator", "window_s", "max_batch",
+             "fork_server"}
     unknown = sorted(set(options) - known)
     if unknown:
         raise RewardConfigError(f"unknown code reward option(s) {', '.join(unknown)} "
