@@ -197,6 +197,60 @@ def plugins_used(methods: list[str], runners: list[str]) -> dict[str, dict[str, 
     return found
 
 
+def plugin_sources(methods: list[str], runners: list[str]) -> dict[str, str]:
+    """``{"method:NAME" | "runner:NAME": "sha256:…"}``: for every method and runner an
+    outside package provides, a digest of its package's files as installed (the source
+    and templates of the top-level package its entry point names; ``__pycache__`` left
+    out). A run records it in its config, so a changed plugin is a different experiment:
+    the default run directory moves and ``--out`` of the old one is refused naming it."""
+    found = {}
+    for group, kind, names in (("tczoo.methods", "method", methods), ("tczoo.runners", "runner", runners)):
+        for name in dict.fromkeys(names):
+            info = package_of(group, name)
+            if info is None or info["package"].lower() == "tczoo":
+                continue
+            ep = _group(group)[name]
+            digest = source_digest(ep.value.split(":", 1)[0].split(".", 1)[0])
+            if digest is not None:
+                found[f"{kind}:{name}"] = digest
+    return found
+
+
+def source_digest(package: str) -> str | None:
+    """sha256 over a top-level package's files (relative path and bytes, sorted; regular
+    files only, links and ``__pycache__`` left out), or None when it cannot be found."""
+    import hashlib
+    import importlib.util
+    import os
+
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    roots = list(spec.submodule_search_locations or [])
+    files: list[tuple[str, Path]] = []
+    if roots:
+        root = Path(roots[0])
+        for folder, dirs, names in os.walk(root, followlinks=False):
+            dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not (Path(folder) / d).is_symlink())
+            for n in sorted(names):
+                path = Path(folder) / n
+                if path.is_file() and not path.is_symlink() and not n.endswith((".pyc", ".pyo")):
+                    files.append((str(path.relative_to(root)), path))
+    elif spec.origin and Path(spec.origin).is_file():
+        files.append((Path(spec.origin).name, Path(spec.origin)))
+    else:
+        return None
+    h = hashlib.sha256()
+    for rel, path in sorted(files):
+        h.update(rel.encode("utf-8", "surrogatepass") + b"\0")
+        h.update(path.read_bytes())
+        h.update(b"\0")
+    return "sha256:" + h.hexdigest()[:16]
+
+
 def missing_hint(kind: str, name: str, provenance: list[dict[str, Any]]) -> str:
     """For a method or runner a recorded run used that is not installed here: which
     package to install, from the run's provenance ("" when it does not say)."""

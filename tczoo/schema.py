@@ -709,4 +709,7 @@ class RunConfig(Model):
     # --repeats R: every unit R times, each repeat with its own sample indices and task
     # seeds (``repeat_key``); reports summarise repeat 0 and the spread over all R
     repeats: int = Field(1, ge=1)
+    # the source digest of every method and runner an outside package provides
+    # (tczoo.registry.plugin_sources): a changed plugin is another experiment
+    plugins: dict[str, str] = Field(default_factory=dict)
     tczoo_version: str = ""

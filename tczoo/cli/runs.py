@@ -70,7 +70,7 @@ def run(
     import asyncio
 
     from tczoo.errors import RunFailed
-    from tczoo.registry import get_method, get_runner
+    from tczoo.registry import get_method, get_runner, plugin_sources
     from tczoo.run import check_params, run as run_all
     from tczoo.schema import RunConfig
 
@@ -95,6 +95,7 @@ def run(
         seed=seed, runner=runner, params=parsed_params, llm=options.recorded(),
         repeats=repeats,
     )
+    config.plugins = plugin_sources(names, [runner or get_method(n).runner for n in names])
     check_params(config)
     if dry_run:
         dry_check_model(model, options.settings.api_base)
@@ -140,6 +141,8 @@ def default_run_dir(config) -> Path:
         settings.pop("limit", None)
     if settings.get("repeats") == 1:
         settings.pop("repeats")  # a run without --repeats keeps the folder it had before the option existed
+    if not settings.get("plugins"):
+        settings.pop("plugins", None)  # likewise a run of tczoo's own methods and runners
     digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:8]
     label = re.sub(r"[^A-Za-z0-9._-]+", "_", model_label(config.model)).strip("._")[:40]
     return RUNS / f"{'+'.join(config.methods)[:60]}-{label}-{digest}"

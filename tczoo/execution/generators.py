@@ -182,8 +182,8 @@ def run_generators(sandbox: "Sandbox", generators: list[Generator], *, seed: int
                     continue
                 if len(text.encode(errors="surrogatepass")) > max_input_kb * 1024:
                     # It will keep making inputs this big: retire it like one that crashed.
-                    _retire(g, "input_too_large", f"{len(text.encode(errors='surrogatepass')) // 1024} KB "
-                                                  f"> {max_input_kb} KB")
+                    _retire(g, "input_too_large", f"input over {max_input_kb} KB "
+                                                  f"({len(text.encode(errors='surrogatepass')) // 1024} KB)")
                     break
                 if dedupe:
                     key = input_key(text, functional)
@@ -369,8 +369,8 @@ def run_commands(sandbox: "Sandbox", code: str, commands: list[str], *, function
                 run.reason, run.detail = "empty_input", f"{function} returned a blank input"
                 continue
             if len(text.encode(errors="surrogatepass")) > max_input_kb * 1024:
-                run.reason, run.detail = "input_too_large", (f"{len(text.encode(errors='surrogatepass')) // 1024} KB "
-                                                             f"> {max_input_kb} KB")
+                run.reason, run.detail = "input_too_large", (f"input over {max_input_kb} KB "
+                                                             f"({len(text.encode(errors='surrogatepass')) // 1024} KB)")
                 continue
             run.inputs.append(text)
         if run.inputs and run.reason == "empty_input":
@@ -455,7 +455,7 @@ def _call(sandbox: "Sandbox", calls: list[tuple], time_ms: int, memory_mb: int,
             for i, r in zip(indices, res.value):
                 results[i] = _from_driver(r)
         elif len(indices) == 1:
-            results[indices[0]] = _whole_process_failure(res)
+            results[indices[0]] = _whole_process_failure(res, batch(indices).limits)
         else:
             retry.extend(indices)
     # Alone, in waves: per key, as many calls as there are worker slots at a time.
@@ -469,7 +469,7 @@ def _call(sandbox: "Sandbox", calls: list[tuple], time_ms: int, memory_mb: int,
             if res.ok and isinstance(res.value, list) and res.value:
                 results[i] = _from_driver(res.value[0])
             else:
-                results[i] = _whole_process_failure(res)
+                results[i] = _whole_process_failure(res, batch([i]).limits)
         for key in list(queues):
             q = queues[key]
             sent, rest = q[:wave_size], q[wave_size:]
@@ -498,8 +498,16 @@ def _from_driver(r: Any) -> dict:
             "error": error if isinstance(error, str) else "no result"}
 
 
-def _whole_process_failure(res) -> dict:
+def _whole_process_failure(res, limits: Limits | None = None) -> dict:
     if res.run.verdict is Verdict.SE:
         return {"ok": False, "kind": "sandbox_error", "error": res.error}
     kind = _WHOLE_PROCESS_REASON.get(res.error_type or "") or CALL_FAILURE_REASONS.get(res.error_type or "", "crash")
-    return {"ok": False, "kind": kind, "error": res.error[-1500:]}
+    error = res.error[-1500:]
+    if limits is not None:  # a failure names the limit it hit
+        hit = {"memory": f"over {limits.memory_mb} MB of memory",
+               "output_too_large": f"output over {limits.output_kb} KB",
+               "timeout": f"over {limits.time_ms / 1000:g} s of CPU time (or {limits.wall_ms / 1000:g} s of wall "
+                          "time) for the process"}.get(kind)
+        if hit:
+            error = f"{hit} ({error})" if error else hit
+    return {"ok": False, "kind": kind, "error": error}

@@ -85,7 +85,7 @@ class Cell:
 
 def cells(spec: GridSpec, out: Path) -> list[Cell]:
     """The grid's cells in order (model by model, the methods in the order given)."""
-    from tczoo.registry import get_method
+    from tczoo.registry import get_method, plugin_sources
 
     found = []
     for model in spec.models:
@@ -97,7 +97,7 @@ def cells(spec: GridSpec, out: Path) -> list[Cell]:
                 llm["api_base"] = None
             config = RunConfig(methods=[method], model=model, benchmark=spec.benchmark, problems=spec.problems,
                                limit=spec.limit, samples=spec.samples, seed=spec.seed, runner=spec.runner, params=params,
-                               llm=llm, repeats=spec.repeats)
+                               llm=llm, repeats=spec.repeats, plugins=plugin_sources([method], [runner]))
             found.append(Cell(model, method, runner, out / model_slug(model) / method, config))
     return found
 

@@ -204,3 +204,46 @@ def test_the_readme_plugin_test_passes_with_tczoo_testing(plugin_source, tmp_pat
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "2 passed" in done.stdout
+
+
+# --------------------------------------------------------------------------- another environment, a changed plugin
+
+
+def test_a_plugin_installed_with_target_and_pythonpath_records_its_source(plugin_source, tmp_path):
+    """docs/plugins.md's recipe for an environment you cannot install into: pip install
+    --target DIR, then PYTHONPATH=DIR. The run's config records the plugin's source
+    digest; a changed plugin is another experiment: the default run folder moves (its
+    units are generated again), and the old folder given with --out is refused, naming it."""
+    from install_fixtures import pip_install
+
+    target = tmp_path / "plugins"
+    pip_install(Path(sys.executable), "--target", str(target), str(plugin_source), cwd=tmp_path)
+    env = {**os.environ, "PYTHONPATH": str(target)}
+    work = tmp_path / "work"
+    work.mkdir()
+    rules = work / "rules.jsonl"
+    rules.write_text(json.dumps({"match": "edge-case tests", "response": json.dumps(EDGE_TESTS)}) + "\n")
+    args = [sys.executable, "-m", "tczoo.cli", "run", "--method", "edge-only", "--model", f"scripted:{rules}",
+            "--problems", "zm04"]
+
+    def run(*extra):
+        return subprocess.run([*args, *extra], cwd=work, env=env, capture_output=True, text=True, timeout=600)
+
+    first = run()
+    assert first.returncode == 0, first.stderr[-3000:]
+    [folder] = [p for p in (work / "runs").iterdir() if p.name != "latest"]
+    config = json.loads((folder / "config.json").read_text())
+    digest = config["plugins"]["method:edge-only"]
+    assert digest.startswith("sha256:") and "runner:hackrate" not in config["plugins"]  # tczoo's own: its version
+
+    module = target / "tczoo_edge" / "__init__.py"
+    module.write_text(module.read_text() + "\n# a change to the plugin\n")
+    second = run()
+    assert second.returncode == 0, second.stderr[-3000:]
+    folders = sorted(p for p in (work / "runs").iterdir() if p.name != "latest")
+    assert len(folders) == 2  # another experiment: its own folder, its units generated there
+    [new] = [p for p in folders if p != folder]
+    assert json.loads((new / "config.json").read_text())["plugins"]["method:edge-only"] != digest
+    refused = run("--out", str(folder))
+    assert refused.returncode == 2
+    assert "holds a run with a different configuration (plugins: was" in refused.stderr and digest in refused.stderr
