@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import subprocess
 from typing import Any
@@ -44,6 +45,12 @@ def collect() -> dict[str, Any]:
     info["embedded model"] = local["assembled"] or "not assembled yet (first use assembles it)"
     for extra, module in (("hf", "datasets"), ("embed", "sentence_transformers"), ("dist", "ray")):
         info[f"extra {extra} ({module})"] = "installed" if importlib.util.find_spec(module) else "missing"
+    rl = [m for m in ("trl", "verl") if importlib.util.find_spec(m) is None]
+    info["extra rl (trl, verl)"] = "installed" if not rl else f"missing {', '.join(rl)} (pip install 'tczoo[rl]')"
+    afl = shutil.which("afl-fuzz")
+    banner = re.sub(r"\x1b\[[0-9;]*m", "", _version(["afl-fuzz", "-h"]) or "").split()
+    info["afl++ (afl-fuzz, WEDGE's fuzzer)"] = (banner[0] if banner else afl) if afl else \
+        "missing (apt-get install afl++): WEDGE makes no fuzzed tests"
     info["extra evalplus (evalplus, its mutator)"] = (
         "installed" if importlib.util.find_spec("evalplus") and importlib.util.find_spec("multipledispatch")
         else "missing (pip install 'tczoo[evalplus]' && pip install --no-deps evalplus==0.3.1)")

@@ -6,6 +6,9 @@
     DIR/scores.jsonl         one ScoreRecord per scored generation
     DIR/provenance.jsonl     one line per session that wrote here: versions, machine, model
     DIR/cross_scores.jsonl   scores by runners other than the method's own (tczoo compare --runners)
+    DIR/inputs/<sha256>.json a generated test's input or output longer than 64 K characters, once
+                             per content; generations.jsonl holds {"$file": "<sha256>", "chars": N}
+                             in its place (a generator's 200 MB of inputs no longer sit in one line)
     DIR/.lock                held by the one process writing here (its pid inside)
 
 Each record is one ``write`` of one line followed by an fsync. A run killed mid-write
@@ -41,7 +44,7 @@ from typing import Any, Iterator
 from pydantic import ValidationError
 
 from tczoo.errors import RunFailed, UserError
-from tczoo.safewrite import UnsafeFile, open_append, open_rw, private_dir, write_atomic
+from tczoo.safewrite import UnsafeFile, open_append, open_rw, private_dir, subdir, write_atomic
 from tczoo.schema import GenerationRecord, RunConfig, ScoreRecord
 from tczoo.safetext import dumps, model_line
 from tczoo.untrusted import Refused, iter_lines, read_file, record_bytes
@@ -316,7 +319,55 @@ class RunStore:
         self._append("exchanges.jsonl", dumps(exchange), sync=False)
 
     def add_generation(self, record: GenerationRecord) -> None:
-        self._append("generations.jsonl", model_line(record))
+        data = record.model_dump(mode="json")
+        for test in _tests_of(data):  # large texts go beside the record, written before it
+            for field in ("input", "output"):
+                text = test.get(field)
+                if isinstance(text, str) and len(text) > FILE_CHARS:
+                    test[field] = self._put_text(text)
+        self._append("generations.jsonl", dumps(data))
+
+    def _put_text(self, text: str) -> dict[str, Any]:
+        """``text`` in ``inputs/<sha256>.json`` (JSON: lossless for any string; once per
+        content, owner-only, never through a link), and the reference that replaces it."""
+        import hashlib
+
+        body = dumps(text)
+        name = hashlib.sha256(body.encode("utf-8")).hexdigest()
+        try:
+            folder = subdir(self.root, FILES_DIR)
+            path = folder / f"{name}.json"
+            if not (path.is_file() and not path.is_symlink()):
+                write_atomic(path, body)
+        except UnsafeFile as exc:
+            raise RunStoreError(str(exc)) from None
+        except OSError as exc:
+            raise _write_error(exc, self.root / FILES_DIR) from exc
+        return {FILE_KEY: name, "chars": len(text)}
+
+    def _get_text(self, ref: dict[str, Any], where: str) -> str:
+        """The text a reference stands for; a missing, foreign or altered file is an error
+        naming the record (its name is its content's digest)."""
+        import hashlib
+        import re
+
+        name = ref.get(FILE_KEY)
+        if not isinstance(name, str) or not re.fullmatch(r"[0-9a-f]{64}", name):
+            raise RunStoreError(f"{where}: corrupt record (a test text refers to {str(name)[:80]!r})")
+        path = self.root / FILES_DIR / f"{name}.json"
+        try:
+            raw = read_file(path, cap=record_bytes(), follow=False)
+        except Refused as exc:
+            raise RunStoreError(f"{where}: a test text is missing or unreadable ({exc})") from None
+        if hashlib.sha256(raw).hexdigest() != name:
+            raise RunStoreError(f"{where}: {path} does not hold the text the record names (altered)")
+        try:
+            text = loads(raw, path)
+        except UserFileError as exc:
+            raise RunStoreError(f"{where}: {exc}") from None
+        if not isinstance(text, str):
+            raise RunStoreError(f"{where}: {path} holds {type_name(text)}, not a text")
+        return text
 
     def add_score(self, record: ScoreRecord) -> None:
         self._append("scores.jsonl", model_line(record))
@@ -380,6 +431,11 @@ class RunStore:
     def _models(self, name: str, cls):
         out = []
         for lineno, data in self.records(name):
+            if name == "generations.jsonl":
+                for test in _tests_of(data):
+                    for field in ("input", "output"):
+                        if isinstance(test.get(field), dict) and FILE_KEY in test[field]:
+                            test[field] = self._get_text(test[field], f"{self.root / name}:{lineno}")
             try:
                 out.append(cls.model_validate(data))
             except ValidationError as exc:
@@ -427,6 +483,20 @@ class RunStore:
 
     def provenance(self) -> list[dict]:
         return [d for _, d in self.records("provenance.jsonl")]
+
+
+FILES_DIR = "inputs"  # large test texts beside generations.jsonl
+FILE_CHARS = 64 * 1024  # a test input or output longer than this is stored there
+FILE_KEY = "$file"
+
+
+def _tests_of(record: Any) -> list[dict[str, Any]]:
+    """The test cases of a generation record (its suite's tests and screened-out ones)."""
+    suite = record.get("suite") if isinstance(record, dict) else None
+    if not isinstance(suite, dict):
+        return []
+    return [t for key in ("tests", "rejected") if isinstance(suite.get(key), list)
+            for t in suite[key] if isinstance(t, dict)]
 
 
 def _write_error(exc: OSError, path: Path) -> Exception:

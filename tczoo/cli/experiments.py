@@ -67,7 +67,10 @@ def compare(
                                            help="problem ids or id prefixes, comma-separated"),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="only the first N problems (of --problems)"),
     samples: int = typer.Option(1, "--samples", "-n", min=1, help="independent generations per task"),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed",
+                             help="base seed of the tasks: sample i is seeded seed + i (the methods' and "
+                                  "runners' random choices, the generators' seeds); the model's answers "
+                                  "are keyed by the sample index"),
     repeats: int = typer.Option(1, "--repeats", min=1,
                                 help="run every unit this many times, each with its own sample indices and seeds; "
                                      "the report adds the spread over the repeats"),

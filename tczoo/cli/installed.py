@@ -88,6 +88,8 @@ def runners(
 
 
 def benchmarks(
+    name: Optional[str] = typer.Argument(None, metavar="[NAME]",
+                                         help="a benchmark (a name above or SCHEMA:PATH): list its problem ids"),
     fmt: str = format_option("table", "json"),
     check: str = typer.Option(None, "--check",
                               help="kattis:PATH: judge every submission of the packages on every test"),
@@ -95,7 +97,8 @@ def benchmarks(
                                  help="with --check: only these ids or id prefixes (comma-separated)"),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="with --check: only the first N packages"),
 ) -> None:
-    """List the benchmark names --benchmark accepts (plus SCHEMA:PATH for local files)."""
+    """List the benchmark names --benchmark accepts (plus SCHEMA:PATH for local files);
+    with NAME, that benchmark's problem ids (what --problems takes)."""
     from tczoo.benchmarks import benchmark_availability, benchmark_names
 
     if check is not None:
@@ -107,6 +110,9 @@ def benchmarks(
         raise typer.Exit(code)
     if problems or limit is not None:
         raise CLIError("--problems and --limit go with --check kattis:PATH")
+    if name is not None:
+        _problem_list(name, fmt)
+        return
 
     names = benchmark_names()
     if fmt == "json":
@@ -118,11 +124,50 @@ def benchmarks(
                              left=("name", "available", "what")))
 
 
+def _problem_list(name: str, fmt: str) -> None:
+    """The problem ids of benchmark ``name`` (and each one's title where it has one)."""
+    from tczoo.benchmarks import load_benchmark, problem_ids
+    from tczoo.cli.options import check_benchmark
+
+    check_benchmark(name)
+    ids = problem_ids(name)
+    rows: list[tuple[str, str]]
+    if ids is not None:
+        rows = [(i, "") for i in ids]
+    else:
+        from tczoo.cli.progress import progress
+
+        with progress(f"loading benchmark {name}", unit="problems") as bar:
+            loaded = load_benchmark(name, progress=bar.update)
+        rows = [(p.id, p.title or "") for p in loaded]
+    if fmt == "json":
+        emit_json([i for i, _ in rows])
+        return
+    titled = any(t for _, t in rows)
+    console.print(rich_table(f"{name}: {len(rows)} problems (ids or id prefixes go to --problems)",
+                             ("id", "title") if titled else ("id",), rows if titled else [(i,) for i, _ in rows],
+                             left=("id", "title")))
+
+
+def provider_keys() -> dict[str, str]:
+    """Which providers' API keys are set in the environment — names only, never a value."""
+    import os
+
+    from tczoo.cli.options import PROVIDER_KEYS
+
+    out = {}
+    for provider, names in PROVIDER_KEYS.items():
+        found = [n for n in names if os.environ.get(n)]
+        out[f"key {provider}"] = f"set ({found[0]})" if found else f"not set ({' or '.join(names)})"
+    return out
+
+
 def doctor(fmt: str = format_option("table", "json")) -> None:
     """What is installed: compilers, sandbox isolation level, local model, extras."""
     from tczoo.doctor import collect
 
     info = collect()
+    info.update(provider_keys())
     if fmt == "json":
         emit_json(info)
         return

@@ -86,7 +86,7 @@ def wrongselect(
     matrix: Path = typer.Argument(..., help='JSON list of rows: "AWWA" strings or 0/1 lists'),
     restarts: int = typer.Option(1000, "--restarts", min=1),
     max_steps: int = typer.Option(1000, "--max-steps", min=1),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", help="seed of WrongSelect's random restarts"),
     field: str = typer.Option("real", "--field", help="real (as the reference) | gf2"),
     fmt: str = format_option("table", "json"),
 ) -> None:
@@ -116,7 +116,7 @@ def build_benchmark(
     out: Path = typer.Option(Path("tcbench-built.jsonl"), "--out", "-o", help="JSONL in the TC-Bench schema"),
     restarts: int = typer.Option(1000, "--restarts", min=1),
     max_steps: int = typer.Option(1000, "--max-steps", min=1),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", help="seed of WrongSelect's random restarts"),
     min_rank: int = typer.Option(5, "--min-rank", min=1),
     languages: str = typer.Option("cpp,c", "--languages",
                                   help="languages of the codes kept (the paper: C/C++), comma-separated, or 'all'"),

@@ -40,7 +40,7 @@ def export(
     kind: Optional[str] = typer.Option(None, "--kind", help="eq1 | quality | slowdown | verdict (default: the runner's)"),
     params: Optional[str] = typer.Option(None, "--params", help='JSON: {"METHOD": {...}, "runner:NAME": {...}, '
                                                                  '"reward": {...}}'),
-    seed: int = typer.Option(0, "--seed"),
+    seed: int = typer.Option(0, "--seed", help="base seed of the tasks, as tczoo run's --seed"),
     samples: int = typer.Option(1, "--samples", min=1, help="as tczoo run's (tasks a runner makes per problem)"),
     check: bool = typer.Option(True, "--check/--no-check",
                                help="leave out tasks whose reward is undefined whatever the answer"),

@@ -240,8 +240,8 @@ class RunData:
                                sum(_tokens(x) for x in self.exchanges)),
             "llm_seconds": round(sum(float(x.get("seconds") or 0.0) for x in self.exchanges), 3),
             "generation_seconds": round(sum(g.seconds for g in self.generations), 3),
-            "first_call": min(times) if times else None,
-            "last_call": max(times) if times else None,
+            "first_call": iso_time(min(times)) if times else None,
+            "last_call": iso_time(max(times)) if times else None,
             "exchanges_outside_units": self.orphan_exchanges,
         }
 
@@ -437,6 +437,13 @@ class RunData:
             "prompt_tokens": usage.get("prompt_tokens", 0), "completion_tokens": usage.get("completion_tokens", 0),
             "cost": _exchange_cost(x), "seconds": x.get("seconds"), "time": x.get("time"),
         }
+
+
+def iso_time(seconds: float) -> str:
+    """A recorded time (seconds since the epoch) as ISO 8601 in UTC: 2026-11-28T10:15:03Z."""
+    import datetime
+
+    return datetime.datetime.fromtimestamp(float(seconds), datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _tokens(x: dict[str, Any]) -> int:

@@ -84,7 +84,7 @@ def _fill(site: Path, out: Path, runs: list[RunData], grids: list[dict[str, Any]
                 where[pid] = len(problems)
                 problems.append(pid)
 
-    from tczoo.view.data import safe
+    from tczoo.view.data import iso_time, safe
     from tczoo.view.plots import draw_plots
 
     summaries, lines = [], []
@@ -115,7 +115,7 @@ def _fill(site: Path, out: Path, runs: list[RunData], grids: list[dict[str, Any]
                 progress(done, total)
     # several runs: one figure over all of them, so they can be compared on one axis
     combined = draw_plots([t for r in runs for t in r.tables], out_root / "plots", "all") if len(runs) > 1 else []
-    index = {"generated": time.strftime("%Y-%m-%d %H:%M:%S"), "runs": summaries, "grids": grids,
+    index = {"generated": iso_time(time.time()), "runs": summaries, "grids": grids,
              "problems": [safe(p, 500) for p in problems], "units": lines, "plots": combined}
     (out_root / "data" / "index.js").write_text(_script("index", index))
     return {"site": str(out), "index": str(out / "index.html"), "runs": len(runs), "grids": len(grids),
