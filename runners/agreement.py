@@ -69,7 +69,7 @@ from pydantic import Field
 from tczoo.execution import SuiteJudge, can_check
 from tczoo.execution.judge import ACCEPT, CANNOT_RUN, REJECT, UNDETERMINED, failed
 from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
-from tczoo.schema import Oracle, OracleKind, Problem, ScoreRecord, Setting, Task, TestCase, TestSuite
+from tczoo.schema import BASE_TEST, Oracle, OracleKind, Problem, ScoreRecord, Setting, Task, TestCase, TestSuite
 from tczoo.submissions import CandidatePool, Label, LabelledSubmission, labelled_submissions
 
 COVERAGE = (1, 5, 10, 20)
@@ -194,6 +194,26 @@ def agreement(rows: list[dict[str, Any]], positions: list[int], *, coverage=COVE
     return m, facts
 
 
+def _base_count(tests: list[TestCase]) -> int | None:
+    """How many of the suite's first tests are its base (``BASE_TEST``), when a method
+    marked them; None when it marked none."""
+    if not any(BASE_TEST in t.meta for t in tests):
+        return None
+    return next((i for i, t in enumerate(tests) if not t.meta.get(BASE_TEST)), len(tests))
+
+
+def _base_rates(rows: list[dict[str, Any]], positions: list[int], base: int) -> dict[str, float]:
+    """TPR and TNR of the suite's first ``base`` tests alone, from the whole suite's rows:
+    a wrong submission stops at its first failure on a sound test, so every verdict
+    before that is known (and a stop inside the base is a rejection there)."""
+    n = sum(1 for p in positions if p < base)
+    if n == 0:
+        return {}
+    cut = [{**r, "verdicts": r["verdicts"][:n]} for r in rows]
+    m, _ = agreement(cut, positions[:n], coverage=(), at=())
+    return {f"{k}_base": m[k] for k in ("tpr", "tnr") if k in m}
+
+
 def _status(row: dict[str, Any]) -> str:
     if row.get("cannot_run"):
         return CANNOT_RUN
@@ -295,8 +315,10 @@ class AgreementRunner(Runner):
         return None
 
     def judge(self, problem: Problem, tests: list[TestCase], oracle: Oracle,
-              subs: list[LabelledSubmission], targets: list[str] = ()) -> dict[str, Any]:
-        """Judge ``subs`` with the suite; (metrics, detail) as a dict, or ``failed``."""
+              subs: list[LabelledSubmission], targets: list[str] = (), base: int | None = None) -> dict[str, Any]:
+        """Judge ``subs`` with the suite; (metrics, detail) as a dict, or ``failed``.
+        ``base``: the suite's first ``base`` tests are those an augmenting method started
+        from (``BASE_TEST``): their own TPR/TNR are added (``tpr_base``, ``tnr_base``)."""
         judge = SuiteJudge(self.sandbox, problem, tests, oracle, checker_time_ms=self.params.checker_time_ms)
         tests_detail = [{"test": i, "usable": u.usable, **({"reason": u.reason} if u.reason else {})}
                         for i, u in enumerate(judge.uses)]
@@ -319,6 +341,8 @@ class AgreementRunner(Runner):
         metrics, facts = agreement(rows, judge.usable, coverage=self.params.coverage,
                                    detect_on=self.params.detect_on, targets=list(targets),
                                    exposure_tests=self.params.exposure_tests, at=self.params.at)
+        if base is not None:
+            metrics.update(_base_rates(rows, judge.usable, base))
         for r in rows:
             r["status"] = facts["status"][r["name"]]
         for i in facts["sound"]:
@@ -408,7 +432,10 @@ class AgreementRunner(Runner):
             detail["failed"] = why
             record.metrics, record.n_valid = {"n_tests": float(len(suite.tests))}, 0
         else:
-            result = self.judge(problem, suite.tests, suite.oracle, subs, [target] if target else [])
+            base = _base_count(suite.tests)
+            if base is not None:
+                detail["base_tests"] = base
+            result = self.judge(problem, suite.tests, suite.oracle, subs, [target] if target else [], base=base)
             detail["tests"] = result["tests"]
             if "failed" in result:
                 detail["failed"] = result["failed"]

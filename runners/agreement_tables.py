@@ -133,7 +133,38 @@ def summarize(scores: list[ScoreRecord]) -> list[Table]:
     beyond = _beyond_table(scores)
     if beyond is not None:
         tables.append(beyond)
+    augmented = _base_table(scores)
+    if augmented is not None:
+        tables.append(augmented)
     return tables
+
+
+def _base_table(scores: list[ScoreRecord]) -> Table | None:
+    """For a method that augments a suite of its own (``BASE_TEST``: CodeHacker's hacks on
+    top of its stress tests): the base tests' TPR/TNR beside the whole suite's, macro as
+    in the main table, over the suites that carry both; None when no record does."""
+    groups: dict[tuple[str, str], list[ScoreRecord]] = defaultdict(list)
+    for s in scores:
+        if "failed" not in s.detail and "tnr_base" in s.metrics:
+            groups[(s.model, s.method)].append(s)
+    if not groups:
+        return None
+    rows = []
+    for (model, method), recs in sorted(groups.items()):
+        items = [(s.problem_id, s.metrics) for s in recs]
+        tnr, base = macro(items, "tnr"), macro(items, "tnr_base")
+        rows.append({"model": model, "method": method, "suites": len(recs),
+                     "base tests/suite": _mean([float(s.detail.get("base_tests", 0)) for s in recs]),
+                     "tests/suite": _mean([m["n_tests"] for _, m in items if "n_tests" in m]),
+                     "TPR base": macro(items, "tpr_base"), "TPR": macro(items, "tpr"),
+                     "TNR base": base, "TNR": tnr,
+                     "TNR gain": tnr - base if tnr is not None and base is not None else None})
+    return Table(title="What the added tests change: the base suite against the whole suite (%)",
+                 columns=["model", "method", "suites", "base tests/suite", "tests/suite", "TPR base", "TPR",
+                          "TNR base", "TNR", "TNR gain"], rows=rows,
+                 notes=["base: the tests the method started from (CodeHacker: its stress tests before the first "
+                        "hack), judged alone on the same submissions; TNR gain = TNR - TNR base, macro over "
+                        "problems (the paper's measure: how much the hacks raise the TNR)"])
 
 
 REFERENCE, REFERENCE_MODEL = "jury tests", "(reference)"

@@ -372,6 +372,13 @@ class TestCase(Model):
     meta: dict[str, Any] = Field(default_factory=dict)
 
 
+# TestCase.meta key of a method that augments a suite of its own (CodeHacker's hacks added to
+# its stress tests): True on the tests it started from, which come first in the suite, False
+# on the ones it added; the agreement runner then reports the base tests' TPR/TNR beside the
+# whole suite's (how much the additions raise the TNR).
+BASE_TEST = "base"
+
+
 def input_key(text: str, functional: bool = False) -> str:
     """When two test inputs are the same test: JSON arguments (functional problems)
     exactly, stdin text up to whitespace runs."""

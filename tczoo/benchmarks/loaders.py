@@ -30,7 +30,9 @@ from tczoo.benchmarks.hub import (
     harnessllm,
     livecodebench,
     livecodebench_eval,
+    refute,
     tcbench,
+    tcgbench,
 )
 from tczoo.schema import Problem
 from tczoo.errors import BenchmarkLoadError, UserError  # noqa: F401  (BenchmarkLoadError: raised from here)
@@ -44,6 +46,8 @@ SCHEMAS: dict[str, Converter] = {
     livecodebench.SCHEMA: livecodebench.to_problem,
     harnessllm.SCHEMA: harnessllm.to_problem,
     livecodebench_eval.SCHEMA: livecodebench_eval.to_problem,
+    refute.SCHEMA: refute.to_problem,
+    tcgbench.SCHEMA: tcgbench.to_problem,
 }
 # schemas whose records are parts of problems (one record per code): all records at once
 GROUPED: dict[str, Callable[[list[Any]], list[Problem]]] = {
@@ -56,6 +60,7 @@ SCHEMA_ALIASES = {
     "harness": "harnessllm",
     "lcb-eval": "livecodebench-eval", "livecodebench_eval": "livecodebench-eval",
     "cococlanel": "cococlanel",
+    "tcg-bench": "tcgbench", "tcg_bench": "tcgbench",
 }
 
 
@@ -78,6 +83,8 @@ HUB_BENCHMARKS: dict[str, HubSource] = {
         "livecodebench/code_generation_lite", "livecodebench", "test", data_files="test*.jsonl",
         note="@release_v1..v6 selects a release",
     ),
+    "refute": HubSource("bethgelab/REFUTE", "refute", "train",
+                        note="324 (problem, incorrect submission) samples from Codeforces, with validators"),
     **{
         f"harnessllm-{short}": HubSource(repo, "harnessllm", "train", dataset=short)
         for short, repo in harnessllm.DATASETS.items()

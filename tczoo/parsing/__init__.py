@@ -6,6 +6,7 @@ from tczoo.parsing.answers import (
     bare_python,
     code_cut_off,
     code_in_json,
+    contest_language,
     extract_function,
     extract_program,
     function_from,
@@ -30,7 +31,7 @@ from tczoo.parsing.text import (
 
 __all__ = [
     "EMPTY_RESPONSE", "LANG_ALIASES", "CodeBlock", "ParseError", "as_stdin", "bare_python", "code_blocks", "code_cut_off",
-    "code_in_json", "extract_code", "extract_function", "extract_program", "function_from", "json_cut_off",
+    "code_in_json", "contest_language", "extract_code", "extract_function", "extract_program", "function_from", "json_cut_off",
     "looks_like_solution", "note_truncation", "parse_json", "python_defines", "solution_not_tests",
     "tests_from_json_answer", "tests_from_value",
 ]

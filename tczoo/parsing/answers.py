@@ -239,6 +239,24 @@ def extract_function(text: str, functions: tuple[str, ...]) -> str:
                      f"no Python function named {' or '.join(functions)} in the answer")
 
 
+def contest_language(text: str | None) -> Language | None:
+    """A contest's language name (Codeforces': ``GNU G++20 13.2``, ``PyPy 3-64``, ``Python
+    3.8``) by REFUTE's rule (its authors' ``parse_lang``): any C++, or Python 3 (PyPy with no
+    version counts as 3); None for anything else, Python 2 included."""
+    lang = str(text or "").lower().strip()
+    if "c++" in lang or "cpp" in lang or "g++" in lang:
+        return Language.CPP
+    if "python" in lang or "pypy" in lang:
+        version = "".join(ch for ch in lang if ch.isdigit() or ch == ".")
+        if not version:
+            return Language.PYTHON if "pypy" in lang else None
+        try:
+            return Language.PYTHON if float(version.split(".")[0] or "0") >= 3 else None
+        except ValueError:
+            return None
+    return None
+
+
 def extract_program(text: str) -> Program:
     """A complete stdin/stdout program (Python preferred, else C++) from an answer."""
     for lang in ("python", "cpp"):
