@@ -13,7 +13,7 @@ import hashlib
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 MAX_TIME_MS = 24 * 3600 * 1000  # a day: the sandbox's bound (tczoo.sandbox.types.DAY_MS)
 MAX_MEMORY_MB = 1 << 20  # a TiB: the sandbox's bound (tczoo.sandbox.types.TB_MB)
@@ -36,6 +36,15 @@ class Language(str, Enum):
     C = "c"
     PYTHON = "python"
     JAVA = "java"
+    # Contest languages beside them (issue 48): each needs its compiler or interpreter on
+    # this machine (scripts/install.sh, ``tczoo doctor``); where it is missing, a program in
+    # it cannot run, which every report counts and shows.
+    KOTLIN = "kotlin"
+    HASKELL = "haskell"
+    RUST = "rust"
+    GO = "go"
+    PYPY = "pypy"  # Python 3 code run by PyPy (the Kattis format's Python 3)
+    PYTHON2 = "python2"  # Python 2 code (PyPy's Python 2, else CPython 2, where installed)
 
     @classmethod
     def parse(cls, text: str) -> "Language":
@@ -47,16 +56,27 @@ class Language(str, Enum):
             "gnuc++": "cpp", "cc": "cpp", "cxx": "cpp",
             "c": "c", "gnuc": "c", "c11": "c", "c99": "c",
             "python": "python", "python3": "python", "py": "python", "py3": "python",
-            "pypy": "python", "pypy3": "python",
+            "pypy": "pypy", "pypy3": "pypy",
+            "python2": "python2", "py2": "python2", "pypy2": "python2",
             "java": "java", "java8": "java", "java11": "java", "java17": "java",
+            "kotlin": "kotlin", "kt": "kotlin",
+            "haskell": "haskell", "hs": "haskell", "ghc": "haskell",
+            "rust": "rust", "rs": "rust",
+            "go": "go", "golang": "go",
         }
         if key not in aliases:
-            raise ValueError(f"unknown language {text!r} (known: cpp, c, python, java)")
+            raise ValueError(f"unknown language {text!r} (known: {', '.join(m.value for m in cls)})")
         return cls(aliases[key])
 
     @property
     def suffix(self) -> str:
-        return {"cpp": ".cpp", "c": ".c", "python": ".py", "java": ".java"}[self.value]
+        return {"cpp": ".cpp", "c": ".c", "python": ".py", "java": ".java", "kotlin": ".kt", "haskell": ".hs",
+                "rust": ".rs", "go": ".go", "pypy": ".py", "python2": ".py"}[self.value]
+
+    @property
+    def python(self) -> bool:
+        """Python source (run by an interpreter from its source: CPython 3, PyPy, Python 2)."""
+        return self in (Language.PYTHON, Language.PYPY, Language.PYTHON2)
 
 
 class Program(Model):
@@ -67,6 +87,25 @@ class Program(Model):
     name: str = ""  # e.g. "accepted/fast.cpp", "generator-2"; for humans and records
     flags: list[str] | None = None  # compiler flags; None = the sandbox's defaults
     meta: dict[str, Any] = Field(default_factory=dict)  # bug description, runtime rank...
+    # The file name the program is compiled and run under, as a judge would (a Kattis
+    # submission's own name: ``paul.py`` runs as ``paul.py``, ``Paul.java`` holds class
+    # Paul, ``solve.kt`` runs as ``SolveKt``); None: the sandbox's own (``main.py`` ...).
+    file: str | None = None
+    # The other files of a program of several files (a folder under ``submissions/``),
+    # by path relative to ``file``'s folder: compiled with it, or beside it in the run
+    # directory for an interpreter.
+    files: dict[str, str] | None = None
+
+    @model_serializer(mode="wrap")
+    def _without_unset_files(self, handler: Any) -> Any:
+        # A program without file names dumps as it did before they existed (records and
+        # replays stay byte for byte what they were).
+        data = handler(self)
+        if isinstance(data, dict):
+            for key in ("file", "files"):
+                if data.get(key) is None:
+                    data.pop(key, None)
+        return data
 
     @property
     def digest(self) -> str:
@@ -74,6 +113,10 @@ class Program(Model):
         for part in (self.language.value, " ".join(self.flags or []), self.code):
             h.update(part.encode())
             h.update(b"\0")
+        if self.file is not None or self.files:
+            h.update((self.file or "").encode() + b"\0")
+            for path, text in sorted((self.files or {}).items()):
+                h.update(path.encode() + b"\0" + text.encode() + b"\0")
         return h.hexdigest()
 
 
@@ -341,8 +384,10 @@ class Task(Model):
 
 def neutral(program: Program, name: str = "target") -> Program:
     """A program as a method may see it: code, language and flags, nothing that names or
-    describes it (a wrong solution's name and meta tell its bug)."""
-    return Program(code=program.code, language=program.language, name=name, flags=program.flags)
+    describes it (a wrong solution's name and meta tell its bug; so may its file name, which
+    it runs without: its other files stay, as the program needs them)."""
+    return Program(code=program.code, language=program.language, name=name, flags=program.flags,
+                   files=program.files)
 
 
 # --------------------------------------------------------------------------- test suites

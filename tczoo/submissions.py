@@ -101,7 +101,7 @@ def wrong_category(program: WrongProgram) -> str | None:
 
 def _plain(program: Program) -> Program:
     return Program(code=program.code, language=program.language, name=program.name, flags=program.flags,
-                   meta=dict(program.meta))
+                   meta=dict(program.meta), file=program.file, files=program.files)
 
 
 def labelled_submissions(problem: Problem, candidates: Iterable[LabelledSubmission] = ()) -> list[LabelledSubmission]:
@@ -314,7 +314,7 @@ def with_candidates(problem: Problem, candidates: Iterable[LabelledSubmission]) 
         meta = {**sub.program.meta, "source": SubmissionSource.CANDIDATE.value,
                 **({"category": sub.category} if sub.category else {})}
         fields = dict(code=sub.program.code, language=sub.program.language, flags=sub.program.flags,
-                      name=f"candidate/{sub.name}", meta=meta)
+                      name=f"candidate/{sub.name}", meta=meta, file=sub.program.file, files=sub.program.files)
         if sub.label is Label.ACCEPTED:
             accepted.append(Program(**fields))
         else:

@@ -99,7 +99,7 @@ def compile_status(sandbox: "Sandbox", program: Program, functional: bool) -> tu
     """("ok" | "ce" | "missing" | "se", message): whether ``program`` can run here.
     A language without its compiler on this machine is ``missing`` (the program cannot
     run, as with a compile error); ``se`` is the sandbox failing the compile."""
-    if program.language is Language.PYTHON:
+    if program.language in (Language.PYTHON, Language.PYPY):
         try:  # parsed, never run, here: a judge compiles Python too, and a syntax error cannot run
             ast.parse(program.code)
         except SyntaxError as exc:
@@ -115,7 +115,7 @@ def compile_status(sandbox: "Sandbox", program: Program, functional: bool) -> tu
         return "ok", ""
     message = built.message or ""
     if built.infrastructure:  # the sandbox's own word: a compiler's output can say anything
-        if "not supported" in message or "no JDK" in message:
+        if built.missing or "not supported" in message or "no JDK" in message:
             return "missing", message[:500]
         return "se", message[:500]
     return "ce", message[:2000]

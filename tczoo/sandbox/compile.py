@@ -37,6 +37,7 @@ import json
 import os
 import re
 import select
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -48,15 +49,30 @@ from pathlib import Path
 from typing import Callable
 
 from tczoo.schema import Language, Program
-from tczoo.sandbox import jail
+from tczoo.sandbox import jail, languages
 from tczoo.sandbox.cgroups import JobGroup
+from tczoo.sandbox.languages import DEFAULT_FLAGS, SOURCE_ENDINGS
 from tczoo.sandbox.types import CompileResult
 
-DEFAULT_FLAGS = {
-    Language.CPP: ["-O2", "-std=c++17"],
-    Language.C: ["-O2", "-std=gnu17"],
+# The command each compiled language's compile starts in the jail (found on its PATH).
+COMPILERS = {Language.CPP: "g++", Language.C: "gcc", Language.JAVA: "javac", Language.KOTLIN: "kotlinc",
+             Language.HASKELL: "ghc", Language.RUST: "rustc", Language.GO: "go"}
+JVM_COMPILED = (Language.JAVA, Language.KOTLIN)  # built and run by a JVM: no address-space limit
+KOTLINC_OPTS = ["-J-Xmx1024m", "-J-XX:+UseSerialGC", "-J-XX:-UsePerfData"]
+# What the compilers read from their environment, relative to the build folder (Go's build
+# cache and GOPATH live and die with the compile; no module lookups, no C through cgo)
+COMPILE_ENV = {
+    Language.GO: {"HOME": "{build}", "GOCACHE": "{build}/.cache/go-build", "GOPATH": "{build}/.go",
+                  "GO111MODULE": "off", "CGO_ENABLED": "0", "GOFLAGS": "", "GOTOOLCHAIN": "local"},
+    Language.HASKELL: {"HOME": "{build}"},
+    Language.KOTLIN: {"HOME": "{build}"},
+    Language.RUST: {"HOME": "{build}"},
 }
-COMPILERS = {Language.CPP: "g++", Language.C: "gcc", Language.JAVA: "javac"}
+# Folders outside /usr a compiler reads, bound read-only into its jail (Debian's GHC keeps
+# its package database in /var/lib/ghc, linked from /usr/lib/ghc)
+COMPILE_BINDS = {Language.HASKELL: ("/var/lib/ghc",)}
+# A file name a program's files may use (the Kattis format's rule, and folders of them)
+_FILE_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,254}$")
 PCH_HEADER = "bits/stdc++.h"  # the header precompiled (see the module docstring)
 PCH_JAIL_DIR = "/pch"  # where the compile jail sees it
 PCH_TIMEOUT_S = 300  # building it: ~4 s of CPU
@@ -97,12 +113,38 @@ class CompileLimits:
 def compiler_version(lang: Language) -> str:
     if lang is Language.PYTHON:
         return jail.probe().python
+    if lang not in (Language.C, Language.CPP, Language.JAVA):
+        return languages.version(lang)
     exe = shutil.which(COMPILERS.get(lang, "")) if lang in COMPILERS else None
     if not exe:
         return "missing"
     done = subprocess.run([exe, "--version"], capture_output=True, text=True)
     out = done.stdout or done.stderr
     return out.splitlines()[0] if out else "unknown"
+
+
+def main_file(program: Program) -> str:
+    """The name the program's main file is compiled (or run) under: its own (``Program.file``)
+    or the sandbox's (``main.cpp``; a Java program's public class; ``main.py``)."""
+    if program.file:
+        return program.file
+    if program.language is Language.JAVA:
+        return f"{java_main_class(program.code)}.java"
+    return f"main{program.language.suffix}"
+
+
+def program_files(program: Program) -> dict[str, str]:
+    """Every file of the program by its path relative to the build (or run) folder, the
+    main file first. Raises ``ValueError`` for a path no judge would take (absolute, with
+    ``..``, a part that is not a plain file name)."""
+    files = {main_file(program): program.code}
+    for path, text in (program.files or {}).items():
+        files.setdefault(path, text)
+    for path in files:
+        parts = path.split("/")
+        if not all(_FILE_PART.match(part) and part not in (".", "..") for part in parts) or len(parts) > 8:
+            raise ValueError(f"file name {path[:80]!r} is not one a judge takes (letters, digits, _ . + -)")
+    return files
 
 
 def compiler_message(head: bytes, total: int, cap: int = MESSAGE_CAP) -> str:
@@ -148,6 +190,14 @@ class Compiler:
                      compiler_version(program.language), program.code):
             h.update(part.encode())
             h.update(b"\0")
+        if program.language not in (Language.C, Language.CPP, Language.JAVA, Language.PYTHON):
+            # how the newer languages are built (environment, binds, options): a change is a new build
+            h.update(repr((COMPILE_ENV.get(program.language), COMPILE_BINDS.get(program.language),
+                           KOTLINC_OPTS if program.language is Language.KOTLIN else None)).encode() + b"\0")
+        if program.file is not None or program.files:  # (a program without file names keeps its key)
+            h.update(f"file:{program.file or ''}\0".encode())
+            for path, text in sorted((program.files or {}).items()):
+                h.update(path.encode() + b"\0" + text.encode() + b"\0")
         return h.hexdigest()
 
     def entry(self, key: str) -> Path:
@@ -156,13 +206,18 @@ class Compiler:
     def artifact(self, program: Program) -> str:
         """Path of the runnable file relative to the cache root."""
         key = self.key(program)
-        name = {Language.PYTHON: "main.py", Language.JAVA: "prog.jar"}.get(program.language, "prog")
+        if program.language.python:
+            name = "main.py"
+        elif program.language in JVM_COMPILED:
+            name = "prog.jar"
+        else:
+            name = "prog"
         return f"{key[:2]}/{key}/{name}"
 
     @staticmethod
     def _memo_key(program: Program) -> tuple:
         return (program.language, tuple(program.flags) if program.flags is not None else None,
-                program.code)
+                program.code, program.file, tuple(sorted(program.files.items())) if program.files else None)
 
     def known(self, program: Program) -> CompileResult | None:
         """The outcome if it is remembered or in the cache; never compiles."""
@@ -272,45 +327,88 @@ class Compiler:
 
     def _build(self, program: Program) -> tuple[CompileResult, dict, bool]:
         lang = program.language
-        if lang is Language.PYTHON:
-            # Nothing to build; the source goes into the cache so jails can see it.
+        if lang.python:
+            if not languages.installed(lang):
+                return CompileResult(ok=False, message=languages.missing_message(lang), infrastructure=True,
+                                     missing=True), {}, False
+            # Nothing to build; the source goes into the cache so jails can see it (a program
+            # with file names gets its files in the run folder instead: Sandbox._make_request).
             return CompileResult(ok=True), {"main.py": program.code}, True
         if lang not in COMPILERS:
             return CompileResult(ok=False, message=f"language {lang.value} is not supported "
                                  "by the tczoo sandbox", infrastructure=True), {}, False
+        if lang not in (Language.C, Language.CPP) and not languages.installed(lang):
+            # (C and C++ go on to the jail: a missing gcc is the launcher's to report)
+            return CompileResult(ok=False, message=languages.missing_message(lang), infrastructure=True,
+                                 missing=True), {}, False
         flags = program.flags if program.flags is not None else DEFAULT_FLAGS.get(lang, [])
         with tempfile.TemporaryDirectory(prefix="tczoo-build-") as tmp:
             work = Path(tmp)
-            main_class = java_main_class(program.code) if lang is Language.JAVA else ""
+            main_class = ""
+            if lang is Language.JAVA:
+                main_class = (program.file.rsplit("/", 1)[-1][:-len(".java")] if program.file
+                              and program.file.endswith(".java") else java_main_class(program.code))
             if len(f"{main_class}.java".encode()) > 255:
                 # javac needs the public class in a file of its name: no file system takes
                 # this one. The program's CE (it used to raise here: an SE in a batch).
                 return CompileResult(ok=False, message=f"class name too long for a file name "
                                      f"({len(main_class)} characters): {main_class[:60]}..."), {}, True
-            src = work / (f"{main_class}.java" if lang is Language.JAVA else f"main{lang.suffix}")
-            src.write_text(program.code)
+            try:
+                sources = program_files(program)
+            except ValueError as exc:  # the program's own naming: its CE, as a judge's build would fail
+                return CompileResult(ok=False, message=str(exc)), {}, True
             uid = jail.UID_BASE + jail.COMPILE_UID_OFFSET
-            if self.level in ("full", "uid"):
+            owned = self.level in ("full", "uid")
+            for path, text in sources.items():
+                dst = work / path
+                for parent in reversed(dst.relative_to(work).parents[:-1]):
+                    (work / parent).mkdir(exist_ok=True)
+                    if owned:
+                        os.chown(work / parent, uid, uid)
+                dst.write_text(text)
+                if owned:
+                    os.chown(dst, uid, uid)
+            if owned:
                 os.chown(work, uid, uid)
-                os.chown(src, uid, uid)
-            if lang is Language.JAVA:
-                javac, jar = java_tool("javac"), java_tool("jar")
-                if not (javac and jar):
+            main = next(iter(sources))
+            src = work / main
+            units = [path for path in sources if path == main or path.endswith(SOURCE_ENDINGS.get(lang, ("\0",)))]
+            build = "/build" if self.level in ("full", "bwrap") else str(work)
+            env = {k: v.format(build=build) for k, v in COMPILE_ENV.get(lang, {}).items()}
+            pch = None
+            if lang in JVM_COMPILED:
+                compiler, jar = languages.tool(lang), java_tool("jar")
+                if not (compiler and jar):
                     return CompileResult(ok=False, message="sandbox error: no JDK (javac, jar)",
                                          infrastructure=True), {}, False
-                argv = ["/bin/sh", "-c", f"{javac} {' '.join([*JAVAC_OPTS, *flags])} -d classes {src.name} && "
-                        f"{jar} --create --file prog.jar --main-class {main_class} -C classes ."]
+                quoted = " ".join(shlex.quote(u) for u in units)
+                if lang is Language.JAVA:
+                    argv = ["/bin/sh", "-c", f"{compiler} {' '.join([*JAVAC_OPTS, *flags])} -d classes {quoted} && "
+                            f"{jar} --create --file prog.jar --main-class {main_class} -C classes ."]
+                else:  # Kotlin: its runtime in the jar, the main file's facade class its entry point
+                    entry = languages.kotlin_main_class(main)
+                    argv = ["/bin/sh", "-c", f"{compiler} {' '.join([*KOTLINC_OPTS, *flags])} -include-runtime "
+                            f"-d prog.jar {quoted} && {jar} --update --file prog.jar --main-class {entry}"]
                 artifact = "prog.jar"
+            elif lang is Language.HASKELL:
+                argv = [COMPILERS[lang], *flags, "-tmpdir", build, "-o", "prog", *units]
+                artifact = "prog"
+            elif lang is Language.RUST:
+                argv = [COMPILERS[lang], *flags, main, "-o", "prog"]  # rustc finds the modules itself
+                artifact = "prog"
+            elif lang is Language.GO:
+                argv = [COMPILERS[lang], "build", *flags, "-o", "prog", *units]
+                artifact = "prog"
             else:
                 tail = ["-lm"] if lang is Language.C else []
-                pch = None
                 if lang is Language.CPP and program.flags is None and PCH_HEADER in program.code:
                     pch = self._staged(self._precompiled_header(flags))
                 include = [] if pch is None else [f"-I{PCH_JAIL_DIR if self.level in ('full', 'bwrap') else pch}"]
-                argv = [COMPILERS[lang], *flags, *include, "-o", "prog", src.name, *tail]
+                argv = [COMPILERS[lang], *flags, *include, "-o", "prog", *units, *tail]
                 artifact = "prog"
-            rc, output, timed_out, failed = self._run_compiler(argv, work, uid, java=lang is Language.JAVA,
-                                                               pch=pch if lang is not Language.JAVA else None)
+            rc, output, timed_out, failed = self._run_compiler(
+                argv, work, uid, java=lang in JVM_COMPILED, pch=pch, env=env,
+                time_factor=languages.SPECS[lang].compile_time_factor, binds=COMPILE_BINDS.get(lang, ()))
             if failed:
                 # Our jail failed, not the program (the launcher's status pipe says so, not
                 # the compiler's output, which the source shapes): a sandbox error, never cached.
@@ -415,12 +513,14 @@ class Compiler:
             return worker_binary(self.cache_dir)
 
     def _run_compiler(self, argv: list[str], work: Path, uid: int, *, java: bool = False,
-                      pch: Path | None = None) -> tuple[int, str, bool, str]:
+                      pch: Path | None = None, env: dict[str, str] | None = None,
+                      time_factor: float = 1.0, binds: tuple[str, ...] = ()) -> tuple[int, str, bool, str]:
         """(exit status, output, timed out, why the sandbox failed it or ""). Whether the
         jail came up and the compiler started is told by the launcher (the worker binary
         in ``--exec`` mode, innermost in the jail) on a pipe the compiler never holds."""
         lim = self.limits
-        cpu = max(1, int(lim.time_s + 0.999))
+        time_s = lim.time_s * time_factor
+        cpu = max(1, int(time_s + 0.999))
         prefix = []
         if self.caps.prlimit:
             # javac's heap is capped by -J-Xmx; an address-space limit would stop the JVM
@@ -440,12 +540,17 @@ class Compiler:
             cmd += jail.bwrap_base(self.caps, pid1=False)
             if pch is not None:
                 cmd += ["--ro-bind", str(pch), PCH_JAIL_DIR]
+            for path in binds:
+                cmd += ["--ro-bind-try", path, path]
             cmd += ["--bind-fd", str(fd), "/build", *jail.bwrap_seal(), "--chdir", "/build",
-                    "--setenv", "TMPDIR", "/tmp", "--"]
+                    "--setenv", "TMPDIR", "/tmp"]
+            for name, value in (env or {}).items():
+                cmd += ["--setenv", name, value]
+            cmd += ["--"]
             cwd = None
         else:
             cwd = work
-        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TMPDIR": str(work)}
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "TMPDIR": str(work), **(env or {})}
         launcher = os.open(self._launcher(), os.O_RDONLY)
         status_r, status_w = os.pipe()
         pass_fds += (launcher, status_w)
@@ -463,7 +568,7 @@ class Compiler:
                 os.close(status_w)
                 os.close(launcher)
             try:
-                head, total, timed_out = _drain(proc, 2 * lim.time_s + 1)
+                head, total, timed_out = _drain(proc, 2 * time_s + 1)
             finally:
                 if proc.poll() is None:
                     os.killpg(proc.pid, 9)  # bwrap --die-with-parent takes the jail with it

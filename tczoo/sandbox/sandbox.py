@@ -17,7 +17,8 @@ from tczoo.safetext import from_bytes, to_bytes
 from tczoo.schema import Language, Program, Validator
 from tczoo.sandbox import batch, callpy, jail, validators
 from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
-from tczoo.sandbox.compile import CompileLimits, Compiler, java_tool
+from tczoo.sandbox import languages
+from tczoo.sandbox.compile import JVM_COMPILED, CompileLimits, Compiler, java_tool, program_files
 
 from tczoo.sandbox.executor import Executor, ordered_stream
 from tczoo.sandbox.slots import (HOST_SLACK_S, KILLED_DEADLINE, SE_RETRIES, SlotPool, WorkerDied, header,
@@ -27,7 +28,7 @@ from tczoo.sandbox.types import (CallResult, CompileResult, DeadlineExceeded, Jo
 
 log = logging.getLogger("tczoo.sandbox")
 JAVA_RUN_OPTS = ["-Xss64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"]
-JAVA_THREADS = 64
+JAVA_THREADS = languages.SPECS[Language.JAVA].runtime_threads
 STDERR_CAP = 64 * 1024  # bytes of stderr kept per run
 PROGRAM_FD = "/dev/fd/3"  # where an interpreter finds its program in the jail
 # How the message of a compile the sandbox itself failed begins: for people only. What
@@ -297,7 +298,8 @@ class Sandbox:
         if not files:
             flags = tuple(program.flags) if program.flags is not None else None
             key = (program.language, program.code, flags, tuple(args) if args else None,
-                   *self._limits_key(limits))
+                   *self._limits_key(limits), program.file,
+                   tuple(sorted(program.files.items())) if program.files else None)
             made = self._requests.get(key)
             if made is not None:
                 return made
@@ -318,17 +320,36 @@ class Sandbox:
                       files: dict[str, str] | None) -> tuple[dict, Limits]:
         # The worker opens the program's file below the cache and hands it over as an
         # fd: a native binary is exec'd from it ("" = argv[0]), an interpreter reads
-        # its program from /dev/fd/3.
-        if program.language is Language.PYTHON:
-            argv = [self.caps.python, "-I", PROGRAM_FD]
-        elif program.language is Language.JAVA:
+        # its program from /dev/fd/3. A program with file names of its own (a Kattis
+        # submission) runs from its files in the run folder, under its own name, as a
+        # judge runs it: ``pypy3 paul.py`` (its argv[0] and its folder as it expects).
+        lang = program.language
+        artifact = self.compiler.artifact(program)
+        named = lang.python and (program.file is not None or bool(program.files))
+        if named:
+            own = program_files(program)
+            main = next(iter(own))
+            files = {**own, **(files or {})}
+            artifact = ""
+        script = main if named else PROGRAM_FD
+        if lang is Language.PYTHON:
+            # -I (isolated) for tczoo's own programs; a named one keeps its folder on sys.path
+            # (its modules), still without the environment or a user site (-E -s)
+            argv = [self.caps.python, "-E", "-s", script] if named else [self.caps.python, "-I", script]
+        elif lang in (Language.PYPY, Language.PYTHON2):
+            argv = [languages.tool(lang) or lang.value, script]
+        elif lang in JVM_COMPILED:
             argv = [java_tool("java") or "java", *JAVA_RUN_OPTS, f"-Xmx{limits.memory_mb}m", "-jar", PROGRAM_FD]
-            # The JVM runs a dozen threads of its own; they count against NPROC and pids.
-            limits = limits.model_copy(update={"processes": max(limits.processes, JAVA_THREADS)})
+        elif lang is Language.HASKELL:  # the judges' runtime options: heap at the memory limit, 8 MB stack
+            argv = ["", "+RTS", f"-M{limits.memory_mb}m", languages.HASKELL_STACK, "-RTS"]
         else:
             argv = [""]
+        threads = languages.SPECS[lang].runtime_threads if lang in languages.SPECS else 0
+        if threads:
+            # A runtime's own threads (the JVM's, Go's, GHC's) count against NPROC and pids.
+            limits = limits.model_copy(update={"processes": max(limits.processes, threads)})
         argv += list(args or [])
-        request = {"artifact": self.compiler.artifact(program), "argv": argv, "files": files or {},
+        request = {"artifact": artifact, "argv": argv, "files": files or {},
                    "limits": self._wire_limits(limits, self._pool.tree is not None)}
         return request, limits
 

@@ -88,6 +88,10 @@ class CompileResult(BaseModel):
     # language it does not know): decided by the host from its own channel (the jail's
     # launcher's status pipe), never from the compiler's output, which the source shapes.
     infrastructure: bool = False
+    # The language's compiler or interpreter is not installed on this machine (with
+    # ``infrastructure``): the program cannot run here, which reports count and show
+    # ("cannot run: Kotlin is not installed here ...").
+    missing: bool = False
 
 
 class RunResult(BaseModel):

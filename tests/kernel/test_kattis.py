@@ -21,9 +21,11 @@ from tczoo.schema import Language
 # --------------------------------------------------------------------------- loading
 
 
-def test_a_default_package_loads_into_one_problem(tmp_path):
+def test_a_default_package_loads_into_one_problem(tmp_path, monkeypatch):
+    monkeypatch.setenv("TCZOO_KATTIS_PYTHON", "cpython")
     make_package(tmp_path, files={
         "submissions/accepted/Main.kt": "fun main() {}",
+        "submissions/accepted/Main.cs": "class P { static void Main() {} }",
         "submissions/brute_force/slow.py": ADD_PY,
         "submissions/rejected/marked.py": "# @EXPECTED_RESULTS@: WRONG_ANSWER, TIMELIMIT\n" + WRONG_PY,
         "submissions/accepted/old.py": "print(sum(map(int, raw_input().split())))\n",
@@ -35,16 +37,21 @@ def test_a_default_package_loads_into_one_problem(tmp_path):
     # groups nested to any depth, cases and subgroups together in lexicographic order
     assert [t.name for t in p.golden_tests] == [
         "secret/01-small", "secret/10-big", "secret/g2/02-seven", "secret/g2/sub/01-deep"]
-    assert sorted(s.name for s in p.solutions) == ["accepted/add.cpp", "accepted/add.py"]
-    assert {s.language for s in p.solutions} == {Language.CPP, Language.PYTHON}
+    # every language tczoo knows is loaded (Kotlin, Python 2 ...), whether or not it is installed here
+    assert sorted(s.name for s in p.solutions) == ["accepted/Main.kt", "accepted/add.cpp", "accepted/add.py",
+                                                   "accepted/old.py"]
+    assert {s.name: s.language for s in p.solutions} == {
+        "accepted/Main.kt": Language.KOTLIN, "accepted/add.cpp": Language.CPP, "accepted/add.py": Language.PYTHON,
+        "accepted/old.py": Language.PYTHON2}
+    assert {s.name: s.file for s in p.solutions}["accepted/add.py"] == "add.py"  # run under its own name
     expected = {w.name: w.meta["expected_verdicts"] for w in p.wrong_solutions}
     assert expected == {"wrong_answer/off_by_seven.py": ["WA"], "time_limit_exceeded/loops_on_seven.py": ["TLE"],
                         "run_time_error/asserts.py": ["RE", "MLE"], "rejected/marked.py": ["WA", "TLE"]}
     kattis = p.meta["kattis"]
     skipped = {s["path"]: s["reason"] for s in kattis["skipped_submissions"]}
-    assert "Kotlin" in skipped["accepted/Main.kt"] and kattis["skipped_languages"] == {"Kotlin": 1, "Python 2": 1}
+    assert "C#" in skipped["accepted/Main.cs"] and kattis["skipped_languages"] == {"C#": 1}
     assert "not one the format defines" in skipped["brute_force/slow.py"]
-    assert "raw_input" in skipped["accepted/old.py"]
+    assert "raw_input" in {s.name: s.meta.get("python2") for s in p.solutions}["accepted/old.py"]
     assert kattis["limits"]["time_limit_source"] == ".timelimit"
     assert "512" not in kattis["limits"]["memory_source"] and "problem.yaml" in kattis["limits"]["memory_source"]
     assert p.meta["attribution"]["author"] == "Test Author" and p.meta["attribution"]["license"] == "cc by-sa"
@@ -206,9 +213,9 @@ def test_a_python_output_validator_gets_the_validator_flags(tmp_path, sandbox):
 
 
 def test_custom_validation_without_a_runnable_validator_is_skipped(tmp_path):
-    make_package(tmp_path, yaml="name: V\nvalidation: custom\n", files={"output_validators/v.kt": "fun main(){}"})
+    make_package(tmp_path, yaml="name: V\nvalidation: custom\n", files={"output_validators/v.cs": "class V {}"})
     [skipped] = scan(tmp_path).skipped
-    assert "one output validator the sandbox can run, found 0" in skipped.reason and "Kotlin" in skipped.reason
+    assert "one output validator the sandbox can run, found 0" in skipped.reason and "C#" in skipped.reason
 
 
 def test_checktestdata_input_validators_decide_validity(tmp_path, sandbox):

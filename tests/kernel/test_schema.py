@@ -81,7 +81,8 @@ def test_task_never_carries_more_than_its_setting():
 
 
 @pytest.mark.parametrize("text,lang", [("C++", "cpp"), ("cpp17", "cpp"), ("Python3", "python"),
-                                       ("PyPy3", "python"), ("GNU C", "c"), ("java", "java")])
+                                       ("PyPy3", "pypy"), ("GNU C", "c"), ("java", "java"), ("Kotlin", "kotlin"),
+                                       ("hs", "haskell"), ("Rust", "rust"), ("golang", "go"), ("python2", "python2")])
 def test_language_spellings(text, lang):
     assert Language.parse(text).value == lang
 

@@ -1,11 +1,20 @@
 """Programs of a Kattis package (submissions, validators) as tczoo ``Program``s.
 
-A program is one file, or a directory holding one program (the format's rule).
-Languages come from the file ending (the format's language table); the sandbox runs
-C, C++, Java and Python 3, and everything else is skipped with its language named.
-A C/C++ directory program has one compilation unit plus its own headers: the local
-``#include "x.h"`` lines are replaced by the header text (once per header, as
-``#pragma once``/include guards would), so the sandbox compiles one source file.
+A program is one file, or a directory holding one program (the format's rule), and it
+keeps its file name (``Program.file``): a judge compiles ``Paul.java`` as class Paul and
+runs ``pypy3 paul.py`` under that name. Languages come from the file ending (the
+format's language table): C, C++, Java, Python 3, Python 2, Kotlin, Haskell, Rust and Go
+are tczoo languages (a program whose compiler is not installed here is still loaded: it
+"cannot run", which every report shows); any other language is skipped with its name.
+Python 3 runs under PyPy, as problemtools runs it, where ``pypy3`` is installed
+(``TCZOO_KATTIS_PYTHON``: ``auto``, ``pypy``, ``cpython``).
+
+A C/C++ directory program of one compilation unit plus its own headers has the local
+``#include "x.h"`` lines replaced by the header text (once per header, as ``#pragma
+once``/include guards would), so that its code reads whole; any other directory program
+(several units, another language) keeps its files as they are (``Program.files``), its
+main file chosen by the format's rule (the only source, else ``main.*``, else the first
+by name).
 
 Every file is read through the package's ``tczoo.untrusted.Tree``: inside the package,
 regular files only, ``MAX_SOURCE_BYTES`` each.
@@ -13,10 +22,12 @@ regular files only, ``MAX_SOURCE_BYTES`` each.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from tczoo.errors import UserError
 from tczoo.schema import Language, Program
 from tczoo.untrusted import OverBudget, Refused, Tree
 
@@ -28,10 +39,11 @@ ENDINGS: dict[str, tuple[str, Language | None]] = {
     ".cc": ("C++", Language.CPP), ".cpp": ("C++", Language.CPP), ".cxx": ("C++", Language.CPP),
     ".c++": ("C++", Language.CPP), ".C": ("C++", Language.CPP),
     ".java": ("Java", Language.JAVA),
+    # Python 3: PyPy or CPython, decided when a program is read (python3_runtime)
     ".py": ("Python 3", Language.PYTHON), ".py3": ("Python 3", Language.PYTHON),
-    ".py2": ("Python 2", None),
-    ".kt": ("Kotlin", None), ".hs": ("Haskell", None), ".cs": ("C#", None), ".go": ("Go", None),
-    ".rs": ("Rust", None), ".js": ("JavaScript", None), ".rb": ("Ruby", None), ".scala": ("Scala", None),
+    ".py2": ("Python 2", Language.PYTHON2),
+    ".kt": ("Kotlin", Language.KOTLIN), ".hs": ("Haskell", Language.HASKELL), ".cs": ("C#", None),
+    ".go": ("Go", Language.GO), ".rs": ("Rust", Language.RUST), ".js": ("JavaScript", None), ".rb": ("Ruby", None), ".scala": ("Scala", None),
     ".pas": ("Pascal", None), ".php": ("PHP", None), ".ml": ("OCaml", None), ".fs": ("F#", None),
     ".d": ("D", None), ".lua": ("Lua", None), ".f90": ("Fortran", None), ".jl": ("Julia", None),
     ".sh": ("Bash", None), ".pl": ("Prolog", None), ".pm": ("Perl", None), ".swift": ("Swift", None),
@@ -57,6 +69,27 @@ class Unreadable:
 
     reason: str
     language: str = ""
+
+
+PYTHON_CHOICES = ("auto", "pypy", "cpython")
+
+
+def python3_runtime() -> tuple[Language, str]:
+    """The language a package's Python 3 programs run as, and why: PyPy, as problemtools
+    runs the format's Python 3, where ``pypy3`` is installed (``TCZOO_KATTIS_PYTHON=auto``,
+    the default), else CPython, said so; ``pypy`` or ``cpython`` force one."""
+    from tczoo.sandbox.languages import installed
+
+    choice = os.environ.get("TCZOO_KATTIS_PYTHON", "auto").strip().lower() or "auto"
+    if choice not in PYTHON_CHOICES:
+        raise UserError(f"TCZOO_KATTIS_PYTHON={choice[:40]!r}: one of {', '.join(PYTHON_CHOICES)}")
+    if choice == "pypy":
+        return Language.PYPY, "PyPy (TCZOO_KATTIS_PYTHON=pypy)"
+    if choice == "cpython":
+        return Language.PYTHON, "CPython (TCZOO_KATTIS_PYTHON=cpython; the format's Python 3 is PyPy)"
+    if installed(Language.PYPY):
+        return Language.PYPY, "PyPy, as problemtools runs the format's Python 3"
+    return Language.PYTHON, "CPython: pypy3 is not installed here (the format's Python 3 is PyPy)"
 
 
 def _ending(path: Path) -> str:
@@ -157,14 +190,29 @@ def read_program(path: Path, name: str, tree: Tree) -> Program | Unreadable:
     code = _read(path, tree)
     if isinstance(code, Unreadable):
         return code
+    meta = {"language": lang_name}
+    language, lang_name, why = _python_version(path, code, language, lang_name)
+    if why:
+        meta.update(language=lang_name, python2=why)
+    if language is Language.PYTHON or language is Language.PYPY:
+        language, meta["runtime"] = python3_runtime()
+    if language in (Language.C, Language.CPP):
+        code = inline_local_headers(code, path.parent, tree)
+    return Program(code=code, language=language, name=name, flags=FLAGS.get(language), meta=meta,
+                   file=path.name)
+
+
+def _python_version(path: Path, code: str, language: Language, lang_name: str) -> tuple[Language, str, str]:
+    """A ``.py`` file that is Python 2 (its shebang, or its code: ``python2_evidence``) is
+    Python 2; (language, its name, the evidence or "")."""
     if language is Language.PYTHON and _ending(path) == ".py":
         why = python2_evidence(code)
         if why:
-            return Unreadable(f"Python 2 ({why}) is not a language the sandbox runs", "Python 2")
-    if language in (Language.C, Language.CPP):
-        code = inline_local_headers(code, path.parent, tree)
-    return Program(code=code, language=language, name=name, flags=FLAGS.get(language),
-                   meta={"language": lang_name})
+            return Language.PYTHON2, "Python 2", why
+    return language, lang_name, ""
+
+
+MAX_PROGRAM_FILES = 64  # files of one directory program
 
 
 def _read_directory(path: Path, name: str, tree: Tree) -> Program | Unreadable:
@@ -180,8 +228,26 @@ def _read_directory(path: Path, name: str, tree: Tree) -> Program | Unreadable:
     lang_name, language = language_of(sources[0])
     if language is None:
         return Unreadable(f"{lang_name} is not a language the sandbox runs", lang_name)
-    if len(sources) > 1:
-        return Unreadable(f"{len(sources)} {lang_name} source files: one compilation unit is supported",
-                          lang_name)
-    program = read_program(sources[0], name, tree)
-    return program
+    if len(sources) == 1 and language in (Language.C, Language.CPP):
+        return read_program(sources[0], name, tree)  # one unit, its headers inlined
+    if len(files) > MAX_PROGRAM_FILES:
+        return Unreadable(f"{len(files)} files: at most {MAX_PROGRAM_FILES} in one program")
+    # The format's main file: the only source, else main.*, else the first by name.
+    mains = [p for p in sources if p.stem.lower() == "main" and p.parent == path]
+    main = sources[0] if len(sources) == 1 else (mains[0] if mains else sorted(sources)[0])
+    texts: dict[str, str] = {}
+    for f in files:
+        text = _read(f, tree)
+        if isinstance(text, Unreadable):
+            return Unreadable(f"{f.relative_to(path)}: {text.reason}", lang_name)
+        texts[str(f.relative_to(path))] = text
+    rel = str(main.relative_to(path))
+    code = texts.pop(rel)
+    meta = {"language": lang_name, "folder": True}
+    language, lang_name, why = _python_version(main, code, language, lang_name)
+    if why:
+        meta.update(language=lang_name, python2=why)
+    if language is Language.PYTHON or language is Language.PYPY:
+        language, meta["runtime"] = python3_runtime()
+    return Program(code=code, language=language, name=name, flags=FLAGS.get(language), meta=meta,
+                   file=rel, files=texts or None)
