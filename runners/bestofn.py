@@ -244,6 +244,13 @@ class BestOfNRunner(Runner):
         with self._lock:
             return [self._verdicts[(problem.id, c.digest)] for c in cands]
 
+    def cannot_score(self, suite: TestSuite) -> str | None:
+        """A suite without tests that carries the candidates its method sampled is ranked
+        all the same (CodeT's fallback: a random sample); without either, nothing to do."""
+        if not suite.tests and not self.suite_candidates(suite):
+            return "the suite has no tests"
+        return None
+
     @staticmethod
     def suite_candidates(suite: TestSuite) -> list[Program]:
         """The candidate solutions a method sampled itself (``Method.samples_candidates``)."""

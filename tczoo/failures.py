@@ -9,7 +9,10 @@ is counted apart in every report — when
   not the method's result; or
 - it produced no test at all, unless its runner scores empty suites (HarnessLLM's
   bug finding counts a response without a usable test as a format error, in the
-  denominator, as its paper does: ``Runner.scores_empty_suites``).
+  denominator, as its paper does: ``Runner.scores_empty_suites``), or unless it returned
+  candidate solutions it sampled itself (``CANDIDATE_ROLE``: CodeT's solutions without
+  a usable generated test are still ranked, by CodeT's fallback, a random sample; the
+  runner's report says on how many problems).
 
 A failed generation is **retried** by the next ``tczoo run`` on the directory when its
 failure is transient (the provider did not answer: connection, 5xx, timeout, rate
@@ -20,7 +23,7 @@ limit, a malformed body, the circuit breaker, the cost limit), and by
 from __future__ import annotations
 
 from tczoo.llm.client import TRANSIENT
-from tczoo.schema import Failure, GenerationRecord
+from tczoo.schema import CANDIDATE_ROLE, Failure, GenerationRecord
 
 
 def generation_failure(record: GenerationRecord, *, scores_empty: bool = False) -> Failure | None:
@@ -35,7 +38,8 @@ def generation_failure(record: GenerationRecord, *, scores_empty: bool = False) 
     llm = [f for f in failures if f.stage == "llm"]
     if llm:
         return llm[-1]
-    if not record.suite.tests and not scores_empty:
+    sampled = any(a.role == CANDIDATE_ROLE and a.program is not None for a in record.suite.artifacts)
+    if not record.suite.tests and not scores_empty and not sampled:
         # The last recorded failure is usually the one that ended the attempt
         # ("no oracle passed the samples", "no usable validator" ...).
         return failures[-1] if failures else Failure(stage="method", reason="no_tests",

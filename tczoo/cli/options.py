@@ -346,7 +346,7 @@ def say_embedded_model(model: str) -> None:
     import sys
 
     if any(a == "--model" or a.startswith("--model=") or a == "--models" or a.startswith("--models=")
-           for a in sys.argv[1:]):
+           for a in sys.argv[1:]) or not model.startswith("local/"):  # a target's own model (released:)
         return
     from tczoo.cli.output import echo
     from tczoo.estimate import LOCAL_TOKENS_PER_S

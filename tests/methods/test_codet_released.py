@@ -23,6 +23,9 @@ PROBLEMS = [
      "prompt": "\n\ndef add(a: int, b: int) -> int:\n    \"\"\" The sum of a and b.\n    \"\"\"\n",
      "canonical_solution": "    return a + b\n",
      "test": "\n\ndef check(candidate):\n    assert candidate(1, 2) == 3\n    assert candidate(-1, 1) == 0\n"},
+    {"task_id": "Rel/2", "entry_point": "neg",
+     "prompt": "\n\ndef neg(x: int) -> int:\n    \"\"\" Minus x.\n    \"\"\"\n",
+     "canonical_solution": "    return -x\n", "test": "\n\ndef check(candidate):\n    assert candidate(2) == -2\n"},
     {"task_id": "Rel/1", "entry_point": "first",
      "prompt": "from typing import List\n\n\ndef first(xs: List[int]) -> int:\n    \"\"\" The first element, or -1 "
                "for an empty list.\n    \"\"\"\n",
@@ -55,10 +58,16 @@ def released(tmp_path):
     bench = tmp_path / "problems.jsonl"
     bench.write_text("".join(json.dumps(p) + "\n" for p in PROBLEMS))
     sols, tests = tmp_path / "solutions.jsonl", tmp_path / "tests.jsonl"
+    # Rel/2: no test sample holds a usable assert -- CodeT ranks its solutions by its
+    # fallback (a random sample), and so does tczoo: the unit is scored, not failed
     sols.write_text(json.dumps({"prompt": PROBLEMS[0]["prompt"], "samples": ADD}) + "\n"
-                    + json.dumps({"prompt": PROBLEMS[1]["prompt"], "samples": FIRST}) + "\n")
+                    + json.dumps({"prompt": PROBLEMS[2]["prompt"], "samples": FIRST}) + "\n"
+                    + json.dumps({"prompt": PROBLEMS[1]["prompt"], "samples": ["    return -x\n", "    return x\n"] * 2
+                                  + ["    return -x\n"]}) + "\n")
     tests.write_text(json.dumps({"prompt": stub(PROBLEMS[0]), "samples": ADD_TESTS}) + "\n"
-                     + json.dumps({"prompt": stub(PROBLEMS[1]), "samples": FIRST_TESTS}) + "\n")
+                     + json.dumps({"prompt": stub(PROBLEMS[2]), "samples": FIRST_TESTS}) + "\n"
+                     + json.dumps({"prompt": stub(PROBLEMS[1]), "samples": ["\n", "neg(", "\n    neg(1) == -1\n"]})
+                     + "\n")
     return bench, f"released:{sols}+{tests}"
 
 
@@ -155,13 +164,19 @@ def test_released_generations_through_codet_and_bestofn_end_to_end(released, tmp
     rows = {(r["selection"], r["consensus"]): r for r in table["rows"]}
     # Rel/0: one set {c0, c1, c3} of 3 x 4 = 12 beats {c2}: 2 x 1; all three right -> 1.0 at every k
     # Rel/1: sets {c1}: 3, then {c0}: 2 and {c2}: 2 tied and merged (both wrong): every k draws c1 first
+    # Rel/2: no test at all: CodeT's fallback, the baseline (3 of 5 right)
+    assert scores["Rel/2"]["detail"]["golden"] == [True, False, True, False, True]
+    assert scores["Rel/2"]["metrics"]["tests"] == 0.0
     for consensus in ("|S|x|T| (paper)", "sqrt|S|x|T| (released code)"):
-        assert rows[("CodeT", consensus)]["pass@1"] == 100.0 and rows[("CodeT", consensus)]["pass@2"] == 100.0
+        row = rows[("CodeT", consensus)]
+        assert row["pass@1"] == pytest.approx(100 * (1 + 1 + 0.6) / 3)
+        assert row["pass@2"] == pytest.approx(100 * (1 + 1 + 0.9) / 3)
     base = rows[("baseline", None)]
-    assert base["pass@1"] == pytest.approx(100 * (3 / 5 + 1 / 5) / 2)
-    assert base["pass@2"] == pytest.approx(100 * ((1 - 1 / 10) + (1 - 6 / 10)) / 2)
+    assert base["pass@1"] == pytest.approx(100 * (3 / 5 + 1 / 5 + 3 / 5) / 3)
+    assert base["pass@2"] == pytest.approx(100 * ((1 - 1 / 10) + (1 - 6 / 10) + (1 - 1 / 10)) / 3)
     assert base["pass@10"] is None  # five candidates per problem: no pass@10 (said in a note)
     assert any("no pass@10" in n for n in table["notes"])
+    assert any("no candidate passed any generated test in 1 selection(s)" in n for n in table["notes"])
     # the same files, replayed: byte for byte the same scores
     again = tmp_path / "again"
     proc = subprocess.run([sys.executable, "-m", "tczoo.cli", "run", "--method", "codet", "--benchmark",
