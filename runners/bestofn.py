@@ -30,6 +30,26 @@ merged, give the expected pass@1 of picking one of their candidates at random, a
 CodeT's evaluation computes it; where no candidate passes any test, the original pass@1,
 CodeT's fallback). Both rank the same pass matrix, for every method's tests.
 
+Two more selectors on the same matrix (issue 50): *CodeRM voting* (Ma et al., ACL 2025,
+arXiv:2501.01054; the authors' ``calculate_result.py``): the candidates passing the most
+tests, and among them those whose set of passed tests is the most frequent; the expected
+pass@1 of a random pick there (no candidate passes a test: the original pass@1). And a
+method's *own pick* (S*, Li et al., 2025, arXiv:2502.14382: its pairwise comparisons
+choose a candidate while it generates): the candidate artifact whose ``Program.meta``
+carries ``SELECTED``; its golden verdict is the row's pass@1.
+
+Dynamic test scaling (CodeRM §4.3; ``test_counts``): the table "pass@1 as the unit tests
+per problem grow" ranks each selection unit's candidates by CodeRM voting on n of its
+tests, for each n: *uniform* takes n tests at random for every problem (``draws`` seeded
+draws, averaged, as the authors average bootstrap draws); *dynamic* gives the problems
+the same total, n per problem on average, by difficulty: each draw's first
+``difficulty_tests`` tests estimate how hard a problem is (``difficulty``:
+``"consensus"``, ours: the share of candidates passing all of them; ``"oracle"``: the
+share of candidates the golden tests accept, the paper's gold pass rate), then the rest
+of the budget goes one test at a time to the problem where the next test is worth most,
+(1 - share) x (ln(m + 1) - ln(m)) for a problem holding m tests (ours; the paper trains a
+difficulty classifier and allocates greedily, harder problems first).
+
 Tests that are statements (CodeT's asserts executed as written: ``codet``'s default)
 run after each candidate in its own process, ``statement_time_s`` of CPU each
 (``tczoo.execution.statements``); a candidate's golden verdict is the benchmark's own
@@ -64,7 +84,7 @@ import math
 import random
 import statistics
 import threading
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any, Literal
 
@@ -76,7 +96,7 @@ from tczoo.execution import (Limits, Sandbox, can_check, check_outputs, no_sandb
 from tczoo.execution.statements import TIMED_OUT, is_statement, run_statements
 from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.runners.bugfind import limits_note
-from tczoo.schema import CANDIDATE_ROLE, Problem, Program, ScoreRecord, Setting, Task, TestSuite
+from tczoo.schema import CANDIDATE_ROLE, SELECTED, Problem, Program, ScoreRecord, Setting, Task, TestSuite
 from tczoo.submissions import read_candidates
 
 
@@ -132,6 +152,16 @@ class BestOfNParams(RunnerParams):
     pass_at: list[int] = Field(default_factory=lambda: [1, 2, 10, 100],
                                description="k of the pass@k table (CodeT's Table 2: 1, 2, 10; baseline 1, 10, 100)")
     seed: int = Field(0, description="seed of the candidate pool's order")
+    test_counts: list[int] = Field(default_factory=list, description="CodeRM's sweep: unit tests per problem, "
+                                                                     "uniform and dynamic (none: no sweep table)")
+    draws: int = Field(20, ge=1, le=10_000, description="random test subsets per count, averaged (the authors' "
+                                                        "bootstrap --sample_num)")
+    difficulty: Literal["consensus", "oracle"] = Field(
+        "consensus", description='how dynamic scaling estimates a problem\'s difficulty: "consensus" (ours, no '
+                                 'labels: the share of candidates passing its first tests) or "oracle" (the share '
+                                 'the golden tests accept: the paper\'s gold pass rate)')
+    difficulty_tests: int = Field(1, ge=1, description="tests of each draw that estimate the difficulty (every "
+                                                       "problem keeps at least these)")
 
 
 class BestOfNRunner(Runner):
@@ -367,6 +397,7 @@ class BestOfNRunner(Runner):
             tests = suite.tests[: min(k, self.params.max_tests)]
             label = self.pool_label
         golden = self.golden(problem, cands)
+        picked = [i for i, c in enumerate(cands) if c.meta.get(SELECTED)] if source == "suite" else []
         matrix, timed_out = self._pass_matrix(problem, suite, tests, cands)
         with self._lock:
             golden_timed_out = sum((problem.id, c.digest) in self._golden_timed_out for c in cands)
@@ -380,6 +411,12 @@ class BestOfNRunner(Runner):
                     "golden_timeouts": golden_timed_out, "test_timeouts": timed_out,
                     "golden_time_s": self.params.golden_time_s, "statement_time_s": self.params.statement_time_s,
                     "statements": sum(1 for t in tests if is_statement(t)),
+                    **({"picked": picked[0]} if picked else {}),
+                    # the sweep's settings travel with the records: a report builds this runner without them
+                    **({"sweep": {"counts": list(self.params.test_counts), "draws": self.params.draws,
+                                  "difficulty": self.params.difficulty, "seed": self.params.seed,
+                                  "difficulty_tests": self.params.difficulty_tests}}
+                       if self.params.test_counts else {}),
                     "inputs": [[len(t.input), _digest(t.input)] for t in tests],
                     "limits": {"time_ms": problem.time_limit_ms, "memory_mb": problem.memory_limit_mb,
                                "given": problem.limits_given}},
@@ -418,10 +455,13 @@ class BestOfNRunner(Runner):
         oracle: dict[str, dict[str, float]] = defaultdict(dict)
         selected_rows: dict[tuple[str, str], dict[str, Any]] = {}
         agreement_rows: dict[tuple[str, str], dict[str, Any]] = {}
+        voting_rows: dict[tuple[str, str], dict[str, Any]] = {}  # CodeRM's majority voting
+        own_rows: dict[tuple[str, str], dict[str, Any]] = {}  # the method's own pick (S*)
         counts: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
         fallback: dict[tuple[str, str, str], list[str]] = defaultdict(list)
         for (model, method, label), per_problem in sorted(by_group.items()):
             after, agreed = [], []
+            voted, own = [], []
             for pid, recs in sorted(per_problem.items()):
                 picks = [self._select(unit) for unit in _selection_units(recs)]
                 after.append(_avg(p["most_passed"] for p in picks))
@@ -429,23 +469,39 @@ class BestOfNRunner(Runner):
                     agreed.append(_avg(p["agreement"] for p in picks))
                     if any(p["fallback"] for p in picks):
                         fallback[(model, method, label)].append(pid)
+                if all(p["voting"] is not None for p in picks):
+                    voted.append(_avg(p["voting"] for p in picks))
+                if all(p["own"] is not None for p in picks):
+                    own.append(_avg(p["own"] for p in picks))
                 original[label][pid] = _avg(p["original"] for p in picks)
                 oracle[label][pid] = _avg(p["oracle"] for p in picks)
             selected_rows.setdefault((model, method), {})[label] = sum(after) / len(after)
             if len(agreed) == len(after):  # every record has its pass matrix (older runs: not)
                 agreement_rows.setdefault((model, method), {})[label] = sum(agreed) / len(agreed)
+            if len(voted) == len(after):
+                voting_rows.setdefault((model, method), {})[label] = sum(voted) / len(voted)
+            if len(own) == len(after):  # a method that picks (S*) picked in every problem
+                own_rows.setdefault((model, method), {})[label] = sum(own) / len(own)
             counts[(model, method)][label] = len(after)
         rows = [{"selector": "Original pass@1", **{lb: _avg(original[lb].values()) for lb in labels}}]
         for (model, method), vals in sorted(selected_rows.items()):
             rows.append({"selector": f"{method} ({model})", **vals})
             if (model, method) in agreement_rows:
                 rows.append({"selector": f"dual agreement: {method} ({model})", **agreement_rows[(model, method)]})
+            if (model, method) in voting_rows:
+                rows.append({"selector": f"CodeRM voting: {method} ({model})", **voting_rows[(model, method)]})
+            if (model, method) in own_rows:
+                rows.append({"selector": f"own pick: {method} ({model})", **own_rows[(model, method)]})
         rows.append({"selector": "Best candidate (oracle)", **{lb: _avg(oracle[lb].values()) for lb in labels}})
         weight = "|candidates| x |tests|" if self.params.dual_agreement == "product" else "sqrt(|candidates|) x |tests|"
         notes = ["pass@1 in % over problems; columns: where the candidates came from; "
                  "a selector row: the candidate passing the most pooled generated tests; a dual agreement row: "
                  f"CodeT's consensus sets (candidates passing the same tests) scored {weight}, the expected pass@1 "
                  "of a candidate of the best set(s)."]
+        if voting_rows or own_rows:
+            notes.append("CodeRM voting: among the candidates passing the most tests, those whose set of passed tests "
+                         "is the most frequent, the expected pass@1 of one of them (CodeRM's majority voting); own "
+                         "pick: the candidate the method itself selected (S*'s pairwise comparisons).")
         for key, per_label in sorted(counts.items()):
             notes.append(f"{key[1]} ({key[0]}): " + ", ".join(f"{lb}: {n} problems" for lb, n in per_label.items()))
         for (model, method, label), pids in sorted(fallback.items()):
@@ -483,6 +539,11 @@ class BestOfNRunner(Runner):
         diversity = self._diversity_table(by_group)
         if diversity.rows:  # stdin problems only: none in a function-level benchmark
             tables.append(diversity)
+        sweep = self._sweep_settings(scores)
+        if sweep is not None:
+            scaling = self._test_scaling_table(by_group, sweep)
+            if scaling.rows:
+                tables.append(scaling)
         return tables
 
     def _select(self, recs: list[ScoreRecord]) -> dict[str, Any]:
@@ -495,7 +556,7 @@ class BestOfNRunner(Runner):
             for c, v in enumerate(r.detail["passed"]):
                 total[c] += v
         best = max(range(len(total)), key=lambda c: (total[c], -c))
-        agreement, fell_back = None, False
+        agreement, fell_back, voting = None, False, None
         if all("pass_bits" in r.detail for r in recs):
             signatures = [tuple(r.detail["pass_bits"][c] for r in recs) for c in range(len(golden))]
             passed = [sum(_popcount(b) for b in sig) for sig in signatures]
@@ -504,8 +565,12 @@ class BestOfNRunner(Runner):
             if agreement is None:
                 agreement = sum(golden) / len(golden)
             agreement *= 100.0
+            voting = 100.0 * coderm_voting(signatures, passed, golden)
+        picked = recs[0].detail.get("picked") if len(recs) == 1 else None
+        own = 100.0 * golden[picked] if isinstance(picked, int) and 0 <= picked < len(golden) else None
         return {"most_passed": 100.0 * golden[best], "agreement": agreement, "fallback": fell_back,
-                "original": 100.0 * sum(golden) / len(golden), "oracle": 100.0 * any(golden)}
+                "original": 100.0 * sum(golden) / len(golden), "oracle": 100.0 * any(golden),
+                "voting": voting, "own": own}
 
     def _pass_at_table(self, by_group) -> Table:
         """CodeT's Table 2 layout: per candidate source, the baseline pass@k and the dual
@@ -572,6 +637,58 @@ class BestOfNRunner(Runner):
                          f"time) and {test_timeouts} candidate x test cell(s) (an assert over its time)")
         return Table(title="pass@k of the baseline and of the dual agreement (CodeT Table 2 layout)",
                      columns=columns, rows=rows, notes=notes)
+
+    def _sweep_settings(self, scores: list[ScoreRecord]) -> dict[str, Any] | None:
+        """The sweep this runner was asked for, else the one its records were scored with
+        (a report builds the runner without the run's parameters)."""
+        if self.params.test_counts:
+            return {"counts": list(self.params.test_counts), "draws": self.params.draws, "seed": self.params.seed,
+                    "difficulty": self.params.difficulty, "difficulty_tests": self.params.difficulty_tests}
+        found = [s.detail["sweep"] for s in scores if isinstance(s.detail.get("sweep"), dict)]
+        if not found:
+            return None
+        try:
+            return dict(BestOfNParams(test_counts=found[0]["counts"], draws=found[0]["draws"],
+                                      difficulty=found[0]["difficulty"], seed=found[0].get("seed", 0),
+                                      difficulty_tests=found[0]["difficulty_tests"]).model_dump(
+                include={"draws", "difficulty", "difficulty_tests", "seed"}), counts=list(found[0]["counts"]))
+        except (KeyError, TypeError, ValueError):
+            return None  # a record written by something else: no sweep rather than a wrong one
+
+    def _test_scaling_table(self, by_group, sweep: dict[str, Any]) -> Table:
+        """CodeRM's Figure (dynamic scaling): pass@1 of CodeRM voting with n unit tests per
+        problem, uniform and allocated by difficulty at the same total, per candidate source."""
+        counts = sorted(set(sweep["counts"]))
+        rows: list[dict[str, Any]] = []
+        notes = [f"pass@1 in % of CodeRM voting (the candidates passing the most of the chosen tests, then the most "
+                 f"frequent set of passed tests), averaged over {sweep['draws']} seeded draws of each problem's "
+                 "tests, then over problems. uniform: n tests per problem at random; dynamic: the same total, n per "
+                 "problem on average, each draw's first "
+                 f"{sweep['difficulty_tests']} test(s) per problem estimating its difficulty "
+                 + ("(the share of candidates passing them all; ours, no labels)" if sweep["difficulty"] ==
+                    "consensus" else "(the share of candidates the golden tests accept: the paper's gold pass rate)")
+                 + ", the rest given one at a time where (1 - share) x (ln(m+1) - ln(m)) is largest. A problem with "
+                   "fewer tests than asked uses all it has (tests used/problem)."]
+        for (model, method, label), per_problem in sorted(by_group.items()):
+            units = []
+            for pid, recs in sorted(per_problem.items()):
+                for unit in _selection_units(recs):
+                    if all("pass_bits" in r.detail for r in unit):
+                        units.append((pid, _unit_matrix(unit), list(unit[0].detail["golden"])))
+            if not units:
+                continue
+            results = scaling_by_test_count(units, counts, draws=sweep["draws"],
+                                            seed=f"{sweep['seed']}:{method}:{label}",
+                                            difficulty=sweep["difficulty"],
+                                            difficulty_tests=sweep["difficulty_tests"])
+            for (allocation, n), (value, used) in sorted(results.items()):
+                rows.append({"model": model, "method": method, "candidates": label, "allocation": allocation,
+                             "tests/problem": n, "tests used/problem": used, "pass@1": value,
+                             "problems": len({u[0] for u in units})})
+        return Table(title="pass@1 as the unit tests per problem grow, uniform and dynamic (CodeRM Figures 1 and 6 "
+                           "layout)",
+                     columns=["model", "method", "candidates", "allocation", "tests/problem", "tests used/problem",
+                              "pass@1", "problems"], rows=rows, notes=notes)
 
     def _diversity_table(self, by_group) -> Table:
         """Figure 5 / Table 5: per stdin problem, each method's pooled inputs downsampled
@@ -680,6 +797,99 @@ def unbiased_pass_at_k(n: int, c: int, k: int) -> float:
     for i in range(n - c + 1, n + 1):
         prod *= 1.0 - k / i
     return 1.0 - prod
+
+
+def coderm_voting(signatures: list, passed: list[int], golden: list[bool]) -> float:
+    """CodeRM's majority voting, pass@1 (the authors' ``calc_best_of_n``): the candidates
+    passing the most tests, among them those whose set of passed tests (``signatures``)
+    is shared by the most of them; the share of correct ones there (the expected pass@1
+    of a random pick). When no candidate passes a test, every candidate ties: the
+    original pass@1."""
+    top = max(passed)
+    tops = [c for c in range(len(passed)) if passed[c] == top]
+    freq = Counter(signatures[c] for c in tops)
+    most = max(freq.values())
+    chosen = [c for c in tops if freq[signatures[c]] == most]
+    return sum(1 for c in chosen if golden[c]) / len(chosen)
+
+
+def _unit_matrix(unit: list[ScoreRecord]) -> "Any":
+    """A selection unit's pass matrix from its records: tests x candidates, booleans."""
+    import numpy as np
+
+    columns = []
+    for r in unit:
+        bits = [int(b, 16) for b in r.detail["pass_bits"]]
+        columns += [[bool(b >> j & 1) for b in bits] for j in range(int(r.metrics.get("tests", 0)))]
+    return np.array(columns, dtype=bool).reshape(len(columns), len(unit[0].detail["golden"]))
+
+
+def _voting_on(matrix: "Any", tests: "Any", golden: "Any") -> float:
+    """CodeRM voting pass@1 on the chosen rows (tests) of a tests x candidates matrix."""
+    import numpy as np
+
+    sub = matrix[tests]
+    passed = sub.sum(axis=0)
+    tops = np.flatnonzero(passed == passed.max())
+    if len(tests) == 0 or passed.max() == 0:
+        return float(golden.mean())
+    keys = np.packbits(sub[:, tops], axis=0).T
+    _, inverse, freq = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
+    chosen = tops[freq[inverse.reshape(-1)] == freq.max()]
+    return float(golden[chosen].mean())
+
+
+def scaling_by_test_count(units: list[tuple[str, Any, list[bool]]], counts: list[int], *, draws: int, seed: str,
+                          difficulty: str = "consensus",
+                          difficulty_tests: int = 1) -> dict[tuple[str, int], tuple[float, float]]:
+    """{(allocation, n): (pass@1 in %, tests used per problem)} of CodeRM voting with n
+    tests per problem: "uniform" (n at random per problem) and "dynamic" (the same total
+    allocated by estimated difficulty; see the module docstring). ``units``: (problem,
+    tests x candidates matrix, golden verdicts) per selection unit; a problem's units are
+    averaged before problems are."""
+    import heapq
+
+    import numpy as np
+
+    goldens = [np.array(g, dtype=bool) for _, _, g in units]
+    sums: dict[tuple[str, int], list[float]] = defaultdict(list)
+    used: dict[tuple[str, int], list[float]] = defaultdict(list)
+    for d in range(draws):
+        rng = random.Random(f"{seed}:{d}")
+        perms = [rng.sample(range(m.shape[0]), m.shape[0]) for _, m, _ in units]
+        for n in counts:
+            per_problem: dict[str, list[float]] = defaultdict(list)
+            for u, (pid, m, _) in enumerate(units):
+                per_problem[pid].append(_voting_on(m, np.array(perms[u][:n], dtype=int), goldens[u]))
+            sums[("uniform", n)].append(_avg(_avg(v) for v in per_problem.values()))
+            used[("uniform", n)].append(_avg(min(n, m.shape[0]) for _, m, _ in units))
+            if n < difficulty_tests:
+                continue
+            held = [min(difficulty_tests, m.shape[0]) for _, m, _ in units]
+            share = []
+            for u, (_, m, _) in enumerate(units):
+                if difficulty == "oracle":
+                    share.append(float(goldens[u].mean()) if len(goldens[u]) else 1.0)
+                else:
+                    first = m[np.array(perms[u][:held[u]], dtype=int)]
+                    share.append(float(first.all(axis=0).mean()) if first.shape[1] else 1.0)
+            left = n * len(units) - sum(held)
+            heap = [(-(1 - share[u]) * (math.log(held[u] + 1) - math.log(held[u])) if held[u] else -math.inf,
+                     held[u], u) for u in range(len(units)) if held[u] < units[u][1].shape[0]]
+            heapq.heapify(heap)
+            while left > 0 and heap:
+                _, _, u = heapq.heappop(heap)
+                held[u] += 1
+                left -= 1
+                if held[u] < units[u][1].shape[0]:
+                    gain = (1 - share[u]) * (math.log(held[u] + 1) - math.log(held[u]))
+                    heapq.heappush(heap, (-gain, held[u], u))
+            per_problem = defaultdict(list)
+            for u, (pid, m, _) in enumerate(units):
+                per_problem[pid].append(_voting_on(m, np.array(perms[u][:held[u]], dtype=int), goldens[u]))
+            sums[("dynamic", n)].append(_avg(_avg(v) for v in per_problem.values()))
+            used[("dynamic", n)].append(_avg(held))
+    return {key: (100.0 * _avg(vals), _avg(used[key])) for key, vals in sums.items()}
 
 
 def _selection_units(recs: list[ScoreRecord]) -> list[list[ScoreRecord]]:
