@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from agent_fixtures import agent_rules
+from breaker_fixtures import breaker_rules
 from tcbench_fixtures import ZM01_VALIDATOR
 
 SOLUTION = """
@@ -293,6 +294,7 @@ def zm01_rules() -> list[tuple[str, str | list[str]]]:
     """(regex, answer) for every built-in method's templates, most specific first."""
     stab_batch = "\n\n".join(fenced(_efficiency_generator(20000, reverse=i % 2 == 1)) for i in range(5))
     return [
+        *breaker_rules(),  # tcgbench, refute, codehacker's own templates: breaker_fixtures
         *agent_rules(),  # the generator-validator agents (ccplus, cco, autocode): agent_fixtures
         *HTG_SAGA_RULES,  # before HT's validator rule: their prompts name validate_input too
         *SPAN_RULES,

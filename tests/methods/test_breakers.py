@@ -182,3 +182,28 @@ def test_all_four_run_through_the_cli_and_end_in_their_tables(tmp_path):
     report = subprocess.run([sys.executable, "-m", "tczoo.cli", "report", str(tmp_path / "run"), "-f", "md"],
                             capture_output=True, text=True, timeout=300)
     assert report.returncode == 0 and "Success@1" in report.stdout and "TNR gain" in report.stdout
+
+
+def test_on_a_kattis_packages_wrong_submissions(tmp_path):
+    """A Kattis package's wrong_answer/, time_limit_exceeded/ and run_time_error/
+    submissions are the targets; its checktestdata validator judges validity."""
+    from kattis_fixtures import make_package
+
+    make_package(tmp_path / "contest")
+    model = _model(tmp_path, [(r"erroneous solution", construct("7 1\n")),
+                              (r"print_fail_case", refute_answer("-7 1\n"))])  # -7: below the validator's 0
+    params = {"runner:counterexample": {"time_ms": 2000}}
+    done = subprocess.run([sys.executable, "-m", "tczoo.cli", "run", "--method", "tcgbench,refute", "--model", model,
+                           "--benchmark", f"kattis:{tmp_path / 'contest'}", "--out", str(tmp_path / "run"),
+                           "--params", json.dumps(params), "-f", "json"],
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    tables = json.loads(done.stdout)
+    [main] = [t for t in tables if t["title"].startswith("Counterexamples")]
+    rows = {r["method"]: r for r in main["rows"]}
+    assert rows["tcgbench"]["targets"] == 3 and rows["tcgbench"]["Success@1"] == 100.0
+    assert (rows["refute"]["Valid@1"], rows["refute"]["Success@1"], rows["refute"]["invalid"]) == (0.0, 0.0, 100.0)
+    [why] = [t for t in tables if t["title"].startswith("Why responses")]
+    reasons = {r["method"]: r for r in why["rows"]}["tcgbench"]
+    assert {k for k, v in reasons.items() if isinstance(v, float) and v > 0 and k.startswith("target_")} == {
+        "target_WA", "target_TLE", "target_RE"}
