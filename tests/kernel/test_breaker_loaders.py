@@ -43,7 +43,7 @@ def test_a_refute_record_is_a_problem(tmp_path):
     python_only = {**RECORD, "problem_id": "2000B", "correct_cpp": None, "wrong_code_lang": "PyPy 3-64",
                    "wrong_code": "a, b = map(int, input().split())\nprint(a * b)\n", "time_limit": 2000.0}
     [p, q] = load_benchmark(f"refute:{write_jsonl(tmp_path / 'r.jsonl', [RECORD, python_only])}")
-    assert p.id == "2000A" and p.source == "refute" and p.tags == ["math"]
+    assert p.id == "2000A" and p.source == "refute" and p.tags == ["math"] and p.checker == "kattis"
     assert p.statement == "Print $a + b$.\n\n## Input\n\nTwo integers $a$ and $b$.\n\n## Output\n\nTheir sum."
     assert (p.time_limit_ms, p.memory_limit_mb, p.limits_given) == (1000, 256, True)
     assert [(s.input, s.output) for s in p.samples] == [("1 2\n", "3\n")]
@@ -129,3 +129,19 @@ def test_a_broken_tcgbench_record_is_one_line(tmp_path, change, message):
     path = write_jsonl(tmp_path / "bad.jsonl", [{**TCG, **change}])
     with pytest.raises(BenchmarkLoadError, match="^.*" + __import__("re").escape(message)):
         load_benchmark(f"tcgbench:{path}")
+
+
+def test_a_case_difference_is_not_a_refutation(sandbox, tmp_path):
+    # the authors' checker reads YES/NO in any case: "Yes" for "YES" refutes nothing
+    record = {**RECORD, "correct_cpp": None,
+              "correct_python": "a, b = map(int, input().split())\nprint('YES' if a <= b else 'NO')\n",
+              "wrong_code_lang": "Python 3",
+              "wrong_code": "a, b = map(int, input().split())\nprint('Yes' if a <= b and a != 5 else 'NO')\n"}
+    [p] = load_benchmark(f"refute:{write_jsonl(tmp_path / 'yes.jsonl', [record])}")
+    runner = CounterexampleRunner(sandbox)
+    [spec] = runner.tasks(p, Refute, samples=1, seed=0)
+    from tczoo.schema import Provenance, TestSuite
+
+    for text, success in (("1 2\n", False), ("5 6\n", True)):
+        suite = TestSuite(problem_id=p.id, tests=[TestCase(input=text)], provenance=Provenance(method="refute"))
+        assert score_suite(runner, p, spec, suite).detail["targets"]["wrong_code"]["success"] is success, text

@@ -12,7 +12,10 @@ stdin and ends normally when the input is valid (any other end rejects it).
 
 The result is a Problem with the incorrect submission as its one wrong solution, the
 correct ones as its solutions (C++ first: the ground truth tczoo picks is the authors'),
-the samples from the examples, and the validator as its input validator: wrapped so
+the samples from the examples, outputs compared as Kattis's default validator does
+(tokens, case-insensitive: the authors' checker compares tokens exactly except YES/NO
+answers, which it reads in any case — so a case difference is never a refutation here,
+where theirs would count one outside YES/NO), and the validator as its input validator: wrapped so
 that it speaks the Kattis protocol the kernel's input screen uses (exit 42 when the
 program ended normally, 43 otherwise), under the 20 s the authors give every program.
 Languages follow the authors' rule: any C++, Python 3 (PyPy included); a record in
@@ -125,6 +128,9 @@ def to_problem(record: dict[str, Any], index: int = 0) -> Problem:
         input_validators=[Validator(program=Program(code=KATTIS_DRIVER.format(source=source),
                                                     language=Language.PYTHON, name="validator"),
                                     time_limit_ms=VALIDATOR_TIME_MS)],
+        # the authors' checker compares tokens exactly, but YES/NO answers in any case: the
+        # Kattis default (tokens, case-insensitive) never counts a case difference as a refutation
+        checker="kattis",
         tags=[str(t) for t in tags] if isinstance(tags, list) else [],
         source=SCHEMA,
         meta={"refute": {"problem_id": pid, "index": index, **extra}},
