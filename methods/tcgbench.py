@@ -36,9 +36,10 @@ FUNCTION = "construct_inputs"
 
 
 class TcgbenchParams(MethodParams):
-    calls: int = Field(1, ge=1, le=100, description="calls of the generator, each with its own seed; each call's "
-                                                    "input is a test",
-                       json_schema_extra={"paper": "— (not found; ours: 1, one input per generator)"})
+    calls: int | None = Field(None, ge=1, le=100, description="calls of the generator, each with its own seed; "
+                                                              "each call's input is a test (None: as many as the "
+                                                              "runner asks for: one)",
+                              json_schema_extra={"paper": "— (not found; ours: one input per generator)"})
     generator_time_ms: int = Field(10_000, ge=100, description="CPU time per generator call",
                                    json_schema_extra={"paper": "— (not found; ours)"})
     max_input_kb: int = Field(8192, ge=1, description="largest input kept (KB)",
@@ -77,7 +78,8 @@ class Tcgbench(Method):
         note_truncation(suite, answers[0].text, name)
         p = self.params
         gen = Generator(name=name, code=code, function=FUNCTION, origin=f"tcgbench:{self.kind}", returns="one")
-        await ctx.run_generators([gen], seed=task.seed, per_generator=p.calls, rounds=p.calls,
+        calls = p.calls or task.budget
+        await ctx.run_generators([gen], seed=task.seed, per_generator=calls, rounds=calls,
                                  time_ms=p.generator_time_ms, max_input_kb=p.max_input_kb,
                                  functional=task.entry_point is not None)
         record(suite, [gen], seed=task.seed, time_ms=p.generator_time_ms)

@@ -16,9 +16,12 @@ fresh sample); a spec-only method (TCGBench's Task 1, and every method a compari
 cross-scores) one task per problem, ``responses`` times, whose response is judged on
 every target at once; a ``spec+correct`` method is handed the accepted solutions other
 than g. ``budget`` is the number of tests a method is asked for (REFUTE: one
-counterexample; a TCGBench generator makes one input per call).
+counterexample; a TCGBench generator makes one input per call) and, for a method aimed
+at a target, the number of a response's tests that count: one that returns more gets no
+more shots at it (a spec-only suite counts whole).
 
-Per response (its tests in the order the method made them, the first ``max_tests``):
+Per response (its tests in the order the method made them; the first ``budget`` for a
+targeted one, or ``max_tests``):
 
 - *valid*: it holds at least one input and the kernel's input screen (the problem's own
   input validators, ``tczoo.execution.score_suite``) rejected none of them; with no
@@ -79,7 +82,7 @@ class CounterexampleParams(RunnerParams):
     budget: int = Field(1, ge=1, description="tests a method is asked for per response (REFUTE: one "
                                              "counterexample; a TCGBench generator makes one input per call)")
     max_tests: int | None = Field(None, ge=1, description="tests of a response that count, the first ones "
-                                                          "(None: all)")
+                                                          "(None: a targeted response's budget; a spec-only one's all)")
     ground_truth: str | None = Field(None, description="the accepted solution that plays g, by name (default: "
                                                        "the first C++ one)")
     wrong: list[str] | None = Field(None, description="only these wrong programs (names or name parts)")
@@ -219,9 +222,14 @@ class CounterexampleRunner(Runner):
         time_ms = proto.get("time_ms") or problem.time_limit_ms
         runs = int(proto.get("target_runs") or 1)
         limits = Limits(time_ms=int(time_ms), memory_mb=problem.memory_limit_mb)
-        tests = as_generated(suite)
-        if self.params.max_tests is not None:
-            tests = tests[: self.params.max_tests]
+        made = as_generated(suite)
+        # at a target, the tests asked for count, not more: a method that returns twenty inputs
+        # where one was asked for would get twenty shots at it (a spec-only suite, aimed at no
+        # target, counts whole)
+        limit = self.params.max_tests
+        if limit is None and spec.task is not None and spec.task.setting is Setting.SPEC_TARGET:
+            limit = spec.task.budget
+        tests = made[:limit] if limit is not None else made
         rejected = [t for t in tests if INVALID_INPUT in t.meta]
         inputs = [t.input for t in tests if INVALID_INPUT not in t.meta]
         single = "wrong" in ctx or spec.task is not None and spec.task.setting is Setting.SPEC_TARGET
@@ -231,6 +239,8 @@ class CounterexampleRunner(Runner):
             if proto.get("time_ms") else "problem", "target_runs": runs, "single_target": bool(single),
             "dataset": problem.source or "benchmark",
         }
+        if len(made) > len(tests):
+            detail["ignored_inputs"] = len(made) - len(tests)
         names = [problem.wrong_solutions[j].name or f"wrong-{j}" for j in targets]
         results: dict[str, dict[str, Any]] = {}
         if not tests:

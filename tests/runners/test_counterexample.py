@@ -175,3 +175,12 @@ def test_each_method_brings_its_papers_protocol(sandbox, zm04):
     [matrix] = runner.matrices(record, suite_of(LONGEST))
     assert [label for label, _ in matrix.rows] == ["g: accepted/fast.cpp", f"f: {HI}"]
     assert matrix.rows[1][1][0][0] == "WA"
+
+
+def test_a_response_gets_as_many_shots_as_it_was_asked_for(sandbox, zm04):
+    # asked for one input, it returns a harmless one and then the counterexample: only the first counts
+    runner = CounterexampleRunner(sandbox, wrong=["hi_exclusive"])
+    record = _score(runner, zm04, Tcgbench, suite_of("3 7\n10 15 8\n", LONGEST), HI)
+    assert record.detail["targets"][HI]["success"] is False and record.detail["ignored_inputs"] == 1
+    wider = CounterexampleRunner(sandbox, wrong=["hi_exclusive"], budget=2)
+    assert _score(wider, zm04, Tcgbench, suite_of("3 7\n10 15 8\n", LONGEST), HI).detail["targets"][HI]["success"]
