@@ -181,6 +181,7 @@ def score(
     execution = execution_options(executor, address)
     if run_dirs:
         from tczoo.distributed import open_cluster
+        from tczoo.report import STATS
         from tczoo.run import rescore
 
         if benchmark or tests or scale is not None or detail is not None:
@@ -193,7 +194,8 @@ def score(
                 writable(d, "run directory", None,
                          hint="copy it to a folder you can write to and score the copy (scores.jsonl is rewritten)")
                 rescore(d, cluster=cluster, progress=bar.run_callback(scope))
-        report(run_dirs, fmt=fmt, plot=None)
+        report(run_dirs, fmt=fmt, plot=None, scaling_plot=None, per_problem=False, csv_dir=None, against=None,
+               resamples=STATS.resamples, bootstrap_seed=STATS.seed)
         return
     if not (benchmark and tests):
         raise CLIError("give a run directory, or --benchmark B --tests FILE.jsonl")
