@@ -82,11 +82,16 @@ class CounterexampleParams(RunnerParams):
     budget: int = Field(1, ge=1, description="tests a method is asked for per response (REFUTE: one "
                                              "counterexample; a TCGBench generator makes one input per call)")
     max_tests: int | None = Field(None, ge=1, description="tests of a response that count, the first ones "
-                                                          "(None: a targeted response's budget; a spec-only one's all)")
+                                                          "(None: a targeted response's budget; a spec-only one's all)",
+                                     json_schema_extra={"paper": "— (ours)"})
     ground_truth: str | None = Field(None, description="the accepted solution that plays g, by name (default: "
-                                                       "the first C++ one)")
-    wrong: list[str] | None = Field(None, description="only these wrong programs (names or name parts)")
-    max_targets: int | None = Field(None, ge=1, description="at most this many wrong programs per problem")
+                                                       "the first C++ one)",
+                                     json_schema_extra={"paper": "the benchmark's one correct solution (REFUTE: its C++ "
+                                                                 "one first; ours: the first C++ accepted)"})
+    wrong: list[str] | None = Field(None, description="only these wrong programs (names or name parts)",
+                                    json_schema_extra={"paper": "— (ours)"})
+    max_targets: int | None = Field(None, ge=1, description="at most this many wrong programs per problem",
+                                    json_schema_extra={"paper": "— (ours)"})
     time_ms: int | Literal["problem"] | None = Field(
         None, description="CPU time of every program run: a number, 'problem' (the problem's limit), or None: the "
                           "method's protocol (REFUTE's evaluation: 20 s for every program; TCGBench: the problem's)")
@@ -94,7 +99,8 @@ class CounterexampleParams(RunnerParams):
                                                                    "agreed with g (None: the method's protocol: "
                                                                    "REFUTE's evaluation 5, else 1)")
     candidates: str | None = Field(None, description="a candidates file (tczoo candidates): its labelled wrong "
-                                                     "programs are targets too")
+                                                     "programs are targets too",
+                                     json_schema_extra={"paper": "— (ours)"})
 
 
 def pass_at_k(n: int, c: int, k: int) -> float | None:
