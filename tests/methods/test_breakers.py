@@ -64,6 +64,7 @@ def test_tcgbench_runs_its_targeted_generator(sandbox, zm04, tmp_path):
     (fenced("def construct_inputs():\n    return 1 // 0\n"), "crash"),
     (fenced("def construct_inputs():\n    while True:\n        pass\n"), "timeout"),
     (fenced("def construct_inputs():\n    return ''\n"), "empty_input"),
+    (fenced("def construct_inputs():\n    return '1 1\\n' * (3 * 2**20)\n"), "input_too_large"),  # 12 MB
     (fenced("import sys\nn, k = map(int, sys.stdin.readline().split())\nprint(n)\n"), "solution_instead_of_generator"),
     ("I cannot do this.", "no_code_block"),
 ])
@@ -108,6 +109,8 @@ def test_refute_reads_the_authors_answer_form():
 @pytest.mark.parametrize("answer, reason", [
     (refute_answer("x").replace("import sys\nsys.stdout.write('x')\n", "raise SystemExit(3)\n"), "program_RE"),
     (refute_answer("x").replace("import sys\nsys.stdout.write('x')\n", "pass\n"), "empty_input"),
+    (refute_answer("x").replace("import sys\nsys.stdout.write('x')\n", "print('1 1\\n' * 3000000)\n"),
+     "program_OLE"),  # 12 MB: over the 8 MB an input may take
     ("Here is my answer: 1 1 / 5", "no_action"),
 ])
 def test_refute_records_what_went_wrong(sandbox, zm04, tmp_path, answer, reason):
