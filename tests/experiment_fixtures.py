@@ -15,6 +15,7 @@ from pathlib import Path
 
 from agent_fixtures import agent_rules
 from breaker_fixtures import breaker_rules
+from select_fixtures import select_rules
 from tcbench_fixtures import ZM01_VALIDATOR
 
 SOLUTION = """
@@ -295,6 +296,7 @@ def zm01_rules() -> list[tuple[str, str | list[str]]]:
     stab_batch = "\n\n".join(fenced(_efficiency_generator(20000, reverse=i % 2 == 1)) for i in range(5))
     return [
         *breaker_rules(),  # tcgbench, refute, codehacker's own templates: breaker_fixtures
+        *select_rules(),  # utgen, utdebug, sstar, coderm on the HumanEval fixture's span: select_fixtures
         *agent_rules(),  # the generator-validator agents (ccplus, cco, autocode): agent_fixtures
         *HTG_SAGA_RULES,  # before HT's validator rule: their prompts name validate_input too
         *SPAN_RULES,
