@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from experiment_fixtures import write_rules
+from select_fixtures import CANDIDATES as SELECT_CANDIDATES
 from tczoo.experiments.reproduce import default_out, installed, plan
 from tczoo.experiments.targets import papers, targets
 
@@ -43,6 +44,16 @@ FAST = {
     "codet-humaneval": {"codet": {"solutions": 4, "test_samples": 2}},
     "codet-humaneval-codegen16b": {"codet": {"solutions": 4, "test_samples": 2}},
     "evalplus-humaneval": {"evalplus-mut": {"llm_rounds": 1, "mutants": 4}},
+    # issue 50: the fixture's own buggy candidate (the committed file has none for Mini/0), fewer answers
+    "utgen-humaneval": {"runner:debugging": {"candidates": str(SELECT_CANDIDATES)}, "utgen": {"unit_tests": 2},
+                        "utdebug": {"unit_tests": 2, "output_votes": 2}},
+    "utdebug-humaneval": {"runner:debugging": {"candidates": str(SELECT_CANDIDATES)},
+                          "utdebug": {"unit_tests": 2, "output_votes": 2}},
+    "sstar-humaneval": {"sstar": {"solutions": 4}},
+    "coderm-humaneval": {"coderm": {"solutions": 3, "unit_tests": 2},
+                         "runner:bestofn": {"statement_time_s": 2.0, "test_counts": [1, 2], "draws": 4}},
+    "coderm-scaling-humaneval": {"coderm": {"solutions": 3, "unit_tests": 2},
+                                 "runner:bestofn": {"statement_time_s": 2.0, "test_counts": [1, 2], "draws": 4}},
 }
 HUMANEVAL = Path(__file__).parents[1] / "fixtures" / "humaneval" / "mini.jsonl"
 
