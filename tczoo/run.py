@@ -22,6 +22,7 @@ started; the units in flight finish and are recorded, and the run ends with the 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from dataclasses import dataclass, field
@@ -76,6 +77,7 @@ class RunProgress:
 ProgressFn = Callable[[RunProgress], None]
 log = logging.getLogger("tczoo.run")
 TICK_S = 1.0  # how often the run loop reports while units are in flight (tokens move between events)
+PROGRESS_FILE_S = 2.0  # how often it rewrites the run directory's progress.json
 
 
 class RunPace:
@@ -474,6 +476,25 @@ async def _loop(units: list[Unit], store: RunStore, client: LLMClient, generate,
             state.tok_s = live["decoded"] / live["seconds"]
         state.eta_s = pace.eta(live, list(running), len(units) - state.done - len(running), time.monotonic())
         report(RunProgress(**vars(state)))
+        if time.monotonic() - written[0] >= PROGRESS_FILE_S:
+            write_progress(still_running=True)
+
+    written = [0.0]
+
+    def write_progress(still_running: bool) -> None:
+        """progress.json in the run directory: what a running run has done and has left
+        (``tczoo view`` shows the run folder's JSON files beside its configuration)."""
+        written[0] = time.monotonic()
+        record = {"running": still_running, "units_done": state.done, "units": state.total, "failed": state.failed,
+                  "tokens": state.tokens, "answer_tokens_per_s": None if state.tok_s is None else round(state.tok_s, 2),
+                  "eta_s": None if not still_running or state.eta_s is None else round(state.eta_s),
+                  "updated": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+        try:
+            from tczoo.paths import write_atomic
+
+            write_atomic(store.root / "progress.json", json.dumps(record), mode=0o600)
+        except OSError as exc:  # a progress note never fails the run
+            log.debug("progress.json not written: %s", exc)
 
     tick()
     logged = client.on_exchange
@@ -527,6 +548,7 @@ async def _loop(units: list[Unit], store: RunStore, client: LLMClient, generate,
         await asyncio.gather(*(one(u) for u in units))
     finally:
         ticker.cancel()
+        write_progress(still_running=False)
 
 
 def _load(config: RunConfig, sandbox: "Sandbox", report: ProgressFn) -> list[Problem]:

@@ -84,6 +84,15 @@ def test_tokens_move_during_the_first_call_and_the_eta_never_grows_faster_than_t
     # shown one did not jump (above) and still ends near zero
     assert min(e for _, e in etas[-3:]) < 1.0
 
+    # the run directory says the same (progress.json, rewritten while the run goes), and the
+    # run browser shows it with the run's provenance
+    from tczoo.view.data import RunData
+
+    note = json.loads((tmp_path / "run" / "progress.json").read_text())
+    assert note["running"] is False and note["units_done"] == note["units"] == 3
+    assert note["tokens"] == 6 * 160 and note["answer_tokens_per_s"] > 0 and note["eta_s"] is None
+    assert RunData(tmp_path / "run").provenance()["progress"]["units_done"] == 3
+
 
 def test_the_pace_counts_unfinished_work_of_running_and_waiting_units():
     pace = RunPace(default_asked=1000)

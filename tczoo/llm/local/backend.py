@@ -34,6 +34,7 @@ class LocalBackend(Backend):
 
     honours_response_format = True  # enforced with a grammar
     watches_timeout = True  # as time without progress (the module's note)
+    reports_tokens = True  # each decoding step tells params["on_tokens"]
 
     def __init__(self, model: str):
         self.config = EngineConfig.from_env()
@@ -45,6 +46,7 @@ class LocalBackend(Backend):
     def identity(self) -> dict:
         # The loop guard decides where a looping answer ends, and the decoding mode which
         # kernels (which rounding) compute the logits: either changes the answers.
+        # Speculation does not (the same tokens, only more of them per step): not here.
         return {"backend": "llama.cpp", "gguf_sha256": gguf_sha256(self.path),
                 "loop_guard": self.config.loop_guard, "decode": self.config.decode}
 
@@ -59,6 +61,7 @@ class LocalBackend(Backend):
             stop=_stops(params.get("stop")),
             seed=sample_seed(int(params.get("seed", 0) or 0), sample),
             grammar=grammar_for(params.get("response_format")),
+            on_tokens=params.get("on_tokens"),  # the client's live token count (not part of the request)
         )
         timeout = params.get("timeout")
         return await await_progressing(engine.submit(request), lambda: engine.progressed,

