@@ -20,8 +20,9 @@ The paper's settings (§3.1, the released code; our defaults): temperature 0.8, 
 0.95, at most 300 tokens per answer; N = 100 solutions, M = 100 test samples, the first
 5 asserts of each test sample (the authors' ``test_case_limit``); the docstring's
 example input-output cases are removed from both prompts (the paper's Figure 2). The
-consensus score is the paper's |S_x| x |S_y|; the authors' released code weighs the
-solutions by sqrt(|S_x|) (``runner:bestofn.dual_agreement: "sqrt"``).
+consensus score is the authors' released code's sqrt(|S_x|) x |S_y|, which reproduces
+the paper's Table 2 from the released generations (docs/codet.md); the paper's text
+writes |S_x| x |S_y| (``runner:bestofn.dual_agreement: "product"``).
 
 Where we differ (docs/codet.md has the table: paper / authors' code / here): the paper
 prompts a completion model with the function's stub and ``assert``; by default a chat
@@ -90,7 +91,7 @@ class CodeT(Method):
     Params = CodeTParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        suite = ctx.new_suite(task)
         if not task.entry_point:
             suite.fail("method", "stdin_problem", "CodeT samples functions and assert tests: this problem has no "
                                                   "entry point")

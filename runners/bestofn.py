@@ -140,7 +140,13 @@ class BestOfNParams(RunnerParams):
     checker_time_ms: int = Field(20_000, ge=100, description="CPU time per check_output call (the authors' 20 s)")
     label: str | None = Field(None, description="the code-generator column of the table")
     dual_agreement: Literal["product", "sqrt"] = Field(
-        "product", description="CodeT's consensus score: |S_x|·|S_y| (paper) or sqrt(|S_x|)·|S_y| (released code)")
+        "sqrt", description="CodeT's consensus score: sqrt(|S_x|)·|S_y| (the authors' released code, which reproduces "
+                            "the paper's Table 2: docs/codet.md) or |S_x|·|S_y| (the paper's text)")
+    statement_scope: Literal["function", "module"] = Field(
+        "function", description='"function": a problem\'s statement tests are packed into one function, as CodeT\'s '
+                                'harness runs them: a statement that compiles only at module level (from m import *) '
+                                'fails every candidate on all of them (the authors\' code); "module" (ours): each '
+                                'statement compiled on its own')
     statement_time_s: float = Field(0.1, gt=0, le=60, description="CPU seconds per test that is a statement (CodeT: "
                                                                  "0.1 s per assert, wall-clock)")
     golden: Literal["check", "pairs"] = Field(
@@ -340,6 +346,8 @@ class BestOfNRunner(Runner):
             return matrix, 0
         timed_out = 0
         statements = [j for j, t in enumerate(tests) if is_statement(t)]
+        if statements and self.packing_error([tests[j].input for j in statements]):
+            statements = []  # CodeT's harness cannot compile them together: no candidate passes any
         if statements and problem.entry_point:
             runs = run_statements(self.sandbox, [c.code for c in cands], [tests[j].input for j in statements],
                                   time_s=self.params.statement_time_s, memory_mb=problem.memory_limit_mb)
@@ -354,6 +362,14 @@ class BestOfNRunner(Runner):
                 for j, ok in zip(pairs, row):
                     matrix[c][j] = ok
         return matrix, timed_out
+
+    def packing_error(self, statements: list[str]) -> str | None:
+        """With ``statement_scope: "function"``: why the statements do not compile packed
+        into one function as CodeT's harness packs them (each in a ``try`` block under a
+        time limit), or None."""
+        if self.params.statement_scope != "function" or not statements:
+            return None
+        return packing_error(statements)
 
     def _pair_matrix(self, problem: Problem, suite: TestSuite, tests: list, cands: list[Program]) -> list[list[bool]]:
         unique_c = list(dict.fromkeys(c.digest for c in cands))
@@ -399,6 +415,7 @@ class BestOfNRunner(Runner):
         golden = self.golden(problem, cands)
         picked = [i for i, c in enumerate(cands) if c.meta.get(SELECTED)] if source == "suite" else []
         matrix, timed_out = self._pass_matrix(problem, suite, tests, cands)
+        packing = self.packing_error([t.input for t in tests if is_statement(t)])
         with self._lock:
             golden_timed_out = sum((problem.id, c.digest) in self._golden_timed_out for c in cands)
         return ScoreRecord(
@@ -410,6 +427,7 @@ class BestOfNRunner(Runner):
                     "golden_by": "check" if self.check_program(problem) else "pairs",
                     "golden_timeouts": golden_timed_out, "test_timeouts": timed_out,
                     "golden_time_s": self.params.golden_time_s, "statement_time_s": self.params.statement_time_s,
+                    **({"packing_error": packing} if packing else {}),
                     "statements": sum(1 for t in tests if is_statement(t)),
                     **({"picked": picked[0]} if picked else {}),
                     # the sweep's settings travel with the records: a report builds this runner without them
@@ -632,6 +650,13 @@ class BestOfNRunner(Runner):
                         "generated tests) ranked by the consensus score, |S|x|T| (the paper's) or sqrt|S|x|T| (the "
                         "authors' released code), one candidate drawn from each of the k best (ties merged; round "
                         "robin from the top when there are fewer sets than k), as CodeT's evaluation computes it.")
+        packed = sorted({pid for per in by_group.values() for pid, recs in per.items()
+                         if any(r.detail.get("packing_error") for r in recs)})
+        if packed:
+            notes.append(f"{len(packed)} problem(s) whose generated asserts do not compile packed into one function "
+                         f"as CodeT's harness runs them ({', '.join(packed[:5])}{' ...' if len(packed) > 5 else ''}): "
+                         "no candidate passes any there, as in the authors' code (statement_scope: function; "
+                         "\"module\" compiles each on its own)")
         if golden_timeouts or test_timeouts:
             notes.append(f"time limits decided {golden_timeouts} golden verdict(s) (a check(candidate) over its "
                          f"time) and {test_timeouts} candidate x test cell(s) (an assert over its time)")
@@ -738,6 +763,20 @@ class BestOfNRunner(Runner):
 def _avg(values) -> float:
     values = list(values)
     return sum(values) / len(values) if values else float("nan")
+
+
+def packing_error(statements: list[str]) -> str | None:
+    """Why ``statements`` do not compile as the body of one function, each in a ``try``
+    block with its lines indented under a ``with``, as CodeT's harness packs a problem's
+    asserts; None when they do."""
+    body = "".join("    try:\n        with limit:\n            " + s.strip().replace("\n", "\n" + " " * 12)
+                   + "\n            passed.append(True)\n    except Exception:\n        passed.append(False)\n"
+                   for s in statements)
+    try:
+        compile("def check():\n    passed = []\n" + body + "    return passed\n", "<check>", "exec")
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError) as exc:
+        return f"{type(exc).__name__}: {exc}"[:300]
+    return None
 
 
 def dual_agreement(signatures: list, passed: list[int], golden: list[bool], *, sqrt: bool = False) -> float | None:

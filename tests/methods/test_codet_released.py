@@ -17,6 +17,8 @@ from tczoo.llm.client import LLMClient, LLMSettings
 from tczoo.methods.codet import STOP_WORDS, completion_asserts, cut_at_stop_words
 from tczoo.runners.bestofn import codet_pass_at_k, consensus_sets, dual_agreement, unbiased_pass_at_k
 
+FIXTURE_PATH = Path(__file__).parents[1] / "fixtures" / "humaneval" / "mini.jsonl"
+
 # Two problems in HumanEval's schema, prompted as CodeT prompts them (no examples).
 PROBLEMS = [
     {"task_id": "Rel/0", "entry_point": "add",
@@ -208,3 +210,25 @@ def test_the_reproduction_target_names_its_data_and_runs_on_released_files(relea
     assert sorted((r["selection"], r["consensus"]) for r in ours) == [
         ("CodeT", "sqrt|S|x|T| (released code)"), ("CodeT", "|S|x|T| (paper)"), ("baseline", "")]
     assert sorted(r["selection"] for r in rows if r["source"] != "ours") == ["CodeT", "baseline"]
+
+
+def test_asserts_that_compile_only_at_module_level_fail_everyone_as_in_codets_harness(sandbox):
+    """CodeT's harness packs a problem's asserts into one function; one that compiles only
+    at module level (a `from m import *` the model wrote after an assert: HumanEval/68,
+    106 and 143 of the released data) makes every candidate pass none of them. That is
+    the default (the authors' code); statement_scope "module" compiles each alone."""
+    from tczoo.benchmarks import load_benchmark
+    from tczoo.execution.statements import statement_test
+    from tczoo.runners.bestofn import BestOfNRunner, packing_error
+    from tczoo.schema import Language, Oracle, OracleKind, Program, Provenance, TestSuite
+
+    tests = ["assert add(1, 2) == 3", "assert add(2, 2) == 4\nfrom math import *"]
+    assert packing_error(tests[:1]) is None and "import *" in packing_error(tests)
+    problem = load_benchmark(f"humaneval:{FIXTURE_PATH}", ["Mini/0"], sandbox=sandbox)[0]
+    problem = problem.model_copy(update={"entry_point": "add"})
+    suite = TestSuite(problem_id=problem.id, tests=[statement_test(t) for t in tests],
+                      oracle=Oracle(kind=OracleKind.EXPECTED_OUTPUT), provenance=Provenance(method="codet"))
+    cand = [Program(code="def add(a, b):\n    return a + b\n", language=Language.PYTHON, name="s0")]
+    assert BestOfNRunner(sandbox).pass_matrix(problem, suite, suite.tests, cand) == [[False, False]]
+    assert BestOfNRunner(sandbox, statement_scope="module").pass_matrix(problem, suite, suite.tests, cand) == [
+        [True, True]]
