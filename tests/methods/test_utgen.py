@@ -191,3 +191,29 @@ def test_a_split_vote_drops_the_unit_test(tmp_path):
     assert any(f["reason"] == "no_output_majority" for f in suite["provenance"]["failures"])
     [art] = [a for a in suite["artifacts"] if a["role"] == "repaired"]
     assert art["note"].startswith("no unit test")
+
+
+def test_a_repair_that_equals_everything_is_not_a_fix(sandbox, tmp_path):
+    """The repaired program is model-written: an object whose == always answers True passes
+    any `assert f(x) == y` (HumanEval's check program, the paper's ==); the default verdict
+    reads each return value back and compares it in tczoo's process."""
+    from tczoo.benchmarks import load_benchmark
+    from tczoo.execution import score_suite
+    from tczoo.registry import get_method
+    from tczoo.schema import REPAIRED_ROLE, Artifact, Language, Program
+
+    cheat = ("class Anything(float):\n    def __eq__(self, other):\n        return True\n"
+             "    def __ne__(self, other):\n        return False\n    def __sub__(self, other):\n        return 0.0\n"
+             "    __hash__ = float.__hash__\n\ndef span(values):\n    return Anything(1.0)\n")
+    problem = load_benchmark(f"humaneval:{FIXTURE}", ["Mini/0"], sandbox=sandbox)[0]
+    suite = TestSuite(problem_id=problem.id, provenance=Provenance(method="utdebug", model="m"),
+                      tests=[TestCase(input="[[]]", output="0.0", meta={"round": 1})])
+    suite.oracle.kind = OracleKind.EXPECTED_OUTPUT
+    suite.artifacts.append(Artifact(role=REPAIRED_ROLE, program=Program(code=cheat, language=Language.PYTHON,
+                                                                        meta={"round": 1, "note": "edited"})))
+    verdicts = {}
+    for golden in ("pairs", "check"):
+        runner = DebuggingRunner(sandbox, candidates=str(_candidates(tmp_path)), golden=golden)
+        [spec] = runner.tasks(problem, get_method("utdebug"), samples=1, seed=0)
+        verdicts[golden] = score_suite(runner, problem, spec, suite).metrics["pass@1"]
+    assert verdicts == {"pairs": 0.0, "check": 100.0}  # the check program is fooled; the default is not
