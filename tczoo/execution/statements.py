@@ -15,11 +15,13 @@ module, in the sandbox:
 - identical programs and identical statements run once;
 - **one jail per batch of programs, one process per program**: a driver (below) starts
   in a sandboxed run, reads the whole batch, compiles the statements once, and forks one
-  child per program. The child cannot fork (the run allows two processes), cannot signal
-  or trace any process, cannot use SysV or POSIX IPC (a seccomp filter of its own), has
-  ``/dev/null`` as stdin, stdout and stderr, and memory capped at the run's limit; the
-  jail's writable places are wiped between children; the driver is not dumpable, and no
-  input file is left for a child to rewrite. The child writes its verdicts on a pipe of
+  child per program. The child cannot fork (the run allows two processes), cannot trace
+  any process, read another's memory, use SysV or POSIX IPC, or send any signal but
+  SIGKILL to one process (a seccomp filter the driver installs once, before its first
+  fork); it has ``/dev/null`` as stdin, stdout and stderr and memory capped at the run's
+  limit; the jail's writable places are wiped between children; the driver is not
+  dumpable, and no input file is left for a child to rewrite. A child that kills the
+  driver ends its batch early (below). The child writes its verdicts on a pipe of
   its own; the driver watches its CPU time and wall time and kills it past its budget;
 - a batch that ends early (a child killed the driver) leaves the programs it did not
   report; each of those runs again in a batch of its own, where whatever happens is that
@@ -67,11 +69,16 @@ STATUSES = ("ok", "load_error", "aborted", "killed")
 # time limit (failed; told apart so a report can say where a time limit decided).
 PASSED, FAILED, TIMED_OUT = "1", "0", "2"
 
-# syscalls a child may not make (x86_64, aarch64 numbers): signals to any process,
-# tracing, other processes' memory, SysV and POSIX IPC
-_BLOCKED = {
-    "x86_64": (0xC000003E, [62, 200, 234, 129, 297, 424, 101, 310, 311, 29, 64, 68, 240, 438]),
-    "aarch64": (0xC00000B7, [129, 130, 131, 138, 240, 424, 117, 270, 271, 194, 190, 186, 180, 438]),
+# The driver's seccomp filter, installed once before the first fork and inherited by
+# every child (x86_64, aarch64 numbers): kill only as SIGKILL to one process (the driver
+# stopping a child; a child that kills the driver only ends its batch early, and what
+# was not reported runs again alone), and no other signal to anyone, no tracing, no
+# other process's memory, no SysV or POSIX IPC.
+_FILTER = {
+    # arch, kill, [tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_send_signal, ptrace,
+    #              process_vm_readv, process_vm_writev, shmget, semget, msgget, mq_open, pidfd_getfd]
+    "x86_64": (0xC000003E, 62, [200, 234, 129, 297, 424, 101, 310, 311, 29, 64, 68, 240, 438]),
+    "aarch64": (0xC00000B7, 129, [130, 131, 138, 240, 424, 117, 270, 271, 194, 190, 186, 180, 438]),
 }
 
 DRIVER = r'''
@@ -87,8 +94,9 @@ def _main():
     import ctypes
     libc = ctypes.CDLL(None, use_errno=True)
     libc.prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: children cannot trace or read the driver
-    arch, blocked = batch["filter"]
-    filter_prog = _seccomp_program(ctypes, arch, blocked)
+    prog, raw = _seccomp_program(ctypes, *batch["filter"])
+    # PR_SET_NO_NEW_PRIVS, then PR_SET_SECCOMP with SECCOMP_MODE_FILTER: once, for all children
+    filtered = libc.prctl(38, 1, 0, 0, 0) == 0 and libc.prctl(22, 2, ctypes.byref(prog), 0, 0) == 0
     for name in batch["preload"]:
         try:
             __import__(name)
@@ -113,8 +121,10 @@ def _main():
     # isolation level, or this driver started by hand) they are the machine's.
     wipe = batch["wipe"] and os.getcwd() == "/tmp/run" and os.geteuid() != 0
     for index, source in enumerate(batch["programs"]):
-        status, bits = _one(source, statements, step, load_s, budget, memory, wall_factor, null, libc,
-                            filter_prog)
+        if not filtered:
+            out.write("%s %d nofilter -\n" % (marker, index))
+            continue
+        status, bits = _one(source, statements, step, load_s, budget, memory, wall_factor, null)
         out.write("%s %d %s %s\n" % (marker, index, status, bits or "-"))
         out.flush()
         if wipe and not _wipe():
@@ -123,23 +133,38 @@ def _main():
             return
 
 
-def _seccomp_program(ctypes, arch, blocked):
-    def insn(code, jt, jf, k):
-        return code.to_bytes(2, "little") + bytes([jt, jf]) + (k & 0xFFFFFFFF).to_bytes(4, "little")
-    ld_w_abs, jeq_k, ret_k = 0x20, 0x15, 0x06
-    allow, deny = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
-    code = [insn(ld_w_abs, 0, 0, 4), insn(jeq_k, 1, 0, arch), insn(ret_k, 0, 0, deny), insn(ld_w_abs, 0, 0, 0)]
-    for i, nr in enumerate(blocked):
-        code.append(insn(jeq_k, len(blocked) - i, 0, nr))
-    code.append(insn(ret_k, 0, 0, allow))
-    code.append(insn(ret_k, 0, 0, deny))
+def _seccomp_program(ctypes, arch, kill, blocked):
+    # classic BPF over struct seccomp_data: nr at 0, arch at 4, args[i] at 16 + 8 i (low word)
+    LD, JEQ, JGT, RET = 0x20, 0x15, 0x25, 0x06
+    ALLOW, DENY = 0x7FFF0000, 0x00050000 | 1  # SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO | EPERM
+    prog = [("ld", LD, 4), ("jeq", JEQ, arch, None, "deny"), ("ld", LD, 0),
+            ("jeq", JEQ, kill, None, "other"),
+            ("ld", LD, 16), ("jeq", JEQ, 0, "deny", None), ("jgt", JGT, 0x7FFFFFFF, "deny", None),
+            ("ld", LD, 24), ("jeq", JEQ, 9, "allow", "deny"), ("label", "other")]
+    prog += [("jeq", JEQ, nr, "deny", None) for nr in blocked]
+    prog += [("label", "allow"), ("ret", RET, ALLOW), ("label", "deny"), ("ret", RET, DENY)]
+    at, n = {}, 0
+    for ins in prog:
+        if ins[0] == "label":
+            at[ins[1]] = n
+        else:
+            n += 1
+    code, n = [], 0
+    for ins in prog:
+        if ins[0] == "label":
+            continue
+        jt = jf = 0
+        if ins[0] in ("jeq", "jgt"):
+            jt = 0 if ins[3] is None else at[ins[3]] - n - 1
+            jf = 0 if ins[4] is None else at[ins[4]] - n - 1
+        code.append(ins[1].to_bytes(2, "little") + bytes([jt, jf]) + (ins[2] & 0xFFFFFFFF).to_bytes(4, "little"))
+        n += 1
     raw = ctypes.create_string_buffer(b"".join(code))
 
     class Prog(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
 
-    prog = Prog(len(code), ctypes.cast(raw, ctypes.c_void_p))
-    return prog, raw
+    return Prog(len(code), ctypes.cast(raw, ctypes.c_void_p)), raw
 
 
 class _Timeout(Exception):
@@ -162,7 +187,7 @@ def _arm(seconds):
     signal.setitimer(signal.ITIMER_PROF, seconds, seconds)  # fires again while it is swallowed
 
 
-def _child(source, statements, step, load_s, memory, null, libc, filter_prog, w):
+def _child(source, statements, step, load_s, memory, null, w):
     import resource
     os.dup2(null, 0)
     os.dup2(null, 1)
@@ -173,11 +198,6 @@ def _child(source, statements, step, load_s, memory, null, libc, filter_prog, w)
     os.closerange(w + 1, 1 << 20)
     if memory:
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    prog, _raw = filter_prog
-    import ctypes
-    if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(prog), 0, 0) != 0:
-        os.write(w, b"nofilter")
-        os._exit(0)
     signal.signal(signal.SIGPROF, _alarm)
     ns = {"__name__": "__main__", "__builtins__": __builtins__}
     try:
@@ -225,14 +245,14 @@ def _cpu(pid):
         return 0.0
 
 
-def _one(source, statements, step, load_s, budget, memory, wall_factor, null, libc, filter_prog):
+def _one(source, statements, step, load_s, budget, memory, wall_factor, null):
     import select
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:
         try:
             os.close(r)
-            _child(source, statements, step, load_s, memory, null, libc, filter_prog, w)
+            _child(source, statements, step, load_s, memory, null, w)
         finally:
             os._exit(0)
     os.close(w)
@@ -259,8 +279,6 @@ def _one(source, statements, step, load_s, budget, memory, wall_factor, null, li
     reply = b"".join(chunks).decode()
     if killed or not reply:
         return "killed", ""
-    if reply == "nofilter":
-        return "nofilter", ""
     if reply.startswith("ok "):
         return "ok", reply[3:]
     return reply, ""
@@ -341,14 +359,14 @@ class _Batch:
     runs: dict[int, StatementRun] = field(default_factory=dict)
 
 
-def filter_spec() -> tuple[int, list[int]]:
-    """The child's seccomp filter for this machine, or a clear refusal."""
+def filter_spec() -> tuple[int, int, list[int]]:
+    """The driver's seccomp filter for this machine (arch, kill, blocked), or a refusal."""
     machine = platform.machine().lower()
-    spec = _BLOCKED.get({"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine))
+    spec = _FILTER.get({"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine))
     if spec is None:
-        raise InfrastructureFailure(f"statement runs need a child filter for {machine}; none is known "
+        raise InfrastructureFailure(f"statement runs need a seccomp filter for {machine}; none is known "
                                     "(tczoo knows x86_64 and aarch64)")
-    return spec[0], list(spec[1])
+    return spec[0], spec[1], list(spec[2])
 
 
 def run_statements(sandbox: "Sandbox", programs: list[str], statements: list[str], *, time_s: float,
