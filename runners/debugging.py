@@ -225,8 +225,13 @@ class DebuggingRunner(Runner):
                            problem_id=problem.id, metrics=metrics, detail=detail, n_valid=counts["valid"])
 
     def _check_program(self, problem: Problem) -> str | None:
+        """The benchmark's check program, when it judges: ``golden: "check"``, or a problem
+        whose check has no (arguments, expected value) pair to judge by (MBPP's
+        ``set(f(x)) == ...`` asserts)."""
         test = problem.meta.get("test")
-        if self.params.golden != "check" or not problem.entry_point or not isinstance(test, str) or not test.strip():
+        if not problem.entry_point or not isinstance(test, str) or not test.strip():
+            return None
+        if self.params.golden != "check" and problem.golden_tests:
             return None
         return f"{test}\ncheck({problem.entry_point})"
 
