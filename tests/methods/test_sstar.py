@@ -101,3 +101,46 @@ def test_reading_the_judges_choice():
     assert read_choice("**Answer:** tie") == "TIE"
     assert read_choice("answer - a\n...\nAnswer: B") == "B"  # the last one counts
     assert read_choice("I prefer the first one.") is None
+
+
+# zm04 (stdin): the largest L with sum(a_i // L) >= k, 0 if none
+RIBBON = ("import sys\n\ndata = sys.stdin.read().split()\nn, k = int(data[0]), int(data[1])\n"
+          "a = list(map(int, data[2:2 + n]))\nlo, hi = 0, max(a)\nwhile lo < hi:\n    mid = (lo + hi + 1) // 2\n"
+          "    if sum(x // mid for x in a) >= k:\n        lo = mid\n    else:\n        hi = mid - 1\nprint(lo)\n")
+SHORT_ONLY = ("import sys\n\ndata = sys.stdin.read().split()\nn, k = int(data[0]), int(data[1])\n"
+              "a = list(map(int, data[2:2 + n]))\nprint(next((L for L in range(min(a), 0, -1)\n"
+              "            if sum(x // L for x in a) >= k), 0))\n")  # never tries L above the shortest ribbon
+GREEDY = "n, k = map(int, input().split())\na = list(map(int, input().split()))\nprint(max(a) // k)\n"
+
+
+def test_sstar_on_a_stdin_problem(tmp_path):
+    rules = [
+        ("It fails this public test", "```python\n" + GREEDY + "```"),
+        ("Write a set of test \\*\\*inputs\\*\\*", '```json\n["2 1\\n1 10\\n", "1 1\\n5\\n"]\n```'),
+        ("These two solutions do not always agree", '```json\n["2 2\\n1 20\\n"]\n```'),
+        ("Solution A: `10`", "Answer: A"),
+        ("Solution A: `1`", "Answer: B"),
+        ("Write a correct and efficient Python program", ["```python\n" + RIBBON + "```",
+                                                           "```python\n" + GREEDY + "```",
+                                                           "```python\n" + SHORT_ONLY + "```"]),
+    ]
+    path = tmp_path / "rules.jsonl"
+    with path.open("w") as fh:
+        for match, answer in rules:
+            fh.write(json.dumps({"match": match, "responses" if isinstance(answer, list) else "response": answer})
+                     + "\n")
+    out = tmp_path / "run"
+    proc = subprocess.run([sys.executable, "-m", "tczoo.cli", "run", "--method", "sstar", "--benchmark", "zoo-mini",
+                           "--problems", "zm04", "--model", f"scripted:{path}", "--params",
+                           json.dumps({"sstar": {"solutions": 3}}), "--out", str(out), "-f", "json"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    [gen] = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines()]
+    suite = gen["suite"]
+    # the greedy sample failed a public test (stdin samples) and was revised twice, in vain
+    cands = [a for a in suite["artifacts"] if a["role"] == "candidate"]
+    assert [bool(a["program"]["meta"].get("selected")) for a in cands] == [True, False, False]
+    judged = {(t["input"], t["output"]) for t in suite["tests"] if t["origin"] != "public"}
+    assert judged == {("2 1\n1 10\n", "10\n"), ("2 2\n1 20\n", "10\n")}
+    [score] = [json.loads(x) for x in (out / "scores.jsonl").read_text().splitlines()]
+    assert score["detail"]["picked"] == 0 and score["detail"]["golden"][:2] == [True, False]
