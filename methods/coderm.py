@@ -21,8 +21,9 @@ its ``test_counts`` sweep is the paper's scaling of unit tests per problem, unif
 
 Reading a unit test: the first python code block's classes that define ``test*``
 methods, with the block's imports except any import of the function under test (the
-authors drop ``from your_module import ...``); a class redefining nothing else is kept as
-written. An answer without such a class is a ``parse`` failure.
+authors drop ``from your_module import ...``); everything else (a redefinition of the
+function, a ``__main__`` block) is left out. An answer without such a class is a
+``parse`` failure.
 """
 
 from __future__ import annotations
