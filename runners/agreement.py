@@ -70,7 +70,7 @@ from tczoo.execution import SuiteJudge, can_check
 from tczoo.execution.judge import ACCEPT, CANNOT_RUN, REJECT, UNDETERMINED, failed
 from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.schema import BASE_TEST, Oracle, OracleKind, Problem, ScoreRecord, Setting, Task, TestCase, TestSuite
-from tczoo.submissions import CandidatePool, Label, LabelledSubmission, labelled_submissions
+from tczoo.submissions import CandidatePool, Label, LabelledSubmission, labelled_submissions, unrunnable_submissions
 
 COVERAGE = (1, 5, 10, 20)
 AT = (20, 50)  # SAGA's DR@k / VAcc@k (Table 2)
@@ -338,6 +338,12 @@ class AgreementRunner(Runner):
             rows.append({"name": s.name, "label": s.label.value, "category": s.category, "source": s.source.value,
                          "cannot_run": j.cannot_run, "verdicts": j.verdicts,
                          "notes": {str(p): note for p, note in list(j.notes.items())[:3]}})
+        if "jury" in self.params.sources or "benchmark" in self.params.sources:
+            # a problem's own submissions in a language tczoo does not know: counted, shown, never dropped
+            for name, label, why in unrunnable_submissions(problem):
+                rows.append({"name": name, "label": label.value, "category": None, "source": "jury",
+                             "cannot_run": f"cannot run here: {why}", "verdicts": [""] * len(judge.usable),
+                             "notes": {}})
         metrics, facts = agreement(rows, judge.usable, coverage=self.params.coverage,
                                    detect_on=self.params.detect_on, targets=list(targets),
                                    exposure_tests=self.params.exposure_tests, at=self.params.at)
@@ -390,6 +396,8 @@ class AgreementRunner(Runner):
                 if "rows" in full:
                     result["submissions"] = {r["name"]: [r["status"], _first(r)] for r in full["rows"]}
                     result["tests"] = len(tests)
+                if _scoring_note(problem):
+                    result["scoring"] = _scoring_note(problem)
             with self._lock:
                 self._reference[problem.id] = result
             if "metrics" in result or not problem.golden_tests:
@@ -420,6 +428,8 @@ class AgreementRunner(Runner):
                                   else None}
         if target:
             detail["target"] = target
+        if _scoring_note(problem):
+            detail["scoring"] = _scoring_note(problem)
         if spec.task is not None:
             task = spec.task
             detail["shown"] = {"correct": len(task.correct_programs), "wrong": len(task.wrong_pairs),
@@ -569,6 +579,17 @@ class AgreementRunner(Runner):
         if record.detail.get("target"):
             notes.append(f"target: {record.detail['target']} (exposed: {record.detail.get('exposed')})")
         return [Matrix(title="labelled submissions on the suite (agreement)", tests=columns, rows=rows, notes=notes)]
+
+
+SCORING_NOTE = ("a scoring problem, judged pass-fail here: a submission is accepted when it passes every test "
+                "(partially accepted ones count as wrong); its group scores are benchmarks --check's")
+
+
+def _scoring_note(problem: Problem) -> str | None:
+    """Where the runner's pass-fail reading of a scoring problem (test groups with points)
+    differs from the problem's own grading, said in every record of it."""
+    kattis = problem.meta.get("kattis") if isinstance(problem.meta, dict) else None
+    return SCORING_NOTE if isinstance(kattis, dict) and kattis.get("type") == "scoring" else None
 
 
 def _first(row: dict[str, Any]) -> int | None:

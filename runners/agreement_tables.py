@@ -226,6 +226,9 @@ def _notes(scores, coverage, at, cannot_run, undetermined, failed_suites, vacuou
                      f"counts as sound there")
     if ref_failed:
         notes.append(f"no reference row for {', '.join(ref_failed[:5])}: no golden tests, or none usable")
+    scoring = sorted({s.problem_id for s in scores if s.detail.get("scoring")})
+    if scoring:
+        notes.append(f"{', '.join(scoring[:5])}: {next(s.detail['scoring'] for s in scores if s.detail.get('scoring'))}")
     if any(s.detail.get("reference") for s in scores):
         notes.append(f"'{REFERENCE}' {REFERENCE_MODEL}: the problems' golden tests judged by the same code path "
                      f"(a jury's own tests should accept every accepted submission: TPR 100)")

@@ -34,6 +34,11 @@ def collect() -> dict[str, Any]:
     for tool in ("g++", "gcc"):
         if info[tool] == "missing":
             warnings.append(f"{tool} is missing: C/C++ programs cannot be judged")
+    from tczoo.sandbox.languages import report as language_report
+
+    # the contest languages (issue 48): a program in a missing one "cannot run" in every report
+    for name, state in language_report().items():
+        info[f"language {name}"] = state
     iso = isolation_report()
     info["sandbox"] = iso.get("description") or iso.get("level", "unknown")
     info["sandbox python"] = iso.get("python", "?")

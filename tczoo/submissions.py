@@ -85,6 +85,22 @@ class LabelledSubmission(Model):
 # --------------------------------------------------------------------------- a problem's own
 
 
+# Problem.meta key: labelled submissions in a language tczoo has no Language for (C#,
+# Ruby ... in a Kattis package), each {"name", "label": "accepted"|"wrong", "reason"}: they
+# cannot run here, and a runner that judges labelled submissions counts and shows them.
+UNRUNNABLE = "unrunnable_submissions"
+
+
+def unrunnable_submissions(problem: Problem) -> list[tuple[str, Label, str]]:
+    """(name, label, why it cannot run) of each labelled submission ``problem`` names in
+    a language tczoo does not know (``UNRUNNABLE``); those it knows are programs."""
+    out = []
+    for item in problem.meta.get(UNRUNNABLE) or []:
+        if isinstance(item, dict) and item.get("label") in (Label.ACCEPTED.value, Label.WRONG.value):
+            out.append((str(item.get("name", "?")), Label(item["label"]), str(item.get("reason", ""))[:500]))
+    return out
+
+
 def wrong_category(program: WrongProgram) -> str | None:
     """The verdict a wrong program is known to get: a Kattis folder's (or marker's) one
     verdict (run_time_error allows RE or MLE: RE), else the first failing verdict of its

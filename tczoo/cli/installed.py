@@ -105,7 +105,7 @@ def benchmarks(
         from tczoo.cli.progress import progress
 
         ids = [p.strip() for p in problems.split(",") if p.strip()] if problems else None
-        with progress("benchmarks --check", unit="packages") as bar:
+        with progress("benchmarks --check", unit="runs") as bar:
             code = _kattis_check(check, ids, fmt == "json", console, limit=limit, progress=bar)
         raise typer.Exit(code)
     if problems or limit is not None:
@@ -188,7 +188,9 @@ def _kattis_check(spec: str, problems: list[str] | None, as_json: bool, console,
                   progress=None) -> int:
     """0 when every loaded submission's verdict matches its folder, 1 on a mismatch;
     a spec that is not ``kattis:PATH`` is a user error (exit 2). ``progress``: a
-    ``tczoo.cli.progress.ProgressBar`` (packages checked, with an ETA)."""
+    ``tczoo.cli.progress.ProgressBar`` (runs made against the runs still possible, with
+    an ETA). A submission that cannot run here (its language is not installed) is shown
+    and counted, not a mismatch."""
     from tczoo.benchmarks.kattis.check import as_json as to_json
     from tczoo.benchmarks.kattis.check import check_path
     from tczoo.errors import UserError
@@ -224,18 +226,24 @@ def _render_kattis(reports: list, console) -> None:
         inputs = (f"{r.inputs_checked - len(r.inputs_rejected)}/{r.inputs_checked} valid"
                   if r.inputs_checked else "no input validator")
         skipped = f" (+{len(r.skipped_submissions)} skipped)" if r.skipped_submissions else ""
-        rows.append([r.package, "loaded", f"{r.time_limit_ms / 1000:g} s ({r.time_limit_source})", r.checker,
-                     str(r.tests), f"{len(r.submissions)}{skipped}", str(r.mismatches), inputs])
+        kind = ", ".join(k for k in (r.type if r.type != "pass-fail" else "", "interactive" if r.interactive else "")
+                         if k)
+        rows.append([r.package + (f" ({kind})" if kind else ""), "loaded",
+                     f"{r.time_limit_ms / 1000:g} s ({r.time_limit_source})", r.checker, str(r.tests),
+                     f"{len(r.submissions)}{skipped}", str(r.mismatches), str(r.cannot_run), inputs,
+                     f"{r.seconds:.0f} s"])
     console.print(rich_table("Kattis packages", ("package", "status", "time limit", "checker", "tests",
-                                                 "submissions", "mismatches", "inputs"), rows))
+                                                 "submissions", "mismatches", "cannot run", "inputs", "wall"), rows))
     for r in reports:  # the reasons in full, one line each, below the table
         if not r.loaded:
             console.print(Text(printable(f"{r.package}: skipped: {r.reason}", newlines=False)), soft_wrap=True)
     for r in reports:
         if not r.loaded:
             continue
-        rows = [[s.name, "/".join(s.expected), s.verdict, s.verdict_with_margin, s.failed_on,
-                 f"{s.slowest_ms / 1000:.2f} s", s.status, s.explanation] for s in r.submissions]
+        rows = [[s.name, "/".join(s.expected), s.verdict + (f" ({s.score:g}/{s.max_score:g})" if s.score is not None
+                                                            and s.max_score is not None else ""),
+                 s.verdict_with_margin, s.failed_on, f"{s.slowest_ms / 1000:.2f} s", s.status, s.explanation]
+                for s in r.submissions]
         rows += [[s["path"], "", "", "", "", "", "skipped", s["reason"]] for s in r.skipped_submissions]
         rows += [["(input validators)", "", "", "", "", "", "REJECTED", rejected] for rejected in r.inputs_rejected]
         console.print(rich_table(f"{r.package}: time limit {r.time_limit_ms / 1000:g} s, "

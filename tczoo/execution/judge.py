@@ -19,6 +19,12 @@ records each program's verdict per test:
 - ``SE``: the sandbox failed the run, or the problem's output validator failed itself —
   infrastructure, never the program's behaviour.
 
+An interactive problem (``Problem.interactive`` with its interactor as the output
+validator) is judged the Kattis way: each program talks to the interactor, which reads
+the test's input as its input file (and the test's output, when there is one, as its
+answer file) and gives the verdict (``Sandbox.interact``); every test with an input is
+usable, the interactor being the oracle.
+
 A program stops at its first rejection on one of the ``stop_on`` tests (every test by
 default: the judge's early exit; ``stop_on=()`` runs every test). A program that cannot
 run at all — a compile error, a language without a compiler here — is never run on a
@@ -38,7 +44,7 @@ from typing import TYPE_CHECKING, Collection
 
 from tczoo.execution.oracle import can_check, check_outputs
 from tczoo.execution.programs import Execution, run_program, run_programs
-from tczoo.sandbox.types import DAY_MS, Limits, Verdict
+from tczoo.sandbox.types import DAY_MS, Job, Limits, Verdict
 from tczoo.schema import Language, Oracle, OracleKind, Problem, Program, TestCase
 
 if TYPE_CHECKING:
@@ -136,6 +142,8 @@ class SuiteJudge:
         self.limits = limits or Limits.of(problem)
         self.checker_time_ms = checker_time_ms
         self.functional = problem.entry_point is not None
+        # the interactor judges: programs talk to it (a method's inputs are its input files)
+        self.interactive = problem.interactive and problem.output_validator is not None
         self.uses = self._uses()
         self.usable = [i for i, u in enumerate(self.uses) if u.usable]  # suite index of each usable position
 
@@ -143,6 +151,8 @@ class SuiteJudge:
 
     def _uses(self) -> list[TestUse]:
         kind = self.oracle.kind
+        if self.interactive:
+            return [TestUse(True, expected=t.output or "") for t in self.tests]
         if kind is OracleKind.CHECKER_PROGRAM:
             return [TestUse(True) for _ in self.tests]
         if kind is OracleKind.EXPECTED_OUTPUT:
@@ -228,6 +238,9 @@ class SuiteJudge:
         return any(failed(judgement.verdicts[p]) and (stops is None or p in stops) for p in chunk)
 
     def _round(self, programs: list[Program], judgements: list[ProgramJudgement], chunk: list[int]) -> None:
+        if self.interactive:
+            self._interactive_round(programs, judgements, chunk)
+            return
         tests = [self.tests[self.usable[p]] for p in chunk]
         runs = self._run(programs, [t.input for t in tests])
         clean = [(row, col) for row in range(len(chunk)) for col in range(len(programs)) if runs[row][col].ok]
@@ -256,3 +269,26 @@ class SuiteJudge:
                 else:
                     judgement.verdicts[p] = "WA"
                     judgement.notes[p] = f"{check.kind}: {' '.join(check.detail.split())[-200:]}".strip(": ")
+
+    def _interactive_round(self, programs: list[Program], judgements: list[ProgramJudgement],
+                           chunk: list[int]) -> None:
+        """Each program with the interactor on each test of ``chunk``: the judged verdict
+        (a starved TLE below the CPU limit runs again with a wider wall guard, as ``_run``)."""
+        cases = [(p, col) for p in chunk for col in range(len(programs))]
+
+        def jobs(limits: Limits, which: list[tuple[int, int]]) -> list[Job]:
+            return [Job(program=programs[col], stdin=self.tests[self.usable[p]].input,
+                        expected=self.uses[self.usable[p]].expected or "", limits=limits,
+                        output_validator=self.problem.output_validator, interactive=True) for p, col in which]
+
+        runs = dict(zip(cases, self.sandbox.run_many(jobs(self.limits, cases))))
+        starved = [case for case, r in runs.items() if r.verdict is Verdict.TLE and r.cpu_ms < self.limits.time_ms]
+        if starved:
+            room = self.limits.model_copy(update={"wall_ms": min(DAY_MS, WALL_ROOM * self.limits.wall_guard_ms)})
+            runs.update(zip(starved, self.sandbox.run_many(jobs(room, starved))))
+        for (p, col), run in runs.items():
+            judgement = judgements[col]
+            verdict = "SE" if run.verdict in (Verdict.SE, Verdict.CE) else run.verdict.value
+            judgement.verdicts[p] = verdict
+            if verdict != "AC":
+                judgement.notes[p] = " ".join((run.message or run.stderr[-300:]).split())[-300:]

@@ -24,6 +24,11 @@ total)``; when ``cancelled`` is set, nothing more is dispatched or yielded. Runs
 flight when the stream ends (cancelled, or the consumer stopped reading) finish on a
 background thread, which then returns their slots to the pool.
 
+An interactive job (``Job.interactive``: the program and the problem's interactor run
+together, ``Sandbox.interact``) takes two slots of its own for a while: it runs on a
+helper thread (as compiles do), which borrows them from the pool like any caller, and
+its result is filed in order like any other.
+
 A ``deadline`` (``time.monotonic()``) travels with every request: the worker stops a
 run still going there (``KILLED_DEADLINE``) and does not start one after it, so runs in
 flight and queued end at the deadline without the host killing a jail; the stream
@@ -64,7 +69,8 @@ _CUT = object()  # a result the deadline cut: the stream raises DeadlineExceeded
 
 class _Pending:
     __slots__ = ("index", "job", "compiled", "failures", "request", "limits", "stdin", "parent", "deadline_us")
-    # (``request``, ``stdin`` and ``deadline_us`` are what ``Slot.fill`` sends)
+    # (``request``, ``stdin``, ``deadline_us`` and ``flags`` are what ``Slot.fill`` sends)
+    flags = 0  # a batch's runs talk to the worker (interactive runs go through Sandbox.interact)
 
     def __init__(self, index: int, job: Job, stdin: bytes, parent: "tuple[_Pending, RunResult] | None" = None,
                  deadline_us: int = 0):
@@ -119,6 +125,8 @@ class _Driver:
         self._wake_r, self._wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         self.poller.register(self._wake_r, select.POLLIN)
         self._compile_pool: ThreadPoolExecutor | None = None
+        self._interact_pool: ThreadPoolExecutor | None = None
+        self.interacting: list[tuple[_Pending, Future]] = []  # interactive jobs on helper threads
         self._comparator: object = object()  # the last comparator checked
         self._last: tuple | None = None  # (program, limits, args, compiled, request, wire limits)
         self._encoded: dict[int, tuple[str, bytes]] = {}  # id(text) -> (text, its bytes), oldest first
@@ -201,6 +209,19 @@ class _Driver:
 
     def _admit(self, p: _Pending) -> None:
         job, last = p.job, self._last
+        if job.interactive:
+            if self.deadline is not None:
+                raise ValueError("interactive jobs take no deadline")
+            if job.output_validator is None:
+                raise ValueError("an interactive job needs the problem's interactor (output_validator)")
+            if self._interact_pool is None:
+                self._interact_pool = ThreadPoolExecutor(max_workers=self.sb.workers,
+                                                         thread_name_prefix="tczoo-interact")
+            future = self._interact_pool.submit(self.sb.interact, job.program, job.output_validator, job.stdin,
+                                                job.expected or "", job.limits)
+            future.add_done_callback(self._wake)
+            self.interacting.append((p, future))
+            return
         # Consecutive jobs of one program share its compile and request (the common
         # batch: one program on many tests); files make a request per run.
         if last is not None and job.program is last[0] and job.args is last[2] and not job.files \
@@ -395,6 +416,18 @@ class _Driver:
             pass
 
     def _collect_compiles(self) -> None:
+        if self.interacting:
+            waiting = []
+            for p, future in self.interacting:
+                if not future.done():
+                    waiting.append((p, future))
+                    continue
+                try:
+                    self.finished[p.index] = future.result()
+                except Exception as e:  # noqa: BLE001 - our failure, never the program's verdict
+                    log.exception("interactive run failed")
+                    self.finished[p.index] = RunResult(verdict=Verdict.SE, message=f"sandbox error: {e!r}"[:2000])
+            self.interacting = waiting
         still = []
         for p in self.compiling:
             if not p.compiled.done():
@@ -426,6 +459,8 @@ class _Driver:
                              name="tczoo-batch-drain", daemon=True).start()
         if self._compile_pool is not None:
             self._compile_pool.shutdown(wait=False, cancel_futures=True)
+        if self._interact_pool is not None:  # runs under way finish on their own and return their slots
+            self._interact_pool.shutdown(wait=False, cancel_futures=True)
         for fd in (self._wake_r, self._wake_w):
             os.close(fd)
 

@@ -57,8 +57,7 @@ SPECS: dict[Language, Spec] = {
     Language.RUST: Spec("Rust", ("rustc",), "rustc"),
     Language.GO: Spec("Go", ("go",), "golang-go", runtime_threads=64),
     Language.PYPY: Spec("PyPy", ("pypy3",), "pypy3", compiled=False),
-    Language.PYTHON2: Spec("Python 2", ("pypy", "python2", "python2.7"), "pypy or python2 (not in Debian 12)",
-                           compiled=False),
+    Language.PYTHON2: Spec("Python 2", ("pypy", "python2", "python2.7"), "", compiled=False),
 }
 
 # The judges' flags (problemtools' languages.yaml; see the module docstring).
@@ -96,10 +95,16 @@ def installed(language: Language) -> bool:
     return tool(language) is not None
 
 
+def install_hint(language: Language) -> str:
+    spec = SPECS[language]
+    if not spec.package:  # Python 2: Debian 12 has neither PyPy 2 nor CPython 2
+        return "Debian 12 ships no Python 2: a PyPy 2 or CPython 2 of your own on the PATH"
+    return f"apt-get install {spec.package}; scripts/install.sh does"
+
+
 def missing_message(language: Language) -> str:
     spec = SPECS[language]
-    return (f"{spec.name} is not installed (no {' or '.join(spec.tools)} on {JAIL_PATH}; "
-            f"Debian package {spec.package}: scripts/install.sh)")
+    return f"{spec.name} is not installed (no {' or '.join(spec.tools)} on {JAIL_PATH}; {install_hint(language)})"
 
 
 @functools.lru_cache(maxsize=None)
@@ -138,7 +143,7 @@ def report() -> dict[str, str]:
     for language, spec in SPECS.items():
         if language is Language.PYTHON:
             continue  # the doctor reports the sandbox's interpreter itself
-        out[spec.name] = version(language) if installed(language) else f"missing (apt-get install {spec.package})"
+        out[spec.name] = version(language) if installed(language) else f"missing ({install_hint(language)})"
     return out
 
 

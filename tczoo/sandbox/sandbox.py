@@ -3,25 +3,28 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import logging
 import math
 import os
+import select
 import signal
 import threading
 import time
 import warnings
+from collections import deque
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from tczoo.safetext import from_bytes, to_bytes
 from tczoo.schema import Language, Program, Validator
-from tczoo.sandbox import batch, callpy, jail, validators
+from tczoo.sandbox import batch, callpy, jail, languages, validators
 from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
-from tczoo.sandbox import languages
 from tczoo.sandbox.compile import JVM_COMPILED, CompileLimits, Compiler, java_tool, program_files
 
 from tczoo.sandbox.executor import Executor, ordered_stream
-from tczoo.sandbox.slots import (HOST_SLACK_S, KILLED_DEADLINE, SE_RETRIES, SlotPool, WorkerDied, header,
+from tczoo.sandbox.slots import (FLAG_FLUSH, FLAG_STDIO, HOST_SLACK_S, KILLED_DEADLINE, SE_RETRIES, Slot, SlotPool, WorkerDied,
+                                 _Single, header,
                                  pack_limits, pack_prefix, start_failure)
 from tczoo.sandbox.types import (CallResult, CompileResult, DeadlineExceeded, Job, Limits, PyCall, RunResult,
                                  Verdict)
@@ -30,6 +33,7 @@ log = logging.getLogger("tczoo.sandbox")
 JAVA_RUN_OPTS = ["-Xss64m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData"]
 JAVA_THREADS = languages.SPECS[Language.JAVA].runtime_threads
 STDERR_CAP = 64 * 1024  # bytes of stderr kept per run
+INTERACTION_PIPE = 1 << 20  # each direction of an interactive run (problemtools' size)
 PROGRAM_FD = "/dev/fd/3"  # where an interpreter finds its program in the jail
 # How the message of a compile the sandbox itself failed begins: for people only. What
 # decides is ``CompileResult.infrastructure`` (a compiler's output can begin so too:
@@ -164,9 +168,14 @@ class Sandbox:
 
     def judge(self, program: Program, stdin: str, expected: str, limits: Limits = Limits(),
               comparator: str | None = None, *, files: dict[str, str] | None = None,
-              output_validator: Validator | None = None) -> RunResult:
+              output_validator: Validator | None = None, interactive: bool = False) -> RunResult:
         """Run ``program`` and judge its output: by ``output_validator`` when the problem
-        has one (see :mod:`tczoo.sandbox.validators`), else by ``comparator``."""
+        has one (see :mod:`tczoo.sandbox.validators`), else by ``comparator``. An
+        ``interactive`` problem's validator is the program's interactor (``interact``)."""
+        if interactive:
+            if output_validator is None:
+                raise ValueError("an interactive problem needs its interactor (output_validator)")
+            return self.interact(program, output_validator, stdin, expected, limits)
         if output_validator is None:
             parse_comparator(comparator)  # a bad comparator is the caller's bug: fail early
             if comparator == PROGRAM:
@@ -187,6 +196,162 @@ class Sandbox:
         job = validators.output_validator_job(validator, input, answer, output)
         run = self.run(job.program, job.stdin, job.limits, files=job.files, args=job.args)
         return validators.output_judgement(run, validator.program.name)
+
+    # ------------------------------------------------------------------ interactive runs
+
+    def interact(self, program: Program, interactor: Validator, input: str, answer: str = "",
+                 limits: Limits = Limits()) -> RunResult:
+        """Judge ``program`` on an interactive problem, as the Kattis format does: the
+        problem's output validator is the interactor, ``interactor input answer feedback/
+        [args]``, its stdout the program's stdin and the program's stdout its stdin. Each
+        runs in a slot of its own (its own uid, jail and cgroups: the program cannot reach
+        the interactor), connected by two pipes this process makes and hands to both
+        workers; ``limits`` bind the program only (the interactor has its validation
+        limits). The result is the program's run with the verdict decided by problemtools'
+        rules: the interactor failing (an exit code other than 42/43, a crash, a timeout)
+        is ``SE``, a judge error; its ``WA`` stands when it exited first; else the
+        program's own TLE, MLE or RE; else the interactor's verdict (message: its stderr).
+        Which side exited first is ours to know: this process holds a copy of each side's
+        write end until that side's worker has answered, so neither side sees the other's
+        end before we have (problemtools' interactive runner does the same).
+
+        A run the sandbox failed (a worker died, a program it could not start) is tried
+        again on fresh slots, as any run; the interactor's own failure is not."""
+        if self._closed:
+            raise RuntimeError("sandbox is closed")
+        built = self._build(program)
+        if not built.ok:
+            return self._compile_failure(built)
+        vbuilt = self._build(interactor.program)
+        if not vbuilt.ok:
+            return RunResult(verdict=Verdict.SE, message=f"interactor {interactor.program.name} does not compile"
+                             f"{' (the sandbox failed it)' if vbuilt.infrastructure else ''}: {vbuilt.message}"[:4000])
+        failures: list[str] = []
+        for _ in range(1 + SE_RETRIES):
+            result, infrastructure = self._interact_once(program, interactor, input, answer, limits)
+            if not infrastructure:
+                return result
+            failures.append(result.message)
+        result.message = (f"sandbox error, {len(failures)} attempts on fresh slots: " + " | ".join(failures))[:4000]
+        log.error("%s", result.message)
+        return result
+
+    def _interact_once(self, program: Program, interactor: Validator, input: str, answer: str,
+                       limits: Limits) -> tuple[RunResult, bool]:
+        """One interactive run: (result, whether the sandbox failed it)."""
+        request, sub_limits = self._request(program, limits, None, None)
+        job = validators.interactor_job(interactor, input, answer, sub_limits)
+        vrequest, val_limits = self._request(job.program, job.limits, job.args, job.files)
+        slot = self._pool.acquire()
+        assert slot is not None
+        partner = self._pool.acquire_partner()
+        # program -> interactor and interactor -> program; our copies are closed as below
+        to_val_r, to_val_w = os.pipe2(os.O_CLOEXEC)
+        to_sub_r, to_sub_w = os.pipe2(os.O_CLOEXEC)
+        held = {to_val_r, to_val_w, to_sub_r, to_sub_w}
+
+        def drop(fd: int) -> None:
+            if fd in held:
+                held.discard(fd)
+                os.close(fd)
+
+        failed = True  # until both replies are in: then neither slot has a run in flight
+        try:
+            for fd in (to_val_w, to_sub_w):
+                try:
+                    fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, INTERACTION_PIPE)
+                except OSError:
+                    pass
+            sides: dict[int, tuple[Slot, str]] = {}
+            started: dict[str, float] = {}
+            for side, who, fds, req in ((partner, "interactor", (to_val_r, to_sub_w), vrequest),
+                                        (slot, "program", (to_sub_r, to_val_w), request)):
+                try:
+                    side.ensure_started()
+                    side.send_stdio(*fds)
+                    started[who] = time.monotonic()
+                    side.fill(deque([_Single(req, b"", 0, FLAG_STDIO | FLAG_FLUSH)]), 1, 1)
+                except WorkerDied as e:
+                    return RunResult(verdict=Verdict.SE, message=f"worker failed ({who}): {e}"[:2000]), True
+                sides[side.reply_fd] = (side, who)
+            replies: dict[str, tuple] = {}
+            ended: dict[str, float] = {}  # when each side's program ended, as far as we know
+            batches: list[list[str]] = []  # the replies of each wake-up, in order
+            poller = select.poll()
+            for fd in sides:
+                poller.register(fd, select.POLLIN)
+            while len(replies) < 2:
+                waiting = [(side, who) for side, who in sides.values() if who not in replies]
+                timeout = min(side.deadline for side, _ in waiting) - time.monotonic()
+                events = poller.poll(timeout * 1000 + 1) if timeout > 0 else []
+                if not events:
+                    for side, who in waiting:
+                        if time.monotonic() > side.deadline and not side.working():
+                            _, why = side.fail("worker did not answer in time")
+                            return RunResult(verdict=Verdict.SE, message=f"worker failed ({who}): {why}"[:2000]), True
+                    continue
+                arrived = []
+                for fd, _ in events:
+                    side, who = sides[fd]
+                    if who in replies:
+                        continue
+                    done, lost, why = side.feed()
+                    if why is not None or (lost and not done):
+                        if side.oom_struck and who == "program":
+                            return self._jail_oom(), False
+                        return RunResult(verdict=Verdict.SE, message=f"worker failed ({who}): {why or 'lost'}"[:2000]), True
+                    if done:
+                        poller.unregister(fd)
+                        replies[who] = done[0][1:]
+                        ended[who] = started[who] + done[0][1][3] / 1000.0  # start + its wall time
+                        arrived.append(who)
+                if arrived:
+                    batches.append(arrived)
+                # Only now may the other side see this one's end (see the docstring).
+                for who in arrived:
+                    if who == "program":
+                        drop(to_val_w)
+                    else:
+                        drop(to_sub_w)
+                        if replies[who][0][0] != validators.ACCEPT:
+                            drop(to_val_r)  # a judgement other than AC: the program may get SIGPIPE
+            failed = False
+            # Which side ended first: the one whose reply came first; two in one wake-up were
+            # independent of each other (neither could see the other's end): by their times.
+            first = batches[0][0] if len(batches[0]) == 1 else min(
+                batches[0], key=lambda who: (ended[who], who != "interactor"))
+            result, infrastructure = self._interaction_verdict(replies, first, sub_limits, val_limits, interactor)
+            if infrastructure:  # the next attempt gets fresh jails
+                slot.stop()
+                partner.stop()
+            return result, infrastructure
+        finally:
+            for fd in list(held):
+                drop(fd)
+            for side in (slot, partner):
+                if failed and side.inflight:  # a run we gave up on: its jail goes
+                    side.reset()
+            self._pool.release(slot)
+            self._pool.release_partner(partner)
+
+    def _interaction_verdict(self, replies: dict[str, tuple], first: str, sub_limits: Limits,
+                             val_limits: Limits, interactor: Validator) -> tuple[RunResult, bool]:
+        fields, _, err = replies["program"]
+        run = self._verdict(fields, b"", err, sub_limits)
+        vfields, vout, verr = replies["interactor"]
+        vrun = self._verdict(vfields, vout, verr, val_limits)
+        if run.verdict is Verdict.SE or vrun.verdict is Verdict.SE:  # a side the worker could not start
+            return RunResult(verdict=Verdict.SE, message=f"program: {run.message}; interactor: {vrun.message}"[:2000]), True
+        judged = validators.output_judgement(vrun, interactor.program.name, "interactor")
+        if judged.verdict is Verdict.SE:  # the interactor failed itself: a judge error
+            verdict, message = Verdict.SE, judged.message
+        elif judged.verdict is Verdict.WA and first == "interactor":
+            verdict, message = Verdict.WA, judged.message  # it rejected the program before the program ended
+        elif run.verdict in (Verdict.TLE, Verdict.MLE, Verdict.RE, Verdict.OLE):
+            verdict, message = run.verdict, run.message
+        else:
+            verdict, message = judged.verdict, judged.message
+        return run.model_copy(update={"verdict": verdict, "message": message, "stdout": ""}), False
 
     async def arun(self, *a, **kw) -> RunResult:
         return await asyncio.to_thread(self.run, *a, **kw)

@@ -20,6 +20,7 @@ import os
 import queue
 import select
 import shutil
+import socket
 import struct
 import subprocess
 import tempfile
@@ -55,6 +56,7 @@ CHUNK = 65536  # bytes of stdout or stderr the worker holds before it sends a fr
 # clock; 0: none) and its stdin's length; then stdin
 TRAILER = struct.Struct("<IQQ")
 FLAG_FLUSH = 1  # the worker sends its buffered replies after this run
+FLAG_STDIO = 2  # the run's stdin and stdout come on the slot's stdio socket (an interactive run)
 KILLED = {0: None, 1: "cpu", 2: "wall", 3: "output", 4: "deadline"}
 KILLED_DEADLINE = 4  # the run was stopped at (or not started after) the caller's deadline
 START_STAGES = {1: "cannot enter its run directory", 2: "cannot open its file", 3: "exec failed"}
@@ -138,10 +140,10 @@ def pack_prefix(request: dict) -> bytes:
 class _Single:
     """One run's request for ``Slot.fill`` (a batch queues its own kind of item)."""
 
-    __slots__ = ("request", "stdin", "deadline_us")
+    __slots__ = ("request", "stdin", "deadline_us", "flags")
 
-    def __init__(self, request: dict, stdin: bytes, deadline_us: int = 0):
-        self.request, self.stdin, self.deadline_us = request, stdin, deadline_us
+    def __init__(self, request: dict, stdin: bytes, deadline_us: int = 0, flags: int = 0):
+        self.request, self.stdin, self.deadline_us, self.flags = request, stdin, deadline_us, flags
 
 
 def header(fields: tuple) -> dict:
@@ -172,6 +174,7 @@ class Slot:
         self._uid_lock: int | None = None
         self.proc: subprocess.Popen | None = None
         self._fds: list[int] = []  # cache dir, cgroup counters: the worker's, kept open
+        self._stdio: socket.socket | None = None  # our end of the stdio socket (interactive runs)
         self.starts = 0  # jails started (restarts after a dirty run or a failure count)
         self.reply_fd = -1
         self._in_fd = -1
@@ -206,7 +209,10 @@ class Slot:
         cache_fd = os.open(self.cache_dir, os.O_RDONLY | os.O_DIRECTORY)
         cpu_fd = self.groups.open_cpu() if self.groups else None
         mem_fds, memory = self.groups.open_memory() if self.groups else ([], "-")
-        self._fds = [cache_fd] + ([cpu_fd] if cpu_fd is not None else []) + mem_fds
+        # Interactive runs get their stdin and stdout from us on this socket (SCM_RIGHTS).
+        self._stdio, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        stdio_fd = theirs.detach()
+        self._fds = [cache_fd] + ([cpu_fd] if cpu_fd is not None else []) + mem_fds + [stdio_fd]
         worker = worker_binary(self.cache_dir)
         exe = f"/proc/self/fd/{cache_fd}/{worker.relative_to(self.cache_dir)}"
         fds = [str(cache_fd), str(cpu_fd if cpu_fd is not None else -1)]
@@ -219,7 +225,8 @@ class Slot:
             cmd += jail.bwrap_seal()
             for k, v in PROGRAM_ENV.items():
                 cmd += ["--setenv", k, v]
-            cmd += ["--chdir", "/tmp", exe, *fds, "/tmp/run", "1", "1", "1", memory, *jail.JAIL_WRITABLE]
+            cmd += ["--chdir", "/tmp", exe, *fds, "/tmp/run", "1", "1", "1", memory, str(stdio_fd),
+                    *jail.JAIL_WRITABLE]
         else:
             run_dir = self.scratch / f"slot{self.index}"
             run_dir.mkdir(mode=0o700, exist_ok=True)
@@ -228,7 +235,7 @@ class Slot:
             env["HOME"] = env["TMPDIR"] = str(run_dir)
             own = "1" if self.uid is not None else "0"  # kill(-1), IPC removal: all of our uid
             nproc_base = "1" if self.uid is not None else "-1"
-            cmd += [exe, *fds, str(run_dir / "run"), own, nproc_base, own, memory, str(run_dir)]
+            cmd += [exe, *fds, str(run_dir / "run"), own, nproc_base, own, memory, str(stdio_fd), str(run_dir)]
         # Before anything forks: exempt the jail (bwrap, worker) from the OOM killer,
         # so a run at its memory limit loses the program, never the worker (it sets
         # its programs to +1000); and join the slot's cgroups, so nothing escapes them.
@@ -306,6 +313,9 @@ class Slot:
         for fd in self._fds:
             os.close(fd)
         self._fds = []
+        if self._stdio is not None:
+            self._stdio.close()
+            self._stdio = None
 
     def reset(self) -> list[Any]:
         """Stop the jail; the tokens of the runs it had not answered, oldest first.
@@ -375,9 +385,9 @@ class Slot:
                     break
                 queue.popleft()
                 count += 1
-                flags = 0
+                flags = item.flags
                 if count >= step:
-                    flags, count = FLAG_FLUSH, 0
+                    flags, count = flags | FLAG_FLUSH, 0
                 inflight.append((item, request["caps"], request["guard_s"], size))
                 queued += size
                 out += (prefix, trailer(flags, item.deadline_us, len(stdin)), stdin)
@@ -400,6 +410,16 @@ class Slot:
                 view = view[os.write(self._in_fd, view):]
         except (OSError, ValueError) as e:
             raise WorkerDied(f"{type(e).__name__}: {e} {self.stderr_tail()}".strip()) from e
+
+    def send_stdio(self, stdin_fd: int, stdout_fd: int) -> None:
+        """Hand the next run's stdin and stdout to the worker (an interactive run's pipes);
+        then queue its request with ``FLAG_STDIO``. ``WorkerDied`` when it cannot take them."""
+        if self._stdio is None:
+            raise WorkerDied("the slot has no stdio socket")
+        try:
+            socket.send_fds(self._stdio, [b"F"], [stdin_fd, stdout_fd])
+        except OSError as e:
+            raise WorkerDied(f"cannot hand the run its pipes: {e}") from e
 
     def wait_reply(self, seconds: float) -> bool:
         """Whether the reply fd became readable within ``seconds``."""
@@ -565,6 +585,29 @@ class SlotPool:
         self._free: queue.SimpleQueue[Slot] = queue.SimpleQueue()
         for s in self.slots:
             self._free.put(s)
+        self._cache_dir = cache_dir
+        # Interactors' slots (Sandbox.interact): made on first use, one per slot, each
+        # with its own uid, jail and cgroups, so that a run holding a slot always finds
+        # its partner free. They join ``slots`` (everything the pool runs).
+        self._partners: queue.SimpleQueue[Slot] | None = None
+        self._partner_lock = threading.Lock()
+
+    def acquire_partner(self) -> Slot:
+        """A slot for the other side of an interactive run (held with one of ``slots``)."""
+        with self._partner_lock:
+            if self._partners is None:
+                self._partners = queue.SimpleQueue()
+                for i in range(self.size, 2 * self.size):
+                    slot = Slot(i, self.level, self.caps, self._cache_dir,
+                                self.tree.slot(i) if self.tree else None, self.scratch)
+                    self.slots.append(slot)
+                    self._partners.put(slot)
+            partners = self._partners
+        return partners.get()
+
+    def release_partner(self, slot: Slot) -> None:
+        assert self._partners is not None
+        self._partners.put(slot)
 
     def acquire(self, timeout: float | None = None) -> Slot | None:
         try:
@@ -582,7 +625,9 @@ class SlotPool:
         self._free.put(slot)
 
     def close(self) -> None:
-        for s in self.slots:
+        with self._partner_lock:
+            slots = list(self.slots)
+        for s in slots:
             s.stop()
             s.release_uid()
         if self.tree:

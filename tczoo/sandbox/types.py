@@ -122,6 +122,10 @@ class Job(BaseModel):
     expected: str | None = None  # judge against this when given
     comparator: str | None = None  # None/"tokens", "exact", "float:ABS[:REL]", "kattis[:FLAGS]"
     output_validator: Validator | None = None  # judge with the problem's validator instead
+    # The output validator is the program's interactor (an interactive problem): the two run
+    # together, connected by pipes (Sandbox.interact); ``stdin`` is the interactor's input
+    # file, ``expected`` its answer file.
+    interactive: bool = False
     files: dict[str, str] | None = None  # extra files placed in the run directory
     args: list[str] | None = None  # command-line arguments of the program
     tag: Any = None  # caller's bookkeeping, returned untouched

@@ -8,6 +8,10 @@ exit 42 = accepted, 43 = wrong answer. Anything else -- exit 0 or 1, a crash, a
 timeout, a compile error -- means the validator did not work: the format calls it a
 judging error, so it is ``SE`` (our side), never the judged program's ``WA``.
 
+Interactor (an interactive problem's output validator): the same command line, its stdin
+the program's stdout and its stdout the program's stdin (``Sandbox.interact``); its exit
+code is the judgement, as above.
+
 Input validators (``problem.input_validators``): ``validator [args...] < input``;
 exit 42 = valid, anything else = "could not be confirmed as valid". Every validator
 must accept an input for it to be valid.
@@ -18,7 +22,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable
 
 from tczoo.schema import Validator
-from tczoo.sandbox.types import Job, Limits, RunResult, Verdict
+from tczoo.sandbox.types import DAY_MS, Job, Limits, RunResult, Verdict
 
 if TYPE_CHECKING:
     from tczoo.sandbox.sandbox import Sandbox
@@ -44,14 +48,31 @@ def output_validator_job(validator: Validator, input: str, answer: str, output: 
     )
 
 
+INTERACTOR_SLACK_MS = 5000  # the interactor's wall guard past the program's: it reads EOF, then judges
+
+
+def interactor_job(validator: Validator, input: str, answer: str, program_limits: Limits) -> Job:
+    """The interactor's side of an interactive run: the validator's command line, its own
+    CPU and memory limits, and a wall guard past the program's (it must outlive the
+    program to judge what the program did, or did not, say)."""
+    limits = validator_limits(validator)
+    wall = max(limits.wall_guard_ms, program_limits.wall_guard_ms + INTERACTOR_SLACK_MS)
+    return Job(
+        program=validator.program,
+        limits=limits.model_copy(update={"wall_ms": min(wall, DAY_MS)}),
+        files={"input": input, "answer": answer, f"{FEEDBACK_DIR}.keep": ""},
+        args=["input", "answer", FEEDBACK_DIR, *validator.args],
+    )
+
+
 def _tail(text: str) -> str:
     text = text.strip()
     return text if len(text) <= MESSAGE_TAIL else "..." + text[-MESSAGE_TAIL:]
 
 
-def output_judgement(run: RunResult, name: str = "") -> RunResult:
+def output_judgement(run: RunResult, name: str = "", who: str = "output validator") -> RunResult:
     """Turn the validator's own run into the judgement: AC, WA or SE (validator failure)."""
-    who = f"output validator {name}".rstrip()
+    who = f"{who} {name}".rstrip()
     said = _tail(run.stderr) or _tail(run.stdout)
     if run.verdict is Verdict.RE and run.exit_code == ACCEPT:
         verdict, message = Verdict.AC, ""

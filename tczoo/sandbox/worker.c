@@ -47,8 +47,11 @@
  * program can print or return itself. A run cut at the caller's deadline (a monotonic
  * time in the request) is killed by KILLED_DEADLINE, or not started when it is past.
  *
- * usage: tczoo-worker CACHE_FD CPU_FD RUN_DIR KILL_ALL NPROC_BASE CLEAN_IPC MEMORY [WIPE_DIR...]
+ * usage: tczoo-worker CACHE_FD CPU_FD RUN_DIR KILL_ALL NPROC_BASE CLEAN_IPC MEMORY STDIO_FD [WIPE_DIR...]
  *   MEMORY: "-" or "USAGE_FD,STAT_FD,OOM_FD,V2,SLACK_BYTES,WAIT_MS" (the slot's memory cgroup)
+ *   STDIO_FD: a unix socket the host sends a run's own stdin and stdout on (SCM_RIGHTS), for a
+ *   request with FLAG_STDIO: an interactive run, whose program talks through pipes with
+ *   another program (the problem's interactor, in another slot) instead of with us; -1: none
  * Protocol on fd 0 (requests) / fd 1 (replies), little-endian, see slots.py.
  *
  * usage: tczoo-worker --exec STATUS_FD PROGRAM [ARG...]   (the compile jail's launcher)
@@ -79,6 +82,7 @@
 #include <sys/resource.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -92,6 +96,7 @@
 #define CHUNK 65536 /* bytes of output held before they are sent to the host */
 #define OBUF (4 * CHUNK) /* replies (and output frames) held for one write */
 #define FLAG_FLUSH 1u /* request flag: send the buffered replies after this run */
+#define FLAG_STDIO 2u /* request flag: the program's stdin and stdout come on the stdio socket */
 #define FLUSH_AFTER_MS 5.0 /* a run that lasts this long sends the replies held before it */
 #define DIRTY_FILES 1 /* reply.dirty: a writable directory could not be emptied */
 #define DIRTY_MEMORY 2 /* reply.dirty: the memory cgroup holds more than the idle jail */
@@ -109,7 +114,7 @@
 
 extern char **environ;
 
-static int ctrl_in, ctrl_out, cache_fd, cpu_fd;
+static int ctrl_in, ctrl_out, cache_fd, cpu_fd, stdio_fd = -1;
 static const char *run_dir;
 static int kill_all, clean_ipc, ncpu = 1;
 /* The slot's memory cgroup (-1: none): usage, memory.stat, the OOM-kill counter. */
@@ -615,6 +620,29 @@ static void emit_reply(struct reply *reply) {
     emit(iov, 4);
 }
 
+/* An interactive run's stdin and stdout, sent by the host on the stdio socket before the
+   request (one byte, two fds). Anything else is a protocol error: the worker dies, the
+   host replaces the jail and the run is a sandbox error. */
+static void receive_stdio(int fds[2]) {
+    char byte;
+    struct iovec iov = {&byte, 1};
+    union { char buf[CMSG_SPACE(2 * sizeof(int))]; struct cmsghdr align; } control;
+    struct msghdr msg = {0};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.buf;
+    msg.msg_controllen = sizeof control.buf;
+    ssize_t n;
+    do n = recvmsg(stdio_fd, &msg, MSG_CMSG_CLOEXEC); while (n < 0 && errno == EINTR);
+    struct cmsghdr *c = n == 1 ? CMSG_FIRSTHDR(&msg) : NULL;
+    if (!c || c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
+        c->cmsg_len != CMSG_LEN(2 * sizeof(int)) || (msg.msg_flags & MSG_CTRUNC)) {
+        errno = EPROTO;
+        die("stdio socket");
+    }
+    memcpy(fds, CMSG_DATA(c), 2 * sizeof(int));
+}
+
 static void handle(void) {
     struct limits L;
     uint64_t *f = (uint64_t *)&L;
@@ -640,19 +668,27 @@ static void handle(void) {
     uint32_t flags = rd32();
     uint64_t deadline_us = rd64(); /* CLOCK_MONOTONIC, microseconds; 0: none */
     uint64_t in_len = rd64();
-    int in_fd = memfd_create("stdin", MFD_CLOEXEC); /* the program sees only this fd */
+    /* An interactive run: stdin and stdout are the pipes to the other program; the host
+       sent them on the stdio socket. Otherwise stdin is a memfd and stdout comes to us. */
+    int stdio[2] = {-1, -1};
+    if (flags & FLAG_STDIO) {
+        if (stdio_fd < 0) { errno = EPROTO; die("interactive run without a stdio socket"); }
+        receive_stdio(stdio);
+    }
+    int in_fd = stdio[0] >= 0 ? stdio[0] : memfd_create("stdin", MFD_CLOEXEC); /* the program sees only this fd */
     if (in_fd < 0) die("memfd_create");
     char buf[65536];
     for (uint64_t left = in_len; left;) {
         size_t n = left < sizeof buf ? left : sizeof buf;
         read_exact(buf, n);
-        write_all(in_fd, buf, n);
+        if (stdio[0] < 0) write_all(in_fd, buf, n);
         left -= n;
     }
-    lseek(in_fd, 0, SEEK_SET);
+    if (stdio[0] < 0) lseek(in_fd, 0, SEEK_SET);
     double deadline = deadline_us ? (double)deadline_us / 1e3 : 0;
     if (deadline && now_ms() >= deadline) { /* the caller's time is up: do not start it */
         close(in_fd);
+        if (stdio[1] >= 0) close(stdio[1]);
         out_s.len = err_s.len = 0;
         out_s.sent = err_s.sent = 0;
         struct reply reply = {-1, -1, 0, 0, 0, KILLED_DEADLINE, 0, 0, 0, 0, 0};
@@ -681,8 +717,10 @@ static void handle(void) {
         argv[0] = strdup("./prog");
     }
 
-    int out[2], err[2];
-    if (pipe2(out, O_CLOEXEC) || pipe2(err, O_CLOEXEC)) die("pipe");
+    int out[2] = {-1, -1}, err[2];
+    if (stdio[1] >= 0) out[1] = stdio[1]; /* the program writes to the other program, not to us */
+    else if (pipe2(out, O_CLOEXEC)) die("pipe");
+    if (pipe2(err, O_CLOEXEC)) die("pipe");
     out_s.len = err_s.len = 0;
     out_s.sent = err_s.sent = 0;
     out_s.cap = L.out_bytes;
@@ -735,7 +773,7 @@ static void handle(void) {
     }
     if (pid < 0) die("vfork");
     close(in_fd);
-    close(out[1]);
+    close(out[1]); /* (an interactive run's pipe ends: only the program holds them now) */
     close(err[1]);
     if (art_fd >= 0) close(art_fd);
 
@@ -743,7 +781,7 @@ static void handle(void) {
     if (pidfd < 0) die("pidfd_open");
     int64_t start_failed = start_error; /* the child has exec'd or exited: it is final */
     int killed = 0; /* 1 cpu, 2 wall, 3 output, 4 the caller's deadline */
-    int oopen = 1, eopen = 1, exited = 0;
+    int oopen = out[0] >= 0, eopen = 1, exited = 0;
     double wall_deadline = start + (double)L.wall_ms;
     int wall_reason = 2;
     if (deadline && deadline < wall_deadline) {
@@ -806,7 +844,7 @@ static void handle(void) {
             if (take(which ? &err_s : &out_s, buf, (size_t)r) && !which && !killed) killed = 3;
         }
     }
-    close(out[0]);
+    if (out[0] >= 0) close(out[0]);
     close(err[0]);
 
     /* The whole tree's CPU: everything the cgroup charged since the start, less our
@@ -869,8 +907,8 @@ static int launch(int argc, char **argv) {
 
 int main(int argc, char **argv) {
     if (argc >= 4 && !strcmp(argv[1], "--exec")) return launch(argc, argv);
-    if (argc < 8) {
-        fprintf(stderr, "usage: %s CACHE_FD CPU_FD RUN_DIR KILL_ALL NPROC_BASE CLEAN_IPC MEMORY [WIPE_DIR...]\n",
+    if (argc < 9) {
+        fprintf(stderr, "usage: %s CACHE_FD CPU_FD RUN_DIR KILL_ALL NPROC_BASE CLEAN_IPC MEMORY STDIO_FD [WIPE_DIR...]\n",
                 argv[0]);
         return 2;
     }
@@ -889,7 +927,9 @@ int main(int argc, char **argv) {
     int memory_fds[] = {mem_usage_fd, mem_stat_fd, oom_fd};
     for (int i = 0; i < 3; i++)
         if (memory_fds[i] >= 0 && fcntl(memory_fds[i], F_SETFD, FD_CLOEXEC)) die("memory fd");
-    n_roots = argc - 8;
+    stdio_fd = atoi(argv[8]);
+    if (stdio_fd >= 0 && fcntl(stdio_fd, F_SETFD, FD_CLOEXEC)) die("stdio fd");
+    n_roots = argc - 9;
     /* The cache and cgroup fds are ours alone: never inherited by a program. */
     if (fcntl(cache_fd, F_SETFD, FD_CLOEXEC)) die("cache fd");
     if (cpu_fd >= 0 && fcntl(cpu_fd, F_SETFD, FD_CLOEXEC)) die("cpu fd");
@@ -898,7 +938,7 @@ int main(int argc, char **argv) {
     /* The writable roots stay open, with their modes as the jail made them. */
     roots = calloc((size_t)n_roots + 1, sizeof *roots);
     for (int i = 0; i < n_roots; i++) {
-        roots[i].fd = open(argv[8 + i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        roots[i].fd = open(argv[9 + i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (roots[i].fd >= 0 && fstat(roots[i].fd, &roots[i].after) == 0)
             roots[i].mode = roots[i].after.st_mode & 07777;
         else

@@ -121,31 +121,36 @@ def test_a_missing_ans_skips_that_test_with_its_reason(tmp_path):
     assert p.meta["kattis"]["skipped_tests"] == ["secret/2: no .ans file"]
 
 
-def test_interactive_and_malformed_packages_are_skipped_with_one_line_reasons(tmp_path):
+def test_unjudgeable_and_malformed_packages_are_skipped_with_one_line_reasons(tmp_path):
     make_package(tmp_path, "good")
+    # interactive without its interactor; a validator's own score; several passes; a custom grader
     make_package(tmp_path, "chatty", yaml="name: C\nvalidation: custom interactive\n")
+    make_package(tmp_path, "scorer", yaml="name: S\ntype: scoring\nvalidation: custom score\n")
+    make_package(tmp_path, "passes", yaml="name: P\nvalidation: custom multi-pass\n")
+    make_package(tmp_path, "grader", yaml="name: G\ntype: scoring\n", files={"data/secret/testdata.yaml":
+                                                                            "grading: custom\n"})
     make_package(tmp_path, "broken", yaml="name: [unclosed\nlimits: {memory: 5\n")
     make_package(tmp_path, "badflags", yaml="name: B\nvalidator_flags: float_tolerance\n")
     make_package(tmp_path, "badlimits", yaml="name: B\nlimits:\n  memory: lots\n")
     make_package(tmp_path, "notamap", yaml="- just\n- a list\n")
     make_package(tmp_path, "nosecret", tests={"sample/1": ("1 2\n", "3\n")})
-    make_package(tmp_path, "scoring", yaml="name: S\ntype: scoring\n")
     result = scan(tmp_path)
     assert [p.id for p in result.problems] == ["good"]
     reasons = {s.package: s.reason for s in result.skipped}
-    assert reasons["chatty"].startswith("interactive problem")
+    assert reasons["chatty"].startswith("validation: custom interactive needs one output validator")
+    assert reasons["scorer"].startswith("custom score") and reasons["passes"].startswith("multi-pass")
+    assert reasons["grader"].startswith("custom grader")
     assert reasons["broken"].startswith("malformed package: problem.yaml is not valid YAML at line")
     assert "float_tolerance needs a non-negative number" in reasons["badflags"]
     assert "limits.memory must be a number" in reasons["badlimits"]
     assert "must be a mapping" in reasons["notamap"]
     assert reasons["nosecret"].startswith("no secret test case")
-    assert reasons["scoring"].startswith("scoring problem")
     assert all("\n" not in r for r in reasons.values())
 
 
 def test_nothing_loadable_is_a_one_line_error_and_exit_code_2(tmp_path):
     make_package(tmp_path, "chatty", yaml="name: C\nvalidation: custom interactive\n")
-    with pytest.raises(PackageError, match="no Kattis package loaded.*interactive"):
+    with pytest.raises(PackageError, match="no Kattis package loaded.*interactive needs one output validator"):
         load(tmp_path)
     with pytest.raises(BenchmarkLoadError):
         load_benchmark(f"kattis:{tmp_path}")
@@ -268,12 +273,13 @@ def test_check_command_exit_codes_and_json(tmp_path):
                            "--format", "json"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     reports = {r["package"]: r for r in json.loads(proc.stdout)}
-    assert reports["chatty"]["loaded"] is False and reports["chatty"]["reason"].startswith("interactive")
+    assert reports["chatty"]["loaded"] is False and "interactive needs one output validator" in reports["chatty"]["reason"]
     assert reports["good"]["mismatches"] == 0 and len(reports["good"]["submissions"]) == 2
     # 80 columns, as CI's log is: the reason is printed whole below the table, not folded into a cell
     text = subprocess.run([sys.executable, "-m", "tczoo.cli", "benchmarks", "--check", f"kattis:{tmp_path}"],
                           capture_output=True, text=True, timeout=300, env={**os.environ, "COLUMNS": "80"})
-    assert text.returncode == 0 and "skipped: interactive" in text.stdout and "wrong_answer/w.py" in text.stdout
+    assert text.returncode == 0 and "skipped: validation: custom interactive" in text.stdout
+    assert "wrong_answer/w.py" in text.stdout
     bad = subprocess.run([sys.executable, "-m", "tczoo.cli", "benchmarks", "--check", f"tcbench:{tmp_path}"],
                          capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2 and "kattis:PATH" in bad.stderr

@@ -43,6 +43,7 @@ from tczoo.benchmarks.kattis.latex import latex_to_text
 from tczoo.errors import UserError
 from tczoo.sandbox.compare import kattis_comparator
 from tczoo.schema import GoldenTest, Language, Problem, Program, Sample, Validator, WrongProgram
+from tczoo.submissions import UNRUNNABLE
 from tczoo.untrusted import OverBudget, Refused, Tree, brief
 from tczoo.yamlsafe import YAMLRefused, load_yaml
 
@@ -336,17 +337,78 @@ class TestData:
     cases: list[tuple[str, str, str]] = field(default_factory=list)  # (name, input, answer)
     groups: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    # each group's testdata.yaml settings in force (its own file, else its closest
+    # ancestor's, else the format's defaults): on_reject, grader_flags, accept_score ...
+    settings: dict[str, dict] = field(default_factory=dict)
+
+
+# testdata.yaml (legacy format): how a group's result is computed from its items
+GROUP_DEFAULTS: dict[str, Any] = {"on_reject": "break", "grading": "default", "grader_flags": "",
+                                  "accept_score": 1.0, "reject_score": 0.0, "range": "-inf +inf"}
+MAX_TESTDATA_BYTES = 64 << 10
+GRADER_FLAGS = ("worst_error", "no_errors", "first_error", "always_accept", "sum", "avg", "min", "max",
+                "ignore_sample", "accept_if_any_accepted")
+
+
+def read_testdata_yaml(group: Path, tree: Tree, inherited: dict) -> dict:
+    """The group's settings: its own ``testdata.yaml`` (a whole file replaces the
+    inherited one, as the format says), checked; else the inherited settings."""
+    path = group / "testdata.yaml"
+    kind = tree.kind(path)
+    if kind == "missing":
+        return inherited
+    if kind != "file":
+        raise PackageError(tree.why_not(path, kind))
+    where = f"{tree.rel(path)}"
+    try:
+        data = load_yaml(tree.read_bytes(path, MAX_TESTDATA_BYTES), max_bytes=MAX_TESTDATA_BYTES)
+    except OverBudget:
+        raise
+    except Refused as exc:
+        raise PackageError(str(exc)) from None
+    except YAMLRefused as exc:
+        raise PackageError(f"{where}: {exc.reason}") from None
+    data = data or {}
+    if not isinstance(data, dict):
+        raise PackageError(f"{where} must be a mapping of keys, not {brief(data, 40)}")
+    settings = dict(GROUP_DEFAULTS)
+    for key, value in data.items():
+        if key == "on_reject":
+            if value not in ("break", "continue"):
+                raise PackageError(f"{where}: on_reject must be break or continue, not {brief(value, 40)}")
+            settings[key] = value
+        elif key == "grading":
+            if value not in ("default", "custom"):
+                raise PackageError(f"{where}: grading must be default or custom, not {brief(value, 40)}")
+            settings[key] = value
+        elif key == "grader_flags":
+            flags = str(value or "").split()
+            unknown = [f for f in flags if f not in GRADER_FLAGS]
+            if unknown:
+                raise PackageError(f"{where}: grader_flags {brief(unknown[0], 40)} is not one of the default "
+                                   f"grader's ({', '.join(GRADER_FLAGS)})")
+            settings[key] = " ".join(flags)
+        elif key in ("accept_score", "reject_score"):
+            settings[key] = _number(value, f"{where}: {key}", positive=False, bounds=(-1e9, 1e9))
+        elif key == "range":
+            settings[key] = str(value)
+        else:  # input/output validator flags and the 2023-07 keys: kept, not used by the grader
+            settings[key] = value if isinstance(value, (str, int, float, bool)) else brief(value, 200)
+    return settings
 
 
 def read_group(group: Path, label: str, data: TestData | None = None, tree: Tree | None = None,
-               ancestors: tuple[str, ...] = ()) -> TestData:
+               ancestors: tuple[str, ...] = (), inherited: dict | None = None) -> TestData:
     """Test cases of a group and its subgroups: entries (a case's base name, a
     subgroup's name) in lexicographic order, as the format orders them. A subgroup
-    that is a link back to a folder above it (a loop) is not entered."""
+    that is a link back to a folder above it (a loop) is not entered. Each group's
+    ``testdata.yaml`` settings are in ``data.settings`` (inherited: the parent's)."""
     data = data or TestData()
     tree = tree or Tree(group)
     if not tree.is_dir(group):
         return data
+    settings = read_testdata_yaml(group, tree, inherited if inherited is not None else dict(GROUP_DEFAULTS))
+    data.settings[label] = settings
     # a link to the group itself or to any folder above it (up to the tree's root) is a loop
     ancestors = (*ancestors, tree.real(group)) if ancestors else tree.chain(group)
     if len(ancestors) > tree.limits.depth:
@@ -370,7 +432,7 @@ def read_group(group: Path, label: str, data: TestData | None = None, tree: Tree
             if tree.loops(subgroups[key], ancestors):
                 data.skipped.append(f"{label}/{key}: a link back to a folder above it (a loop): not read")
             else:
-                read_group(group / key, f"{label}/{key}", data, tree, ancestors)
+                read_group(group / key, f"{label}/{key}", data, tree, ancestors, settings)
     return data
 
 
@@ -408,6 +470,8 @@ class Submissions:
     skipped: list[dict] = field(default_factory=list)  # {"path", "reason"}
     skipped_languages: dict[str, int] = field(default_factory=dict)
     folders: dict[str, int] = field(default_factory=dict)
+    # labelled submissions in a language tczoo has no Language for: {"name", "label", "reason"}
+    unrunnable: list[dict] = field(default_factory=list)
 
 
 def expected_from_marker(code: str) -> tuple[str, ...] | None:
@@ -422,7 +486,7 @@ def expected_from_marker(code: str) -> tuple[str, ...] | None:
     return tuple(verdicts) or None
 
 
-def read_submissions(pdir: Path, tree: Tree | None = None) -> Submissions:
+def read_submissions(pdir: Path, tree: Tree | None = None, *, scoring: bool = False) -> Submissions:
     subs = Submissions()
     tree = tree or Tree(pdir)
     root = pdir / "submissions"
@@ -440,8 +504,17 @@ def read_submissions(pdir: Path, tree: Tree | None = None) -> Submissions:
                 subs.skipped.append({"path": rel, "reason": program.reason})
                 if program.language:
                     subs.skipped_languages[program.language] = subs.skipped_languages.get(program.language, 0) + 1
+                    label = VERDICT_FOLDERS.get(folder.name)
+                    if label is not None:  # still a labelled submission: the runners show it cannot run
+                        subs.unrunnable.append({"name": rel, "label": "accepted" if label == ("AC",) else "wrong",
+                                                "reason": program.reason})
                 continue
             expected = expected_from_marker(program.code) or VERDICT_FOLDERS.get(folder.name)
+            partial = scoring and folder.name == "partially_accepted"
+            if partial:
+                # accepted with less than the full score: it fails some test, so pass-fail
+                # judges (the runners) count it wrong; --check grades its score
+                expected = ("WA", "TLE", "RE", "MLE", "OLE")
             if expected and "RE" in expected and "MLE" not in expected:
                 expected = (*expected, "MLE")  # the format and DOMjudge: out of memory is a crash
             if expected is None:
@@ -452,6 +525,8 @@ def read_submissions(pdir: Path, tree: Tree | None = None) -> Submissions:
                 })
                 continue
             meta = {**program.meta, "folder": folder.name, "expected_verdicts": list(expected)}
+            if partial:
+                meta["partially_accepted"] = True
             if expected == ("AC",):
                 subs.accepted.append(program.model_copy(update={"meta": meta}))
             elif "AC" in expected:
@@ -574,11 +649,11 @@ class _Skip(Exception):
 def _read(pdir: Path, root: Path, tree: Tree) -> Problem:
     data = read_yaml(pdir, tree)
     mode, extra = _validation(data)
-    if "interactive" in extra:
-        raise _Skip("interactive problem (validation: custom interactive): the zoo judges "
-                    "programs on fixed inputs, not in dialogue with a validator")
-    if "score" in extra or data.get("type") == "scoring" or "scoring" in extra:
-        raise _Skip("scoring problem: the zoo judges pass-fail problems only")
+    interactive = "interactive" in extra
+    scoring = data.get("type") == "scoring" or "scoring" in extra
+    if "score" in extra:
+        raise _Skip("custom score (validation: custom score): the validator's score.txt is not read back "
+                    "from the sandbox; scoring problems with the default grader load")
     for unsupported in ("multi-pass", "submit-answer"):
         if unsupported in extra:
             raise _Skip(f"{unsupported} problem: not a stdin/stdout problem the zoo can judge")
@@ -598,12 +673,17 @@ def _read(pdir: Path, root: Path, tree: Tree) -> Problem:
     validator_limits = _validator_limits(limits)
 
     statement_title, statement, statement_meta = read_statement(pdir, tree)
-    sample = read_group(pdir / "data" / "sample", "sample", tree=tree)
-    secret = read_group(pdir / "data" / "secret", "secret", tree=tree)
+    root_settings = read_testdata_yaml(pdir / "data", tree, dict(GROUP_DEFAULTS))
+    sample = read_group(pdir / "data" / "sample", "sample", tree=tree, inherited=root_settings)
+    secret = read_group(pdir / "data" / "secret", "secret", tree=tree, inherited=root_settings)
+    custom = [label for label, st in [("data", root_settings), *sample.settings.items(), *secret.settings.items()]
+              if st.get("grading") == "custom"]
+    if custom:
+        raise _Skip(f"custom grader (grading: custom in {custom[0]}): tczoo grades with the format's default grader")
     if not secret.cases:
         raise _Skip("no secret test case with both .in and .ans"
                     + (f" ({'; '.join(secret.skipped[:3])})" if secret.skipped else ""))
-    subs = read_submissions(pdir, tree)
+    subs = read_submissions(pdir, tree, scoring=scoring)
     if not subs.accepted:
         raise _Skip("no accepted submission in a language the sandbox runs"
                     + (f" (skipped: {'; '.join(s['path'] + ': ' + s['reason'] for s in subs.skipped[:3])})"
@@ -618,8 +698,8 @@ def _read(pdir: Path, root: Path, tree: Tree) -> Problem:
         found, validator_skips = _validator_programs(folder, tree)
         if len(found) != 1:
             detail = "; ".join(f"{s['path']}: {s['reason']}" for s in validator_skips)
-            raise _Skip(f"validation: custom needs one output validator the sandbox can run, found "
-                        f"{len(found)}" + (f" ({detail})" if detail else ""))
+            raise _Skip(f"validation: custom{' interactive' if interactive else ''} needs one output validator "
+                        f"the sandbox can run, found {len(found)}" + (f" ({detail})" if detail else ""))
         output_validator = Validator(program=found[0][1], args=flags.split(), **validator_limits)
     else:
         try:
@@ -653,6 +733,10 @@ def _read(pdir: Path, root: Path, tree: Tree) -> Problem:
             "sample_names": [name for name, _, _ in sample.cases],
             "secret_tests": len(secret.cases),
             "submission_folders": subs.folders,
+            "type": "scoring" if scoring else "pass-fail",
+            "interactive": interactive,
+            # how each group's result is computed (testdata.yaml): scoring.py grades with it
+            "group_settings": {"data": root_settings, **sample.settings, **secret.settings},
         },
         "attribution": attribution,
     }
@@ -666,6 +750,18 @@ def _read(pdir: Path, root: Path, tree: Tree) -> Problem:
             meta["kattis"][f"skipped_{key}"] = value
     if subs.skipped_languages:
         meta["kattis"]["skipped_languages"] = subs.skipped_languages
+    if subs.unrunnable:
+        meta[UNRUNNABLE] = subs.unrunnable
+    if scoring:
+        grading = data.get("grading") if isinstance(data.get("grading"), dict) else {}
+        objective = grading.get("objective", "max")
+        if objective not in ("min", "max"):
+            raise PackageError(f"problem.yaml: grading.objective must be min or max, not {brief(objective, 40)}")
+        meta["kattis"]["grading"] = {"objective": objective}
+    tags = [w for w in str(data.get("keywords") or "").split() if w] if isinstance(data.get("keywords"), str) \
+        else [str(w) for w in data.get("keywords") or [] if isinstance(w, (str, int))]
+    if interactive and "interactive" not in tags:
+        tags.append("interactive")  # Problem.interactive: runners and methods read it there
     time_limit_ms = int(round(stated[0] * 1000)) if stated else None
     problem = Problem(
         id=pdir.name,
@@ -680,8 +776,7 @@ def _read(pdir: Path, root: Path, tree: Tree) -> Problem:
         checker=checker,
         output_validator=output_validator,
         input_validators=input_validators,
-        tags=[w for w in str(data.get("keywords") or "").split() if w] if isinstance(data.get("keywords"), str)
-        else [str(w) for w in data.get("keywords") or [] if isinstance(w, (str, int))],
+        tags=tags,
         source=SCHEMA,
         meta=meta,
     )
