@@ -77,6 +77,7 @@ class RunProgress:
 ProgressFn = Callable[[RunProgress], None]
 log = logging.getLogger("tczoo.run")
 TICK_S = 1.0  # how often the run loop reports while units are in flight (tokens move between events)
+EXCHANGE_TICK_S = 0.1  # at most this often per answer: a snapshot of the calls in flight is not free
 PROGRESS_FILE_S = 2.0  # how often it rewrites the run directory's progress.json
 
 
@@ -480,6 +481,7 @@ async def _loop(units: list[Unit], store: RunStore, client: LLMClient, generate,
             write_progress(still_running=True)
 
     written = [0.0]
+    ticked = [0.0]
 
     def write_progress(still_running: bool) -> None:
         """progress.json in the run directory: what a running run has done and has left
@@ -501,7 +503,11 @@ async def _loop(units: list[Unit], store: RunStore, client: LLMClient, generate,
     if logged is not None:
         def on_exchange(exchange: dict) -> None:
             logged(exchange)
-            tick()  # tokens and cost move with every answer, not only when a unit ends
+            # tokens and cost move with every answer, not only when a unit ends; a
+            # hundred answers a second (released or cached samples) redraw ten times
+            if time.monotonic() - ticked[0] >= EXCHANGE_TICK_S:
+                ticked[0] = time.monotonic()
+                tick()
 
         client.on_exchange = on_exchange
     gate = asyncio.Semaphore(max(1, concurrency))
