@@ -338,15 +338,18 @@ class BestOfNRunner(Runner):
         candidate). Identical candidates, inputs and statements run once."""
         return self._pass_matrix(problem, suite, tests, cands)[0]
 
-    def _pass_matrix(self, problem: Problem, suite: TestSuite, tests: list,
-                     cands: list[Program]) -> tuple[list[list[bool]], int]:
-        """The pass matrix and how many of its cells a statement's time limit decided."""
+    def _pass_matrix(self, problem: Problem, suite: TestSuite, tests: list, cands: list[Program],
+                     packing: str | None | bool = False) -> tuple[list[list[bool]], int]:
+        """The pass matrix and how many of its cells a statement's time limit decided
+        (``packing``: the statements' ``packing_error`` when the caller knows it)."""
         matrix = [[False] * len(tests) for _ in cands]
         if not tests or not can_check(suite.oracle):
             return matrix, 0
         timed_out = 0
         statements = [j for j, t in enumerate(tests) if is_statement(t)]
-        if statements and self.packing_error([tests[j].input for j in statements]):
+        if packing is False:
+            packing = self.packing_error([tests[j].input for j in statements])
+        if statements and packing:
             statements = []  # CodeT's harness cannot compile them together: no candidate passes any
         if statements and problem.entry_point:
             runs = run_statements(self.sandbox, [c.code for c in cands], [tests[j].input for j in statements],
@@ -414,8 +417,8 @@ class BestOfNRunner(Runner):
             label = self.pool_label
         golden = self.golden(problem, cands)
         picked = [i for i, c in enumerate(cands) if c.meta.get(SELECTED)] if source == "suite" else []
-        matrix, timed_out = self._pass_matrix(problem, suite, tests, cands)
         packing = self.packing_error([t.input for t in tests if is_statement(t)])
+        matrix, timed_out = self._pass_matrix(problem, suite, tests, cands, packing)
         with self._lock:
             golden_timed_out = sum((problem.id, c.digest) in self._golden_timed_out for c in cands)
         return ScoreRecord(
