@@ -217,3 +217,31 @@ def test_a_repair_that_equals_everything_is_not_a_fix(sandbox, tmp_path):
         [spec] = runner.tasks(problem, get_method("utdebug"), samples=1, seed=0)
         verdicts[golden] = score_suite(runner, problem, spec, suite).metrics["pass@1"]
     assert verdicts == {"pairs": 0.0, "check": 100.0}  # the check program is fooled; the default is not
+
+
+def test_utgen_and_io_in_the_cross_scoring_matrix(tmp_path):
+    """Each method's suites scored by the other's runner: io's tests get an attack rate,
+    UTGen's unit tests a bug-finding outcome (tczoo compare --runners)."""
+    rules = tmp_path / "rules.jsonl"
+    with rules.open("w") as fh:
+        fh.write(json.dumps({"match": "known to be incorrect", "responses": UNIT_TESTS[:3]}) + "\n")
+        fh.write(json.dumps({"match": "uncover bugs", "response": '```json\n[{"input_args": {"values": []}, '
+                                                                  '"expected_output": 0.0}]\n```'}) + "\n")
+    cands = str(_candidates(tmp_path))
+    params = {"utgen": {"unit_tests": 3}, "runner:debugging": {"candidates": cands},
+              "runner:bugfind": {"candidates": cands, "responses": 1}}
+    proc = subprocess.run([sys.executable, "-m", "tczoo.cli", "compare", "--methods", "utgen,io", "--models",
+                           f"scripted:{rules}", "--runners", "debugging,bugfind", "--benchmark",
+                           f"humaneval:{FIXTURE}", "-p", "Mini/0", "--params", json.dumps(params),
+                           "--out", str(tmp_path / "cmp"), "-f", "json"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    [matrix] = [t for t in json.loads(proc.stdout) if t["title"].startswith("cross-scoring")]
+    rows = {r["method"]: r for r in matrix["rows"]}
+
+    def number(method: str, column: str) -> float:  # a cell: the number, then its interval where it has one
+        return float(str(rows[method][column]).split()[0])
+
+    assert number("utgen", "debugging: Acc. ∩ Attack") == pytest.approx(33.3)
+    assert number("io", "debugging: Attack rate") == 100.0 and number("io", "debugging: Output acc.") == 100.0
+    assert number("utgen", "bugfind: humaneval ITR") == 100.0  # its third unit test's output is wrong: Eq. 1's invalid
+    assert number("io", "bugfind: humaneval TBR") == 100.0
