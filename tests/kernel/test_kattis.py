@@ -383,3 +383,38 @@ def test_c_programs_are_built_as_judges_build_them(tmp_path, sandbox):
     [report] = check_path(tmp_path, sandbox)
     status = {s.name: (s.verdict, s.status) for s in report.submissions}
     assert status["run_time_error/overflow.c"] == ("RE", OK)
+
+
+@pytest.mark.e2e
+def test_a_submission_that_cannot_run_is_counted_and_shown(tmp_path, sandbox, monkeypatch):
+    """A language tczoo knows but this machine lacks (here Kotlin, its compiler hidden) and
+    one tczoo does not know (C#): neither is dropped. --check shows the first as "cannot
+    run" (never a mismatch) with each submission's tests; the agreement runner's jury row
+    lists both as cannot run and counts them in no rate."""
+    from tczoo.runners.agreement import AgreementRunner
+    from tczoo.sandbox import compile as compile_module
+    from tczoo.sandbox import languages
+
+    real = languages.tool
+    monkeypatch.setattr(languages, "tool", lambda lang: None if lang is Language.KOTLIN else real(lang))
+    languages.version.cache_clear()
+    compile_module.compiler_version.cache_clear()
+    try:
+        make_package(tmp_path, submissions={"accepted/add.py": ADD_PY, "accepted/Main.kt": "fun main() {}\n",
+                                            "accepted/Main.cs": "class P {}\n", "wrong_answer/w.py": WRONG_PY})
+        [report] = check_path(tmp_path, sandbox)
+        got = {s.name: s for s in report.submissions}
+        assert got["accepted/Main.kt"].status == "cannot run" and "Kotlin is not installed" in \
+            got["accepted/Main.kt"].explanation
+        assert report.cannot_run == 1 and report.mismatches == 0
+        assert [t.name for t in got["accepted/add.py"].tests][:2] == ["sample/1", "secret/01-small"]
+        assert got["wrong_answer/w.py"].tests[-1].verdict == "WA"
+        [p] = load(tmp_path)
+        ref = AgreementRunner(sandbox).reference(p)
+        assert ref["submissions"]["accepted/Main.kt"][0] == "cannot_run"
+        assert ref["submissions"]["accepted/Main.cs"][0] == "cannot_run"
+        assert ref["metrics"]["n_cannot_run"] == 2 and ref["metrics"]["tpr"] == 100.0
+    finally:
+        monkeypatch.undo()
+        languages.version.cache_clear()
+        compile_module.compiler_version.cache_clear()
