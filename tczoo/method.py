@@ -112,6 +112,9 @@ class Method(ABC):
 
     @classmethod
     def describe(cls) -> dict[str, Any]:
+        """What ``tczoo methods`` lists (``tczoo.registry.describe_methods`` reads the same
+        from the class's source without importing it); ``params``: each field's default
+        (a ``default_factory``'s value; None for a required field)."""
         return {
             "name": cls.name,
             "paper": cls.paper,
@@ -123,7 +126,8 @@ class Method(ABC):
             "functional": cls.functional,
             "stdin": cls.stdin,
             "samples_candidates": cls.samples_candidates,
-            "params": {k: f.default for k, f in cls.Params.model_fields.items()},
+            "params": {k: None if f.is_required() else f.get_default(call_default_factory=True)
+                       for k, f in cls.Params.model_fields.items()},
         }
 
 

@@ -9,7 +9,10 @@ package brings its own folder by naming a package (a directory of templates) in 
 
 All folders are searched together (built-ins first), so a plugin's template can
 ``{% include "_shared/problem.j2" %}``; a plugin template whose name is already taken
-by a built-in (or an earlier plugin) is ignored and reported by ``shadowed()``.
+by a built-in (or an earlier plugin) is never used: ``shadowed()`` lists them, a
+warning names them when the folders are loaded, and ``tczoo doctor`` shows them. Two
+packages that register the same folder name are an error naming both
+(``tczoo.registry``).
 
 A template defines ``{% block system %}`` and ``{% block user %}`` (either may be absent);
 ``render`` returns the chat messages. ``StrictUndefined`` turns a missing variable into
@@ -26,8 +29,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import logging
 import re
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +40,8 @@ from tczoo.paths import data_root
 from tczoo.errors import UserError
 
 GROUP = "tczoo.prompts"
+log = logging.getLogger("tczoo.templates")
+_WARNED: set[tuple[str, str]] = set()  # each shadowed template is named once per process
 
 
 class PromptError(UserError, ValueError):
@@ -46,8 +51,10 @@ class PromptError(UserError, ValueError):
 def plugin_roots() -> list[tuple[str, Path]]:
     """(entry-point name, folder) of every installed plugin's template folder, in name
     order. A folder that cannot be found is a clear error naming its entry point."""
+    from tczoo.registry import plugin_entry_points
+
     roots = []
-    for ep in sorted(entry_points(group=GROUP), key=lambda e: e.name):
+    for ep in plugin_entry_points(GROUP):
         spec = importlib.util.find_spec(ep.value)
         if spec is None or not spec.submodule_search_locations:
             raise PromptError(f"prompt folder {ep.value!r} of plugin {ep.name!r} ({GROUP} entry point) "
@@ -57,11 +64,17 @@ def plugin_roots() -> list[tuple[str, Path]]:
 
 
 class Prompts:
-    def __init__(self, root: Path | None = None, *, plugins: bool = True):
+    def __init__(self, root: Path | None = None, *, plugins: bool = True, warn_shadowed: bool = True):
         """``root``: the built-in folder (default ``tczoo.prompts``); ``plugins``: also
-        search every ``tczoo.prompts`` entry point's folder."""
+        search every ``tczoo.prompts`` entry point's folder; ``warn_shadowed``: log one
+        warning per plugin template that is never used (``shadowed()``)."""
         self.root = Path(root) if root else data_root("prompts")
         self.roots = [self.root] + ([p for _, p in plugin_roots()] if plugins else [])
+        if warn_shadowed and len(self.roots) > 1:
+            for name, path in self.shadowed():
+                if (name, str(path)) not in _WARNED:
+                    _WARNED.add((name, str(path)))
+                    log.warning(shadow_line(name, path))
         self.env = jinja2.Environment(
             loader=jinja2.ChoiceLoader([jinja2.FileSystemLoader(str(r)) for r in self.roots]),
             undefined=jinja2.StrictUndefined,
@@ -129,7 +142,8 @@ class Prompts:
         return sorted(seen)
 
     def shadowed(self) -> list[tuple[str, Path]]:
-        """Templates of a later folder hidden by an earlier one with the same name."""
+        """Templates of a later folder hidden by an earlier one with the same name (a
+        plugin's template named like a built-in one): (name, the hidden file)."""
         seen: set[str] = set()
         hidden = []
         for root in self.roots:
@@ -139,3 +153,9 @@ class Prompts:
                     hidden.append((name, p))
                 seen.add(name)
         return hidden
+
+
+def shadow_line(name: str, path: Path) -> str:
+    """The one line that reports a hidden plugin template."""
+    return (f"the plugin template {path} is never used: a template named {name!r} comes first (a built-in or an "
+            f"earlier plugin folder); give it a name of its own")

@@ -4,8 +4,9 @@ One convention for every command, the kernel's and every plugin's:
 
 - kernel commands are flat (``tczoo run``, ``tczoo report`` ...); a paper's or a
   plugin's extra commands are one sub-app each (``tczoo harness ...``, ``tczoo stab ...``),
-  added by a ``register(app)`` function in the ``tczoo.commands`` entry-point group and
-  built from the helpers in ``tczoo.cli.kit``;
+  added by a ``register(app)`` function in the ``tczoo.commands`` entry-point group (the
+  sub-app is named as its entry point) and built from the helpers in
+  ``tczoo.cli.output``, ``tczoo.cli.options`` and ``tczoo.cli.progress``;
 - machine output is ``--format json`` (``-f``) wherever a command has any;
 - a usage error (missing or unknown option, unknown command, bad value) and every
   ``tczoo.errors.UserError`` is one line ``error: ...`` and exit code 2; a run that
@@ -13,21 +14,169 @@ One convention for every command, the kernel's and every plugin's:
   stopped answering, the cost limit, a full disk) is one line and exit code 1;
   anything else is a bug and keeps its traceback.
 
-Startup imports typer, rich and the command modules only; a command imports what it
-needs when it runs (``tczoo --help`` and ``tczoo methods`` stay fast; see docs/cli.md).
+Start-up is lazy: ``COMMANDS`` names the module of every kernel command, and a command's
+module is imported only when the command line names it (help for the whole program
+imports them all: each imports typer and the CLI helpers only). A plugin's commands are
+loaded the same way, by their entry point's name. A command imports what it needs when
+it runs (docs/cli.md, "Start-up").
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator, MutableMapping
+from typing import Any, Callable
 
 import typer
+from typer.core import TyperGroup
 
-from tczoo.cli import cache, candidates, experiments, installed, judging, rl, runs, serve, view
-from tczoo.cli.output import warn
 from tczoo.errors import RunFailed, UserError
 
+# The kernel's commands in the order help lists them, each with the module whose
+# ``register(app)`` adds it (a module may add several; tests/kernel/test_cli_lazy.py
+# checks that each adds exactly the commands named here).
+COMMANDS: dict[str, str] = {
+    "methods": "tczoo.cli.installed", "runners": "tczoo.cli.installed", "benchmarks": "tczoo.cli.installed",
+    "doctor": "tczoo.cli.installed",
+    "run": "tczoo.cli.runs", "score": "tczoo.cli.runs", "report": "tczoo.cli.runs",
+    "compare": "tczoo.cli.experiments", "reproduce": "tczoo.cli.experiments",
+    "judge": "tczoo.cli.judging", "wrongselect": "tczoo.cli.judging", "build-benchmark": "tczoo.cli.judging",
+    "candidates": "tczoo.cli.candidates",
+    "view": "tczoo.cli.view", "show": "tczoo.cli.view",
+    "cache": "tczoo.cli.cache",
+    "rl": "tczoo.cli.rl",
+    "serve": "tczoo.cli.serve",
+}
+
+
+def registered(register: Callable[[typer.Typer], None]) -> dict[str, Any]:
+    """The click commands (and groups) a ``register(app)`` function adds, by name."""
+    holder = typer.Typer()
+    register(holder)
+    if not holder.registered_commands and not holder.registered_groups:
+        return {}
+    return dict(typer.main.get_group(holder).commands)
+
+
+def module_commands(module: str) -> dict[str, Any]:
+    """The commands the kernel's CLI module ``module`` registers."""
+    import importlib
+
+    return registered(importlib.import_module(module).register)
+
+
+def plugin_commands(name: str) -> dict[str, Any]:
+    """The command (or group) the ``tczoo.commands`` entry point ``name`` registers: one,
+    named as the entry point (``tczoo.registry.PluginError`` otherwise)."""
+    from tczoo.registry import PluginError, get_command_plugin
+
+    found = registered(get_command_plugin(name))
+    if set(found) != {name}:
+        added = ", ".join(sorted(found)) or "nothing"
+        raise PluginError(f"plugin commands {name!r} (tczoo.commands entry point) registered {added}: a plugin "
+                          f"adds one command or group, named as its entry point ({name})")
+    return found
+
+
+class LazyCommands(MutableMapping):
+    """The root's commands by name: the kernel's (``COMMANDS``) and the plugins'
+    (``tczoo.commands``), each built and polished when first asked for. Names are known
+    without importing anything; the plugins' names are read only when a name is not a
+    kernel command, or when every name is listed."""
+
+    def __init__(self, given: dict[str, Any]):
+        self._built: dict[str, Any] = {}
+        self._given = dict(given)  # added to the app directly (tests, embedding programs)
+        self._plugins: list[str] | None = None
+
+    def plugin_names(self) -> list[str]:
+        if self._plugins is None:
+            from tczoo.registry import PluginError, command_names, package_of
+
+            names = command_names()
+            for name in names:
+                if name in COMMANDS:
+                    info = package_of("tczoo.commands", name) or {"package": "?", "version": ""}
+                    raise PluginError(f"command {name!r} is provided by two packages: tczoo (a kernel command) and "
+                                      f"{info['package']} {info['version']} (tczoo.commands entry point): "
+                                      f"uninstall {info['package']}")
+            self._plugins = [n for n in names if n not in self._given]
+        return self._plugins
+
+    def _names(self) -> list[str]:
+        kernel = [n for n in COMMANDS if n not in self._given]
+        return [*self._given, *kernel, *self.plugin_names()]
+
+    def __getitem__(self, name: str) -> Any:
+        if name in self._built:
+            return self._built[name]
+        if name in self._given:
+            found = {name: self._given[name]}
+        elif name in COMMANDS:
+            found = module_commands(COMMANDS[name])
+        elif name in self.plugin_names():
+            found = plugin_commands(name)
+        else:
+            raise KeyError(name)
+        for key, command in found.items():
+            if key not in self._built:
+                polish(command)
+                self._built[key] = command
+        return self._built[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._given or name in COMMANDS or (isinstance(name, str) and name in self.plugin_names())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        self._given[name] = command
+        self._built.pop(name, None)
+
+    def __delitem__(self, name: str) -> None:
+        self._given.pop(name, None)
+        self._built.pop(name, None)
+
+
+class LazyGroup(TyperGroup):
+    """The root group: its commands are a ``LazyCommands``. While help lists them, a
+    plugin whose commands cannot be loaded is one warning line and the other commands
+    are listed; named on the command line, it is the error."""
+
+    listing = False
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.commands = LazyCommands(dict(self.commands))
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return list(self.commands)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        try:
+            return self.commands.get(cmd_name)
+        except UserError as exc:  # tczoo.registry.PluginError: a plugin that cannot be loaded
+            if not self.listing or cmd_name in COMMANDS:
+                raise
+            from tczoo.cli.output import warn
+
+            warn(str(exc))
+            return None
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        self.listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self.listing = False
+
+
 app = typer.Typer(
+    cls=LazyGroup,
     add_completion=False,
     no_args_is_help=True,
     help="tczoo: LLM test-case-generation methods for algorithmic problems, scored as their papers do.",
@@ -54,11 +203,6 @@ def _root(
 ) -> None:
     """tczoo: LLM test-case-generation methods for algorithmic problems, scored as their papers do."""
 
-for _module in (installed, runs, experiments, judging, candidates, cache, view, rl, serve):
-    _module.register(app)
-_KERNEL_COMMANDS = {c.name or c.callback.__name__.replace("_", "-") for c in app.registered_commands}
-_KERNEL_COMMANDS |= {g.name for g in app.registered_groups if g.name}
-
 
 def _click_exceptions() -> tuple[type, type, type]:
     """(ClickException, UsageError, Exit) of the click that typer runs on. typer >= 0.16
@@ -69,21 +213,6 @@ def _click_exceptions() -> tuple[type, type, type]:
     click_exc = next(c for c in mro if c.__name__ == "ClickException")
     exit_cls = getattr(sys.modules[click_exc.__module__], "Exit", None)
     return click_exc, usage, exit_cls or typer.Exit
-
-
-def _register_plugins(argv: list[str]) -> None:
-    """Add the plugins' sub-apps, unless the command line names a kernel command (then
-    they are not needed, and not loading them keeps ``tczoo methods`` fast)."""
-    first = next((a for a in argv if not a.startswith("-")), None)
-    if first is not None and first in _KERNEL_COMMANDS:
-        return
-    from tczoo.registry import command_plugins
-
-    for name, load in command_plugins():
-        try:
-            load()(app)
-        except Exception as exc:  # one broken plugin must not take every command down
-            warn(f"plugin commands {name!r} could not be loaded: {type(exc).__name__}: {exc}")
 
 
 def _paragraphs(text: str) -> str:
@@ -158,8 +287,10 @@ def polish(command) -> None:
     if getattr(command, "help", None):
         command.help = escape(_paragraphs(command.help))
         command.short_help = command.help.split("\n\n")[0]
-    for sub in getattr(command, "commands", {}).values():
-        polish(sub)
+    commands = getattr(command, "commands", {})
+    if not isinstance(commands, LazyCommands):  # the root's are polished as they are built
+        for sub in commands.values():
+            polish(sub)
 
 
 def _one_line(text: str) -> str:
@@ -241,7 +372,6 @@ def main(argv: list[str] | None = None) -> None:
         set_wide(True)
         argv = [a for i, a in enumerate(argv) if not (a == "--wide" and i < end)]
     try:
-        _register_plugins(argv)
         command = typer.main.get_command(app)
         polish(command)
         rc = command.main(args=argv, prog_name="tczoo", standalone_mode=False)
