@@ -56,9 +56,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from tczoo.llm import Completion, Session
 from tczoo.llm.interface import SAMPLE_STRIDE
 from tczoo.schema import OracleKind, Program, Provenance, Setting, Task, TestSuite
-from tczoo.templates import Prompts
 
 if TYPE_CHECKING:
+    from tczoo.templates import Prompts
     from tczoo.execution import Coverage, Execution, Generator, Limits, Sandbox
     from tczoo.sandbox.types import CallResult, PyCall
 
