@@ -222,9 +222,24 @@ def _error_text(exc: ValidationError, params: type | None = None, key: str = "")
     return "; ".join(parts)
 
 
+# The (methods, runner, --params) check_params accepted in this process: the command
+# line checks them before anything is loaded, the run and its units rely on that check
+# (tczoo run asked for it three times). The check depends on nothing else.
+_CHECKED: set[str] = set()
+
+
 def check_params(config: RunConfig) -> None:
     """``--params`` keys name a method of the run or ``runner:NAME`` of a runner it
-    uses, and each value is an object its class accepts."""
+    uses, and each value is an object its class accepts. Checked once per process for
+    the same methods, runner and params."""
+    key = json.dumps([config.methods, config.runner, config.params], sort_keys=True, default=repr)
+    if key in _CHECKED:
+        return
+    _check_params(config)
+    _CHECKED.add(key)
+
+
+def _check_params(config: RunConfig) -> None:
     if not isinstance(config.params, dict):
         raise ParamsError('--params must be a JSON object, e.g. {"crux": {"max_rounds": 3}}')
     used_runners = {config.runner or get_method(m).runner for m in config.methods}

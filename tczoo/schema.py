@@ -744,7 +744,15 @@ def repeat_of(key: str) -> int:
     return int(tail) if mark and tail.isdigit() else 0
 
 
+# The format of a run directory (config.json's ``format``): a run of this format or an
+# older one is read (a config.json without the field is format 1); one a newer tczoo
+# wrote is refused with one line (tczoo.store). Raise it when a run's files change so
+# that an older tczoo would misread them.
+RUN_FORMAT = 1
+
+
 class RunConfig(Model):
+    format: int = Field(RUN_FORMAT, ge=1)
     methods: list[str]
     model: str
     benchmark: str

@@ -45,7 +45,7 @@ from pydantic import ValidationError
 
 from tczoo.errors import RunFailed, UserError
 from tczoo.safewrite import UnsafeFile, open_append, open_rw, private_dir, subdir, write_atomic
-from tczoo.schema import GenerationRecord, RunConfig, ScoreRecord
+from tczoo.schema import RUN_FORMAT, GenerationRecord, RunConfig, ScoreRecord
 from tczoo.safetext import dumps, model_line
 from tczoo.untrusted import Refused, iter_lines, read_file, record_bytes
 from tczoo.userfiles import NotJSON, UserFileError, loads, type_name
@@ -54,7 +54,7 @@ FILES = ("exchanges.jsonl", "generations.jsonl", "scores.jsonl", "provenance.jso
 LOCK = ".lock"
 
 # Fields of RunConfig that do not define the experiment: a resume may change them.
-OPERATIONAL = {"tczoo_version"}
+OPERATIONAL = {"tczoo_version", "format"}
 MAX_CONFIG_BYTES = 16 << 20
 
 
@@ -263,6 +263,12 @@ class RunStore:
             data = loads(read_file(path, cap=MAX_CONFIG_BYTES, follow=False), path)
         except (Refused, UserFileError) as exc:
             raise RunStoreError(f"{exc}") from None
+        found = data.get("format") if isinstance(data, dict) else None
+        if isinstance(found, int) and not isinstance(found, bool) and found > RUN_FORMAT:
+            from tczoo import __version__
+
+            raise RunStoreError(f"{path}: a run of format {found}, written by a newer tczoo (tczoo {__version__} "
+                                f"reads run formats up to {RUN_FORMAT}); upgrade tczoo to read it")
         try:
             return RunConfig.model_validate(data)
         except (ValueError, ValidationError) as exc:

@@ -139,7 +139,8 @@ def default_run_dir(config) -> Path:
 
     from tczoo.report import model_label
 
-    settings = config.model_dump(exclude={"tczoo_version"})
+    # (format: how the folder is written, not what the experiment is)
+    settings = config.model_dump(exclude={"tczoo_version", "format"})
     if settings.get("limit") is None:
         settings.pop("limit", None)
     if settings.get("repeats") == 1:
