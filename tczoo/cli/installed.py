@@ -203,7 +203,8 @@ def _kattis_check(spec: str, problems: list[str] | None, as_json: bool, console,
         if progress is not None:
             progress.note(f"reading the packages in {path}")
         reports = check_path(path, sandbox, problems, limit=limit,
-                             count=(lambda done, total: progress.update(done, total)) if progress is not None else None)
+                             count=(lambda done, total: progress.update(done, total)) if progress is not None else None,
+                             note=progress.note if progress is not None else None)
     if as_json:
         emit_json(to_json(reports))
     else:

@@ -15,7 +15,7 @@ from tczoo.cli.progress import progress
 SHOWN = 4000  # characters of stdout/stderr shown
 # what judge assumes a file is when --lang is not given
 EXTENSIONS = {".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".c++": "cpp", ".hpp": "cpp", ".c": "c", ".py": "python",
-              ".java": "java"}
+              ".java": "java", ".kt": "kotlin", ".hs": "haskell", ".rs": "rust", ".go": "go", ".py2": "python2"}
 
 
 def _clip(text: str) -> str:
@@ -49,7 +49,8 @@ def judge(
     if lang is None:
         lang = EXTENSIONS.get(file.suffix.lower() if file.suffix != ".C" else ".cc")
         if lang is None:
-            raise CLIError(f"cannot tell the language of {file} from its extension; give --lang cpp|c|python|java")
+            raise CLIError(f"cannot tell the language of {file} from its extension; give --lang "
+                           "cpp|c|python|java|kotlin|haskell|rust|go|pypy|python2")
     try:
         language = Language.parse(lang)
     except ValueError as exc:

@@ -20,12 +20,13 @@ __all__ = ["SCHEMA", "PackageError", "Scan", "Skipped", "find_packages", "read_p
            "load_scan"]
 
 
-def load_scan(path: str | Path, *, sandbox=None, only: list[str] | None = None) -> Scan:
+def load_scan(path: str | Path, *, sandbox=None, only: list[str] | None = None, note=None) -> Scan:
     """:func:`scan` plus the format's time limit for packages that state none (which
     runs their accepted submissions once, in ``sandbox`` or a sandbox of its own).
 
     ``only`` (ids or id prefixes) limits that timing to the problems a run selected: the
-    others are still listed, but a run of two packages does not time all eight."""
+    others are still listed, but a run of two packages does not time all eight. ``note``
+    hears a line before each timing (``tczoo benchmarks --check``'s progress)."""
     root = Path(path).expanduser()
     if not root.exists():
         raise FileNotFoundError(f"no such Kattis package or folder: {root}")
@@ -44,6 +45,9 @@ def load_scan(path: str | Path, *, sandbox=None, only: list[str] | None = None) 
             sandbox = Sandbox()
         try:
             for problem in pending:
+                if note is not None:
+                    note(f"timing {problem.id} (it states no time limit): its accepted submissions on its "
+                         f"{len(problem.samples) + len(problem.golden_tests)} tests, once (cached)")
                 resolve_time_limit(problem, sandbox)
         finally:
             if own:

@@ -296,12 +296,14 @@ def _check_inputs(report: PackageCheck, problem: Problem, sandbox) -> None:
 
 def check_path(path: str | Path, sandbox, problems: list[str] | None = None,
                progress: Callable[[str], None] | None = None, *, limit: int | None = None,
-               count: Callable[[int, int], None] | None = None) -> list[PackageCheck]:
+               count: Callable[[int, int], None] | None = None,
+               note: Callable[[str], None] | None = None) -> list[PackageCheck]:
     """Check every package at or below ``path`` (``problems``: ids or prefixes; ``limit``:
     the first N), all at once; ``progress`` hears a line per package, ``count(done,
-    total)`` the runs made against the runs still possible."""
+    total)`` the runs made against the runs still possible, ``note`` what happens before
+    the runs begin (a package's timing)."""
     say = progress or (lambda line: None)
-    scan = load_scan(path, sandbox=sandbox, only=problems)
+    scan = load_scan(path, sandbox=sandbox, only=problems, note=note)
     reports = [PackageCheck(problem=s.package.rsplit("/", 1)[-1], package=s.package, loaded=False,
                             reason=s.reason) for s in scan.skipped]
     chosen = scan.problems
@@ -315,6 +317,8 @@ def check_path(path: str | Path, sandbox, problems: list[str] | None = None,
         chosen = chosen[:limit]
     total_subs = sum(len(p.solutions) + len(p.wrong_solutions) for p in chosen)
     say(f"checking {len(chosen)} package(s) at once: {total_subs} submissions")
+    if note is not None:
+        note(f"checking {len(chosen)} package(s) at once: {total_subs} submissions (compiling as they start)")
     reports += _check(chosen, sandbox, count, say)
     root = Path(path).expanduser().resolve()
     for report in reports:  # one way to name a package in the report: its path below PATH
