@@ -16,7 +16,7 @@ def start_server(tmp_path: Path, *args: str) -> tuple[subprocess.Popen, str, str
     token_file = tmp_path / "token"
     proc = subprocess.Popen([sys.executable, "-m", "tczoo.cli", "serve", "rewards", "--port", "0", "--token-file",
                              str(token_file), *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "TCZOO_CLI_REPLAY": "0"})
+                            env=dict(os.environ))
     deadline = time.monotonic() + 180
     lines = []
     while time.monotonic() < deadline:

@@ -29,7 +29,7 @@ CONTROL = ("\x1b", "\x07", "\x9b")  # ESC (CSI, OSC), BEL, the C1 CSI
 def tczoo(*args, cache: Path, env=None, timeout=300):
     return subprocess.run([sys.executable, "-m", "tczoo.cli", *map(str, args)], capture_output=True, text=True,
                           timeout=timeout,
-                          env={**os.environ, "TCZOO_CACHE": str(cache), "TCZOO_CLI_REPLAY": "0", **(env or {})})
+                          env={**os.environ, "TCZOO_CACHE": str(cache), **(env or {})})
 
 
 def one_line_error(proc, code: int = 2) -> str:
@@ -93,7 +93,7 @@ def test_the_default_cache_is_checked_too(tmp_path):
     os.chmod(home / ".cache" / "tczoo", 0o777)
     env = {k: v for k, v in os.environ.items() if k != "TCZOO_CACHE"}
     proc = subprocess.run([sys.executable, "-m", "tczoo.cli", "cache", "info"], capture_output=True, text=True,
-                          timeout=120, env={**env, "HOME": str(home), "TCZOO_CLI_REPLAY": "0"})
+                          timeout=120, env={**env, "HOME": str(home)})
     line = one_line_error(proc)
     assert f"the cache folder {home / '.cache' / 'tczoo'} is writable by others" in line
 
