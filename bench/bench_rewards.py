@@ -21,9 +21,11 @@ get them with ``sys.stdin.read()`` instead.
   it from executor threads; its work is in the processes it forks);
 - ``verl binary``: ``prime_code.compute_score(..., continuous=False)`` (the all-tests pass
   only): the cheapest way verl's code can give pass/fail;
-- ``tczoo``: ``tczoo.rl.code.CodeScorer`` (the same tests, each run in its own sandboxed
-  process, ``--workers`` slots), one call per completion as verl's reward loop makes them,
-  coalesced into batches by the scorer.
+- ``tczoo``: ``tczoo.rl.code.CodeScorer`` (the same tests, each in its own process in the
+  sandbox: the fork server, a sandboxed job per round of tests forking a child per test;
+  ``--per-test`` adds a row with a sandboxed interpreter per test), ``--workers`` slots,
+  one call per completion as verl's reward loop makes them, coalesced into batches by the
+  scorer.
 
 Printed per side: rewards per second for the batch, latency from submission (p50, p99:
 the whole batch is submitted at once), CPU seconds per reward (this process and everything
@@ -245,10 +247,10 @@ def run_verl(mode: str, completions: list[str], tests: list[dict], workers: int)
     return out
 
 
-def run_tczoo(completions: list[str], tests: list[dict], workers: int) -> dict:
+def run_tczoo(completions: list[str], tests: list[dict], workers: int, fork_server: bool = True) -> dict:
     from tczoo.rl.code import CodeScorer
 
-    scorer = CodeScorer(workers=workers)  # the pool opens once per process, before the clock
+    scorer = CodeScorer(workers=workers, fork_server=fork_server)  # the pool opens once per process, before the clock
 
     def go() -> list:
         stamps: list = [None] * len(completions)
@@ -307,17 +309,20 @@ def bench_verl(args) -> None:
     rows = []
     for r in range(args.rounds):  # sides interleaved, each round on fresh text (nothing cached across them)
         completions, tests, names = code_workload(args.batch, args.max_input_kb, r)
-        rows.append({"tczoo": run_tczoo(completions, tests, workers),
-                     "verl default": run_verl("default", completions, tests, workers),
-                     "verl binary": run_verl("binary", completions, tests, workers)})
-    print(f"{'judge':>13} {'batch s':>8} {'rewards/s':>10} {'p50 s':>7} {'p99 s':>7} {'CPU s/reward':>13} "
+        row = {"tczoo": run_tczoo(completions, tests, workers)}
+        if args.per_test:
+            row["tczoo per test"] = run_tczoo(completions, tests, workers, fork_server=False)
+        row["verl default"] = run_verl("default", completions, tests, workers)
+        row["verl binary"] = run_verl("binary", completions, tests, workers)
+        rows.append(row)
+    print(f"{'judge':>14} {'batch s':>8} {'rewards/s':>10} {'p50 s':>7} {'p99 s':>7} {'CPU s/reward':>13} "
           f"{'peak MB':>8} {'passed':>7}")
     med = {side: {k: statistics.median(row[side][k] for row in rows) for k in ("wall_s", "cpu_s", "peak_mb",
                                                                                  "p50", "p99")}
            for side in rows[0]}
     n = len(completions)
     for side, m in med.items():
-        print(f"{side:>13} {m['wall_s']:>8.2f} {n / m['wall_s']:>10.1f} {m['p50']:>7.2f} {m['p99']:>7.2f} "
+        print(f"{side:>14} {m['wall_s']:>8.2f} {n / m['wall_s']:>10.1f} {m['p50']:>7.2f} {m['p99']:>7.2f} "
               f"{m['cpu_s'] / n:>13.4f} {m['peak_mb']:>8.0f} {sum(bool(x) for x in rows[-1][side]['passed']):>7}")
     for side in ("verl default", "verl binary"):
         print(f"tczoo vs {side}: {med[side]['wall_s'] / med['tczoo']['wall_s']:.2f}x rewards/s, "
@@ -350,6 +355,8 @@ def main() -> None:
     ap.add_argument("--scaling", default="1,2,4", help="eq1, quality: the worker counts compared")
     ap.add_argument("--rounds", type=int, default=None, help="timed batches (verl: 1; eq1, quality: 3)")
     ap.add_argument("--max-input-kb", type=int, default=4, help="verl: the largest golden test used")
+    ap.add_argument("--per-test", action="store_true",
+                    help="verl: also tczoo with one sandboxed process per test (fork_server=False)")
     args = ap.parse_args()
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f} (wall figures move with it)")
     for kind in args.kinds.split(","):

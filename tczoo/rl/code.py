@@ -54,7 +54,7 @@ DEFAULT_WINDOW_S = 0.005  # how long a batch waits for more calls
 FORK_OUTPUT_KB = 16 * 1024  # a test's output cap (past it: OLE)
 FORK_WALL_ROOM = 10  # a starved test's second chance: the wall-clock guard this many times wider
 FORK_DRIVER_MB = 256  # the fork server's own memory, beside a test's
-FORK_FIRST_ROUND = 2  # tests in a program's first round; each round doubles
+FORK_FIRST_ROUND = 4  # tests in a program's first round; each round doubles
 DEFAULT_MAX_BATCH = 512
 
 _FENCE = re.compile(r"```([A-Za-z0-9_+#-]*)[ \t]*\n(.*?)```", re.S)
@@ -142,18 +142,23 @@ class CodeResult:
 # this process's stdout, one JSON line per test. The child's CPU time is the kernel's
 # (wait4). A program that kills or stops this process ends its own run (the host reads it
 # as the program's failure on the test in progress, never as the sandbox's).
-_FORK_DRIVER = r"""import ctypes, json, os, resource, select, signal, sys, time
+_FORK_DRIVER = r"""import _signal, builtins, ctypes, io, os, resource, select, sys, time, types
+
+# signal's constants by number: the signal module imports enum, a tenth of a job's start-up
+SIGPIPE, SIGKILL, SIGALRM, SIG_DFL = 13, 9, 14, _signal.SIG_DFL
 
 
 def _child(code, in_fd, out_w, err_w, cpu_s, memory):
-    import builtins, io, traceback, types
+    # everything the child needs is imported above, before the fork: an import per test
+    # (traceback's alone is several milliseconds) would cost more than the fork itself
     os.dup2(in_fd, 0)
     os.dup2(out_w, 1)
     os.dup2(err_w, 2)
     os.closerange(3, 1 << 16)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 1))
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    _signal.signal(SIGPIPE, SIG_DFL)
+    _signal.signal(SIGALRM, SIG_DFL)
     sys.stdin = sys.__stdin__ = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)),
                                                  encoding="utf-8")
     sys.stdout = sys.__stdout__ = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)),
@@ -177,6 +182,7 @@ def _child(code, in_fd, out_w, err_w, cpu_s, memory):
             print(exc.code, file=sys.stderr)
             rc = 1
     except BaseException:
+        import traceback  # only a crashing program pays for it
         traceback.print_exc()
         rc = 1
     try:
@@ -227,62 +233,70 @@ def _run(code, in_fd, cpu_s, wall_s, memory, cap):
                 err.append(chunk)
         if ole:
             break
+    late = []
     if timed_out or ole:
-        os.kill(pid, signal.SIGKILL)
-    else:
-        while True:
-            done, status, usage = os.wait4(pid, os.WNOHANG)
-            if done:
-                break
-            if time.monotonic() >= deadline:
-                timed_out = True
-                os.kill(pid, signal.SIGKILL)
-                break
-            time.sleep(0.001)
-    if timed_out or ole:
-        _, status, usage = os.wait4(pid, 0)
+        os.kill(pid, SIGKILL)
+    else:  # its output is closed: it is ending, or it closed it and goes on, until the deadline
+        left = deadline - time.monotonic()
+        if left <= 0:
+            timed_out = True
+            os.kill(pid, SIGKILL)
+        else:
+            def _late(*_):
+                late.append(True)
+                os.kill(pid, SIGKILL)
+
+            _signal.signal(SIGALRM, _late)
+            _signal.setitimer(_signal.ITIMER_REAL, left)
+    while True:
+        try:
+            _, status, usage = os.wait4(pid, 0)
+            break
+        except InterruptedError:
+            continue
+    _signal.setitimer(_signal.ITIMER_REAL, 0)
+    if not (timed_out or ole) and late:
+        timed_out = True
     for fd in open_fds:
         os.close(fd)
-    return {"exit": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
-            "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
-            "cpu_ms": (usage.ru_utime + usage.ru_stime) * 1000.0, "wall_ms": (time.monotonic() - started) * 1000.0,
-            "timed_out": timed_out, "ole": ole,
-            "out": b"".join(out).decode("utf-8", "surrogateescape"),
-            "err": b"".join(err)[-2000:].decode("utf-8", "backslashreplace")}
+    return [os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+            os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+            (usage.ru_utime + usage.ru_stime) * 1000.0, (time.monotonic() - started) * 1000.0, timed_out, ole,
+            b"".join(out).decode("utf-8", "surrogateescape"), b"".join(err)[-2000:].decode("utf-8", "backslashreplace")]
 
 
-def _say(line):
-    os.write(1, (json.dumps(line) + "\n").encode("utf-8", "surrogatepass"))
+def _say(*fields):
+    # one line per message, ASCII: the host reads it with ast.literal_eval (no json: its
+    # import, and re's, would cost every job more than a test)
+    os.write(1, (ascii(fields) + "\n").encode("ascii"))
 
 
 def main():
-    spec = json.loads(sys.stdin.read())
+    n, time_ms, memory_mb, output_bytes, stop_on_failure, wall_room = map(int, sys.stdin.read().split())
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(4, 0, 0, 0, 0) != 0:  # PR_SET_DUMPABLE 0: no child may ptrace or read us
-        _say({"unprotected": ctypes.get_errno()})
+        _say("unprotected", ctypes.get_errno())
         return
     with open("main.py", "rb") as f:
         source = f.read()
     try:
         code = compile(source, "main.py", "exec")
     except (SyntaxError, ValueError) as exc:
-        _say({"compile_error": f"{type(exc).__name__}: {exc}"[:2000]})
+        _say("compile_error", f"{type(exc).__name__}: {exc}"[:2000])
         return
-    inputs = [os.open(f"in{i}", os.O_RDONLY) for i in range(spec["n"])]
-    limit_s = spec["time_ms"] / 1000.0
+    inputs = [os.open(f"in{i}", os.O_RDONLY) for i in range(n)]
+    limit_s = time_ms / 1000.0
     cpu_s = int(limit_s) + 1
     wall_s = 2 * limit_s + 1.0
-    memory = spec["memory_mb"] << 20
+    memory = memory_mb << 20
     for i, fd in enumerate(inputs):
-        result = _run(code, fd, cpu_s, wall_s, memory, spec["output_bytes"])
-        if result["timed_out"] and result["cpu_ms"] < spec["time_ms"]:  # starved by a loaded machine: once more
+        result = _run(code, fd, cpu_s, wall_s, memory, output_bytes)
+        if result[4] and result[2] < time_ms:  # timed out, starved by a loaded machine: once more, wider
             os.lseek(fd, 0, os.SEEK_SET)
-            result = _run(code, fd, cpu_s, wall_s * spec["wall_room"], memory, spec["output_bytes"])
-        result["i"] = i
-        _say(result)
-        failed = (result["timed_out"] or result["ole"] or result["exit"] != 0
-                  or result["cpu_ms"] > spec["time_ms"])
-        if failed and spec["stop_on_failure"]:
+            result = _run(code, fd, cpu_s, wall_s * wall_room, memory, output_bytes)
+        _say("test", i, *result)
+        failed = result[4] or result[5] or result[0] != 0 or result[2] > time_ms
+        if failed and stop_on_failure:
             break
 
 
@@ -385,7 +399,7 @@ class CodeJudge:
         return CodeResult(1.0 if passed else 0.0, passed, verdicts)
 
     def _fork_judge(self, tests: CodeTests, codes: list[str]) -> list[CodeResult | None]:
-        """Python programs through the fork server (``_FORK_DRIVER``): rounds of 2, 4, 8 ...
+        """Python programs through the fork server (``_FORK_DRIVER``): rounds of 4, 8, 16 ...
         tests, one sandboxed job per program and round, the programs that failed a round
         not run again (every test in one round when ``continuous``). None for a program
         the server could not take (it could not make itself safe from its children: the
@@ -430,9 +444,8 @@ class CodeJudge:
         from tczoo.schema import Language, Program
 
         m, limit = len(inputs), self.limits.time_ms
-        spec = json.dumps({"n": m, "time_ms": limit, "memory_mb": self.limits.memory_mb,
-                           "output_bytes": self.limits.output_kb * 1024, "stop_on_failure": not self.continuous,
-                           "wall_room": FORK_WALL_ROOM})
+        spec = f"{m} {limit} {self.limits.memory_mb} {self.limits.output_kb * 1024} {int(not self.continuous)} " \
+               f"{FORK_WALL_ROOM}\n"
         cpu = (limit // 1000 + 2) * 1000  # RLIMIT_CPU's whole seconds, and its hard limit
         wall = 2 * limit + 1000  # a test's guard, as the sandbox's; a starved test runs again, wider
         limits = Limits(time_ms=min(DAY_MS, 2 * m * cpu + 2000), wall_ms=min(DAY_MS, (m + FORK_WALL_ROOM) * wall + 5000),
@@ -453,24 +466,25 @@ class CodeJudge:
 
         verdicts = [""] * len(chunk)
         lines = run.stdout.splitlines()
-        first = _json_line(lines[0]) if lines else None
-        if first is not None and "unprotected" in first:
+        first = _driver_line(lines[0]) if lines else None
+        if first is not None and first[0] == "unprotected":
             return None
-        if first is not None and "compile_error" in first:
-            return f"cannot_run: compile error: {first['compile_error']}"[:2000]
+        if first is not None and first[0] == "compile_error" and len(first) == 2:
+            return f"cannot_run: compile error: {first[1]}"[:2000]
         seen = 0
         for line in lines:
-            r = _json_line(line)
-            if r is None or r.get("i") != seen or seen >= len(chunk):
+            r = _driver_line(line)
+            if r is None or len(r) != 10 or r[0] != "test" or r[1] != seen or seen >= len(chunk):
                 break  # the driver's lines only, in order: anything else ends what is read
-            if r.get("timed_out") or r.get("cpu_ms", 0) > self.limits.time_ms or r.get("signal") == signals.SIGXCPU:
+            _, _, exit_code, signal_, cpu_ms, _, timed_out, ole, out, _ = r
+            if timed_out or (cpu_ms or 0) > self.limits.time_ms or signal_ == signals.SIGXCPU:
                 verdicts[seen] = "TLE"
-            elif r.get("ole"):
+            elif ole:
                 verdicts[seen] = "OLE"
-            elif r.get("exit") != 0:
+            elif exit_code != 0:
                 verdicts[seen] = "RE"
             else:
-                ok = same_output(str(r.get("out", "")), tests.outputs[chunk[seen]], comparator=self.comparator)
+                ok = same_output(str(out), tests.outputs[chunk[seen]], comparator=self.comparator)
                 verdicts[seen] = "AC" if ok else "WA"
             seen += 1
             if verdicts[seen - 1] != "AC" and not self.continuous:
@@ -544,12 +558,17 @@ class Batcher:
             self._loop.close()
 
 
-def _json_line(line: str) -> dict | None:
-    try:
-        value = json.loads(line)
-    except ValueError:
+def _driver_line(line: str) -> tuple | None:
+    """A line of the fork server: an ASCII tuple literal of plain values."""
+    import ast
+
+    if not line.startswith("(") or not line.isascii():
         return None
-    return value if isinstance(value, dict) else None
+    try:
+        value = ast.literal_eval(line)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, tuple) and value and isinstance(value[0], str) else None
 
 
 def _settle(done: "asyncio.Future[list[Any]]", futures: list["asyncio.Future[Any]"]) -> None:
