@@ -44,7 +44,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError
 
 from tczoo.rewards import RewardConfigError
 
@@ -80,6 +80,7 @@ class CodeTests(BaseModel):
     inputs: list[str]
     outputs: list[str]
     fn_name: str | None = None
+    _digest: str | None = PrivateAttr(default=None)
 
     @classmethod
     def parse(cls, value: Any) -> "CodeTests":
@@ -109,11 +110,13 @@ class CodeTests(BaseModel):
         return tests
 
     def digest(self) -> str:
-        h = hashlib.sha256()
-        for text in (*self.inputs, "\0\0", *self.outputs):
-            h.update(text.encode("utf-8", "surrogatepass"))
-            h.update(b"\0")
-        return h.hexdigest()
+        if self._digest is None:
+            h = hashlib.sha256()
+            for text in (*self.inputs, "\0\0", *self.outputs):
+                h.update(text.encode("utf-8", "surrogatepass"))
+                h.update(b"\0")
+            self._digest = h.hexdigest()
+        return self._digest
 
 
 @dataclass
@@ -500,11 +503,15 @@ class Batcher:
     """Items handed in from any thread or event loop, passed on in batches: what arrives
     within ``window_s`` of a batch's first item (or ``max_batch`` items) goes to
     ``fn(items) -> results`` (in order, run in a thread); each caller gets its own items'
-    results. Several batches may be in flight at once (``threads``)."""
+    results. ``key(item)`` splits a batch into parts passed on separately (a problem's
+    programs together), so that each part's results go back as soon as it is done.
+    Several batches may be in flight at once (``threads``)."""
 
     def __init__(self, fn: Callable[[list[Any]], list[Any]], *, window_s: float = DEFAULT_WINDOW_S,
-                 max_batch: int = DEFAULT_MAX_BATCH, threads: int = 4, name: str = "tczoo-batch"):
+                 max_batch: int = DEFAULT_MAX_BATCH, threads: int = 4, name: str = "tczoo-batch",
+                 key: Callable[[Any], Any] | None = None):
         self.fn = fn
+        self.key = key
         self.window_s = max(0.0, float(window_s))
         self.max_batch = max(1, int(max_batch))
         self.batches = 0  # batches passed on
@@ -545,8 +552,12 @@ class Batcher:
             batch, self._pending = self._pending[:self.max_batch], self._pending[self.max_batch:]
             self.batches += 1
             self.items += len(batch)
-            work = self._loop.run_in_executor(None, self.fn, [b[0] for b in batch])
-            work.add_done_callback(lambda done, batch=batch: _settle(done, [b[1] for b in batch]))
+            parts: dict[Any, list[tuple[Any, asyncio.Future[Any]]]] = {}
+            for item in batch:
+                parts.setdefault(None if self.key is None else self.key(item[0]), []).append(item)
+            for part in parts.values():
+                work = self._loop.run_in_executor(None, self.fn, [b[0] for b in part])
+                work.add_done_callback(lambda done, part=part: _settle(done, [b[1] for b in part]))
 
     def close(self) -> None:
         if self._closed:
@@ -612,9 +623,11 @@ class CodeScorer:
         self.sandbox = sandbox
         self.judge = CodeJudge(sandbox, time_limit_ms=time_limit_ms, memory_mb=memory_mb, continuous=continuous,
                                comparator=comparator, fork_server=fork_server)
+        # a batch's problems are judged side by side, each answered when it is done
         self._batcher = Batcher(lambda items: self.judge.judge_many([i[0] for i in items], [i[1] for i in items]),
                                 window_s=window_s, max_batch=max_batch,
-                                threads=2 + int(getattr(sandbox, "workers", 1)), name="tczoo-code")
+                                threads=2 + int(getattr(sandbox, "workers", 1)), name="tczoo-code",
+                                key=lambda item: item[1].digest())
 
     @property
     def batches(self) -> int:
