@@ -189,6 +189,9 @@ class RunStore:
         self._held: str | None = None
         self.warnings: list[str] = []  # what opening or reading repaired or skipped
         self.session: Any = None  # what the last tczoo.run.run() on this store did
+        # a read-only store (reports) reads each file once while it is unchanged: one
+        # report reads generations.jsonl for every setting it states, megabytes each time
+        self._memo: dict[str, tuple[tuple[int, int, int], Any]] | None = None
 
     # ------------------------------------------------------------------ opening
 
@@ -207,6 +210,7 @@ class RunStore:
         if not write:
             if not has_config:
                 raise RunStoreError(f"{store.root} is not a tczoo run directory (no config.json)")
+            store._memo = {}
             return store
         if config is None and not has_config:
             raise RunStoreError(f"{store.root} is not a tczoo run directory (no config.json)")
@@ -277,7 +281,24 @@ class RunStore:
 
     @property
     def config(self) -> RunConfig:
-        return self._read_config()
+        return self._remembered("config.json", self._read_config)
+
+    def _remembered(self, name: str, read):
+        """``read()``, or, in a read-only store, what it gave while ``name`` is unchanged
+        (same inode, size and modification time). Records are shared: read, not changed."""
+        if self._memo is None:
+            return read()
+        try:
+            st = (self.root / name).stat()
+        except OSError:
+            return read()
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)
+        held = self._memo.get(name)
+        if held is not None and held[0] == key:
+            return held[1]
+        value = read()
+        self._memo[name] = (key, value)
+        return value
 
     # ------------------------------------------------------------------ writing
 
@@ -435,6 +456,9 @@ class RunStore:
         return value
 
     def _models(self, name: str, cls):
+        return list(self._remembered(name, lambda: self._read_models(name, cls)))
+
+    def _read_models(self, name: str, cls):
         out = []
         for lineno, data in self.records(name):
             if name == "generations.jsonl":
