@@ -819,8 +819,8 @@ def interval(reps: Replicates, column: str, *, scale: float | None, samples: int
         return stats.Interval(value, low * scale, high * scale, "exact", n, samples)
     if n < 2:
         return stats.Interval(value, None, None, "none", n, samples)
-    low, high = stats.percentile(reps.reps[column])
-    return stats.Interval(value, low, high, "bootstrap", n, samples)
+    lo, hi = stats.percentile(reps.reps[column])
+    return stats.Interval(value, lo, hi, "bootstrap", n, samples)
 
 
 def cell_intervals(runner: Runner, name: str, model: str, method: str, records: list[ScoreRecord], *,
@@ -957,9 +957,8 @@ def csv_rows(t: Table) -> list[dict[str, Any]]:
         for c in t.columns:
             value = row.get(c)
             if kinds[c] == "interval":
-                ok = isinstance(value, stats.Interval)
-                out[c + " low"] = value.low if ok else None
-                out[c + " high"] = value.high if ok else None
+                out[c + " low"] = value.low if isinstance(value, stats.Interval) else None
+                out[c + " high"] = value.high if isinstance(value, stats.Interval) else None
             elif kinds[c] == "score":
                 parts = value.as_json() if isinstance(value, Score) else {}
                 out[c] = parts.get("value", value if not isinstance(value, Score) else None)

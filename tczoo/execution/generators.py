@@ -473,7 +473,7 @@ def _call(sandbox: "Sandbox", calls: list[tuple], time_ms: int, memory_mb: int,
         for key in list(queues):
             q = queues[key]
             sent, rest = q[:wave_size], q[wave_size:]
-            if stops is not None and any(not results[i].get("ok") for i in sent):
+            if stops is not None and any(not (results[i] or {}).get("ok") for i in sent):
                 for i in rest:
                     results[i] = {"ok": False, "kind": SKIPPED, "error": "an earlier call of its generator failed"}
                 rest = []
@@ -506,8 +506,8 @@ def _whole_process_failure(res, limits: Limits | None = None) -> dict:
     if limits is not None:  # a failure names the limit it hit
         hit = {"memory": f"over {limits.memory_mb} MB of memory",
                "output_too_large": f"output over {limits.output_kb} KB",
-               "timeout": f"over {limits.time_ms / 1000:g} s of CPU time (or {limits.wall_ms / 1000:g} s of wall "
-                          "time) for the process"}.get(kind)
+               "timeout": f"over {limits.time_ms / 1000:g} s of CPU time (or {limits.wall_guard_ms / 1000:g} s of "
+                          "wall time) for the process"}.get(kind)
         if hit:
             error = f"{hit} ({error})" if error else hit
     return {"ok": False, "kind": kind, "error": error}

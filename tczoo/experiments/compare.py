@@ -21,9 +21,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tczoo.experiments.grid import GridSpec, cells, is_provider, not_started, read_spec, wall_times
-from tczoo.experiments.metrics import decimals, show
-from tczoo.report import CI, RunSummary, StatsOptions, add_intervals, cost_shown, lookup_rows, score_of, stores_tables
+from tczoo.experiments.grid import GridSpec, cells, not_started, read_spec, wall_times
+from tczoo.experiments.metrics import decimals
+from tczoo.report import (CI, RunSummary, Score, StatsOptions, add_intervals, cost_shown, lookup_rows, score_of,
+                          stores_tables)
 from tczoo.stats import Interval
 from tczoo.runner import Table
 
@@ -163,10 +164,11 @@ def cross_tables(spec: GridSpec, out: Path, stores: dict, native: dict[str, list
                 key = f"{name}: {column}"
                 if key not in columns:
                     columns.append(key)
-                row[key] = show(value, decimals(table, column)) if not isinstance(value, str) else value
                 interval = found_row.get(column + CI)
-                if isinstance(interval, Interval) and interval.low is not None:
-                    row[key] += f" {interval.text(decimals(table, column))}"
+                # a number with its interval (text in a table, numbers in JSON), or the cell's status word
+                row[key] = value if isinstance(value, str) else Score(
+                    float(value) if isinstance(value, (int, float)) else None, "ok",
+                    interval if isinstance(interval, Interval) else None, column, decimals=decimals(table, column))
             if not found and not own:
                 why = _why_not(stores[(c.model, c.method)], name, c, errors)
                 why_rows.append({"model": c.model, "method": c.method, "runner": name, "why not": why})

@@ -140,7 +140,7 @@ def test_cross_scoring_scores_every_suite_with_every_runner(tmp_path):
     for method in ("crux", "stab"):  # every runner gave every method a number
         for column in ("hackrate: HR", "efficiency: Avg", "bugfind: zoo-mini TBR", "agreement: TPR",
                        "agreement: TNR", "agreement: DR"):
-            float(rows[method][column])
+            assert isinstance(rows[method][column]["value"], float), rows[method][column]
     # STAB's suites carry inputs only: the runners that judge outputs got the reference solution's
     stab_dir = next(out.glob("*/stab"))
     records = _lines(stab_dir / "cross_scores.jsonl")
@@ -268,7 +268,7 @@ def test_one_grid_over_two_providers_that_answer_alike_and_its_replay(tmp_path):
     matrix = {r["model"]: r for r in _table(tables, "hackrate: HR by model × method")["rows"]}
     assert set(matrix) == {"hosted_vllm/zm01", rules}
     for method in ("crux", "lcb"):
-        float(matrix[rules][method])  # a number, the same from both providers
+        assert isinstance(matrix[rules][method]["value"], float)  # a number, the same from both providers
         assert matrix["hosted_vllm/zm01"][method] == matrix[rules][method]
     cost = {(r["model"], r["method"]): r for r in _table(tables, "cost and time per cell")["rows"]}
     served = [cost[("hosted_vllm/zm01", m)] for m in ("crux", "lcb")]
