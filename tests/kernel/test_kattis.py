@@ -95,6 +95,25 @@ def test_a_package_that_states_no_time_limit_gets_the_formats_rule(tmp_path, san
     assert "time_limit_pending" not in p.meta["kattis"]
 
 
+def test_check_judges_accepted_submissions_from_their_timing_runs(tmp_path, sandbox, monkeypatch):
+    """No repeated runs: a package that states no time limit has its accepted submissions
+    run once to time it; the check judges them from those runs (a fresh digest: the timing
+    is not in the cache), and runs only the others."""
+    import uuid
+
+    from tczoo.benchmarks.kattis.check import check_path
+
+    make_package(tmp_path, timelimit=None, yaml=f"name: T\nuuid: {uuid.uuid4()}\n",
+                 submissions={"accepted/add.py": ADD_PY + f"# {uuid.uuid4()}\n", "wrong_answer/w.py": WRONG_PY})
+    judged = []
+    real = sandbox.judge
+    monkeypatch.setattr(sandbox, "judge", lambda program, *a, **kw: judged.append(program.name) or real(program, *a, **kw))
+    [report] = check_path(tmp_path, sandbox)
+    assert report.mismatches == 0 and "computed on this machine" in report.time_limit_source
+    assert "accepted/add.py" not in judged and "wrong_answer/w.py" in judged
+    assert len({s.name: s for s in report.submissions}["accepted/add.py"].tests) == 5  # every test, judged once
+
+
 def test_a_run_times_only_the_packages_it_selected(tmp_path, sandbox):
     from tczoo.benchmarks.kattis import load_scan
 

@@ -36,11 +36,12 @@ from pathlib import Path
 from typing import Callable
 
 from tczoo.benchmarks.kattis import grading, load_scan
-from tczoo.benchmarks.kattis.timing import all_tests
+from tczoo.benchmarks.kattis.timing import all_tests, probe_run
 from tczoo.schema import Language, Problem, Program
 
 OK, OK_MARGIN, MISMATCH, CANNOT_RUN = "ok", "ok with the safety margin", "MISMATCH", "cannot run"
 # compiles that take longest go first (a JVM compiling Kotlin: ~10-20 s; GHC: a few)
+WALL_ROOM = 10  # a starved run's second chance: its wall guard this many times wider (as SuiteJudge's)
 COMPILE_ORDER = {Language.KOTLIN: 0, Language.HASKELL: 1, Language.RUST: 2, Language.JAVA: 3, Language.GO: 4}
 
 
@@ -125,7 +126,7 @@ def _expected(program: Program) -> list[str]:
 def check_submission(problem: Problem, program: Program, expected: list[str], margin: float, sandbox,
                      on_run: Callable[[], None] | None = None) -> SubmissionCheck:
     """Judge one submission on the package's tests, as its jury would (the module note)."""
-    from tczoo.sandbox import Limits
+    from tczoo.sandbox import Limits, Verdict
 
     limit = problem.time_limit_ms
     high = Limits(time_ms=int(math.ceil(limit * margin)), memory_mb=problem.memory_limit_mb)
@@ -145,14 +146,26 @@ def check_submission(problem: Problem, program: Program, expected: list[str], ma
     interactive = problem.interactive and problem.output_validator is not None
     runs: dict[str, object] = {}
 
+    def attempt(name: str, limits):
+        inp, ans = tests[name]
+        if interactive:
+            return sandbox.interact(program, problem.output_validator, inp, ans, limits)
+        return sandbox.judge(program, inp, ans, limits, problem.checker, output_validator=problem.output_validator)
+
     def run(name: str):
         if name not in runs:
-            inp, ans = tests[name]
-            if interactive:
-                result = sandbox.interact(program, problem.output_validator, inp, ans, high)
+            probed = probe_run(problem, program, name) if expected == ["AC"] else None
+            if probed is not None:  # its timing run (no limit yet) judged it once already: no second run
+                result = probed
+                if result.verdict.value == "AC" and result.cpu_ms > high.time_ms:
+                    result = result.model_copy(update={"verdict": Verdict.TLE, "message": "CPU time limit exceeded"})
             else:
-                result = sandbox.judge(program, inp, ans, high, problem.checker,
-                                       output_validator=problem.output_validator)
+                result = attempt(name, high)
+            if result.verdict.value == "TLE" and result.cpu_ms < high.time_ms and probed is None:
+                # the wall-clock guard stopped it below its CPU limit: a loaded machine starved
+                # it (or it sleeps). Once more with a guard WALL_ROOM times wider, as
+                # SuiteJudge does: the machine's load never decides a verdict.
+                result = attempt(name, high.model_copy(update={"wall_ms": WALL_ROOM * high.wall_guard_ms}))
             runs[name] = result
             check.tests.append(TestRun(name=name, verdict=result.verdict.value, cpu_ms=round(result.cpu_ms, 1),
                                        message=" ".join(result.message.split())[:300]))

@@ -17,6 +17,10 @@ from tczoo.paths import cached_json
 from tczoo.schema import Problem
 
 PROBE_LIMIT_MS = 60_000  # CPU an accepted run may take while the limit is unknown
+# The timing runs made in this process, by problem digest: {(program digest, test): run}.
+# ``benchmarks --check`` judges accepted submissions from them instead of running them again
+# (a run under the probe's limit says what a run under a smaller one would, CPU time aside).
+_PROBE_RUNS: dict[str, dict[tuple[str, str], object]] = {}
 
 
 def all_tests(problem: Problem) -> list[tuple[str, str, str]]:
@@ -46,19 +50,29 @@ def slowest_accepted(problem: Problem, sandbox) -> dict:
 
     tests = all_tests(problem)
     limits = Limits(time_ms=PROBE_LIMIT_MS, memory_mb=problem.memory_limit_mb)
+    interactive = problem.interactive and problem.output_validator is not None
     jobs = [Job(program=s, stdin=inp, expected=ans, comparator=problem.checker,
-                output_validator=problem.output_validator, limits=limits, tag=(s.name, name))
+                output_validator=problem.output_validator, interactive=interactive, limits=limits,
+                tag=(s.name, name, s.digest))
             for s in problem.solutions for name, inp, ans in tests]
     slowest = {"cpu_ms": 0.0, "submission": "", "test": ""}
     failed: dict[str, str] = {}
+    kept = _PROBE_RUNS.setdefault(_digest(problem), {})
     for job, run in zip(jobs, sandbox.run_many(jobs)):
-        sub, test = job.tag
+        sub, test, digest = job.tag
+        kept[(digest, test)] = run
         if not run.ok:
             failed.setdefault(sub, f"{run.verdict.value} on {test}")
             continue
         if run.cpu_ms > slowest["cpu_ms"]:
             slowest = {"cpu_ms": run.cpu_ms, "submission": sub, "test": test}
     return {**slowest, "failed": failed}
+
+
+def probe_run(problem: Problem, program, test: str):
+    """The timing run of an accepted ``program`` on ``test`` made in this process, or None."""
+    runs = _PROBE_RUNS.get(_digest(problem))
+    return runs.get((program.digest, test)) if runs else None
 
 
 def resolve_time_limit(problem: Problem, sandbox) -> None:
