@@ -618,6 +618,9 @@ def markdown(repro: Reproduction) -> str:
         "",
     ]
     body = [render([repro.settings], "md"), render([repro.comparison], "md")]
+    if target.notes:
+        body.append("### How our numbers relate to the paper's\n\n" + "\n".join(f"- {n}" for n in target.notes)
+                    + "\n\n")
     for tid, table in target.paper_tables():
         if table.claims:
             body.append(f"### What the paper says about {table.ref}\n\n" + "\n".join(f"- {c}" for c in table.claims)

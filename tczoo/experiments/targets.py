@@ -118,6 +118,9 @@ class Target(_Model):
     # what --model defaults to (None: the embedded model); released:FILES for a target
     # recomputed from the authors' own generations (tczoo.llm.released)
     model: str | None = None
+    # what the target's own run was measured against besides the paper, and why its
+    # numbers differ (a results file prints these after its comparison table)
+    notes: list[str] = Field(default_factory=list)
 
     @property
     def methods(self) -> list[str]:
