@@ -88,7 +88,9 @@ def run_job(env_extra: dict[str, str], problems: str, extra_args: list[str] = ()
             raise SystemExit(f"tczoo run failed (exit {proc.returncode})")
         calls = [json.loads(line) for line in (out / "exchanges.jsonl").open() if line.strip()]
         engines = [json.loads(line) for line in stats_file.open()] if stats_file.exists() else []
-        table = [line for line in stdout.splitlines() if line.startswith("|")]
+        report = subprocess.run([str(tczoo), "report", str(out), "--format", "md"], env=env, cwd=REPO,
+                                capture_output=True, text=True)
+        table = [line for line in report.stdout.splitlines() if line.startswith("|")]
         progress = [line for line in stderr.splitlines() if line.startswith("tczoo: [")]
         return {"wall_s": ended - started, "started": started, "ended": ended, "calls": calls, "engines": engines,
                 "table": table, "progress": progress, "load_before": load_before,
