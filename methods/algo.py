@@ -60,7 +60,7 @@ class Algo(Method):
     Params = AlgoParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        suite = ctx.new_suite(task)
         oracle_limits = Limits(time_ms=self.params.oracle_time_ms, memory_mb=max(task.memory_limit_mb, 512))
         oracle, generator = await asyncio.gather(
             self._oracle(task, ctx, suite, oracle_limits), self._generator(task, ctx, suite)

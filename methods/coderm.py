@@ -79,7 +79,7 @@ class CodeRM(Method):
     Params = CodeRMParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        suite = ctx.new_suite(task)
         if not task.entry_point:
             suite.fail("method", "stdin_problem", "CodeRM's unit tests call a function: this problem has no entry "
                                                   "point")

@@ -33,7 +33,7 @@ class Crux(Method):
     single_turn = {"max_rounds": 1}  # no top-up call for a short answer
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        suite = ctx.new_suite(task)
         tests = []
         for round_ in range(self.params.max_rounds):
             missing = task.budget - len(tests)

@@ -75,7 +75,7 @@ class EvalPerf(Method):
     single_turn = {"generators": 1, "repairs": 0}  # one perf_input_gen, no repair call
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.INPUTS_ONLY)
+        suite = ctx.new_suite(task)
         reference = task.correct_programs[0]
         checker = None
         if self.params.check_inputs:

@@ -113,7 +113,7 @@ class EvalPlusMut(Method):
             mutator()  # refused here, before any LLM call, when evalplus is not installed
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        suite = ctx.new_suite(task)
         if not task.entry_point:
             suite.fail("method", "stdin_problem", "EvalPlus mutates function arguments: this problem has no "
                                                   "entry point")

@@ -112,7 +112,7 @@ class Ht(Method):
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
         p = self.params
-        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        suite = ctx.new_suite(task)
         validator = await self._validator(task, ctx, suite)
         if validator is None and p.require_validator:
             suite.fail("validator", "no_usable_validator", "giving up: every input must pass a validator")

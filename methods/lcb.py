@@ -68,7 +68,7 @@ class Lcb(Method):
     Params = LcbParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        suite = ctx.new_suite(task)
         p = self.params
         random_gens, edge_gens = await asyncio.gather(
             self._generators(task, ctx, suite, "lcb/random", p.random_generators, "random", ("generate",), False),

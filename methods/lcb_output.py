@@ -56,12 +56,12 @@ class LcbOutput(Method):
     Params = LcbOutputParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        suite = ctx.new_suite(task)
         if not task.queries:
             suite.fail("method", "no_queries", "test output prediction needs inputs to predict (Task.queries: "
                                                "the outputpred runner gives them)")
             return ctx.finish(suite)
-        for i, query in enumerate(task.queries):
+        for i, query in enumerate(task.queries):  # first_sample=0: a query given twice is one prediction
             if task.entry_point:
                 args = call_arguments(query)
                 if args is None:
@@ -70,9 +70,11 @@ class LcbOutput(Method):
                     suite.tests.append(TestCase(input=query, output=None, origin=f"query-{i}",
                                                 meta={UNPOSED: "unreadable_query"}))
                     continue
-                answers = await ctx.ask(suite, "lcb-output/predict", item=f"query-{i}", task=task, call=args)
+                answers = await ctx.ask(suite, "lcb-output/predict", item=f"query-{i}", task=task, call=args,
+                                        first_sample=0)
             else:
                 answers = await ctx.ask(suite, "lcb-output/predict", item=f"query-{i}", task=task, call=None,
+                                        first_sample=0,
                                         stdin=query)
             for answer in answers:
                 output, meta, why = read_prediction(answer.text, functional=bool(task.entry_point))

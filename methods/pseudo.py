@@ -66,7 +66,7 @@ class Pseudo(Method):
     Params = PseudoParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        suite = ctx.new_suite(task)
         inputs = await self._inputs(task, ctx, suite)
         candidates = await self._candidates(task, ctx, suite)
         if not inputs:

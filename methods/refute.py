@@ -87,7 +87,7 @@ class Refute(Method):
     target_runs: ClassVar[int] = 5  # REFUTE's evaluation: runs_per_eval
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.INPUTS_ONLY)
+        suite = ctx.new_suite(task)
         if task.interactive:
             suite.fail("method", "interactive_problem", "an interactive problem takes no fixed input: skipped")
             return suite

@@ -76,7 +76,7 @@ class SStar(Method):
     Params = SStarParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        suite = ctx.new_suite(task)
         p = self.params
         limits = Limits.of(task)
         answers = await ctx.ask(suite, "sstar/solution", n=p.solutions, task=task, item="solutions")

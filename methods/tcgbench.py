@@ -62,7 +62,7 @@ class Tcgbench(Method):
     responses: ClassVar[int] = 1  # generators per target the runner asks for (k of Success@k needs n >= k)
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.INPUTS_ONLY)
+        suite = ctx.new_suite(task)
         if task.interactive:
             suite.fail("method", "interactive_problem", "an interactive problem takes no fixed input: skipped")
             return suite

@@ -81,7 +81,7 @@ class UTDebug(Method):
     Params = UTDebugParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        suite = ctx.new_suite(task)
         if not task.entry_point:
             suite.fail("method", "stdin_problem", "UTDebug debugs Python functions: this problem has no entry point")
             return ctx.finish(suite)

@@ -73,7 +73,7 @@ class UTGen(Method):
     Params = UTGenParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        suite = ctx.new_suite(task)
         if not task.entry_point:
             suite.fail("method", "stdin_problem", "UTGen writes function calls: this problem has no entry point")
             return ctx.finish(suite)

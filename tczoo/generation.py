@@ -65,6 +65,7 @@ async def generate_unit(method: "Method", task: Task, *, name: str, problem_id: 
         seed=task.seed,
         params=method.params.model_dump(),
         sample_base=sample,
+        produces=type(method).produces,
     )
     started = time.monotonic()
     error = None

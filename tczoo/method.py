@@ -6,7 +6,8 @@ A method is a class with a ``generate(task, ctx) -> TestSuite`` coroutine. It de
 - ``paper``     where it comes from;
 - ``setting``   what it may see (``Setting.SPEC``, ``SPEC_CORRECT``, ``SPEC_TARGET``,
                 ``SPEC_CORRECT_WRONG``);
-- ``produces``  its oracle kind (expected outputs, reference program, checker, LLM judge);
+- ``produces``  its oracle kind (expected outputs, reference program, checker, LLM judge),
+                declared here only: ``ctx.new_suite(task)`` gives it to every suite;
 - ``runner``    the runner its paper scores it with (``hackrate``, ``bugfind`` ...);
 - ``Params``    a pydantic model of its knobs (a subclass of ``MethodParams``, which
                 declares the sampling knobs every method shares), with the paper's
@@ -46,16 +47,17 @@ templates go in a folder registered in the ``tczoo.prompts`` group.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from tczoo.llm import Completion, Session
 from tczoo.llm.interface import SAMPLE_STRIDE
-from tczoo.schema import OracleKind, Program, Provenance, Setting, Task, TestSuite
+from tczoo.schema import Oracle, OracleKind, Program, Provenance, Setting, Task, TestSuite
 
 if TYPE_CHECKING:
     from tczoo.templates import Prompts
@@ -77,6 +79,21 @@ class MethodParams(BaseModel):
     presence_penalty: float | None = Field(None, description="penalty on tokens already present")
     max_tokens: int | None = Field(None, ge=1, description="most tokens generated per answer")
 
+
+
+def kind_needs_program(kind: OracleKind) -> bool:
+    """Whether an oracle of this kind is a program (``tczoo.schema.Oracle`` refuses one
+    without it)."""
+    try:
+        Oracle(kind=kind)
+    except ValidationError:
+        return True
+    return False
+
+
+# The oracle kind each defined Method subclass declares, by method name: what a Context
+# made without ``produces`` (a test's own) gives its suites.
+_DECLARED: dict[str, set[OracleKind]] = {}
 
 
 class Method(ABC):
@@ -101,6 +118,12 @@ class Method(ABC):
     samples_candidates: ClassVar[bool] = False
     shown_fixes: ClassVar[bool] = True
     judges_shown: ClassVar[bool] = False
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = getattr(cls, "name", None)
+        if isinstance(name, str) and isinstance(cls.produces, OracleKind):
+            _DECLARED.setdefault(name, set()).add(cls.produces)
 
     def __init__(self, **params: Any):
         self.params = self.Params(**params)
@@ -145,19 +168,41 @@ class Context:
     # shifts every sample index, so identical prompts in different generations get
     # different answers (and different cache entries) instead of one shared answer.
     sample_base: int = 0
+    # The method's oracle kind, declared once as ``Method.produces``: every suite
+    # ``new_suite`` makes has it. None: the method class named ``method`` says.
+    produces: OracleKind | None = None
 
     def __post_init__(self) -> None:
         self.rng = random.Random(self.seed)
+        self._asked: dict[str, int] = {}  # request (all but its sample indices) -> samples asked so far
+
+    def oracle_kind(self) -> OracleKind | None:
+        """The kind the method declares: ``produces``, else the one every defined method
+        class of this name declares (None when there is none, or more than one)."""
+        if self.produces is None:
+            kinds = _DECLARED.get(self.method, set())
+            return next(iter(kinds)) if len(kinds) == 1 else None
+        return self.produces
 
     def new_suite(self, task: Task, oracle_kind: OracleKind | None = None) -> TestSuite:
+        """An empty suite for ``task`` whose oracle is the method's declared kind
+        (``produces``). A kind that needs a program (a reference or a checker) comes with
+        it: the method sets ``suite.oracle`` when it has one, and until then the suite
+        has the default kind. ``oracle_kind`` may repeat the declared kind; a different
+        one is a bug."""
+        declared = self.oracle_kind()
+        if oracle_kind is not None and declared is not None and oracle_kind is not declared:
+            raise TypeError(f"method {self.method} declares produces = {declared.value} but made a suite of "
+                            f"{oracle_kind.value}: the oracle kind is declared once, as Method.produces")
         suite = TestSuite(
             problem_id=task.problem_id,
             provenance=Provenance(
                 method=self.method, model=self.llm.model, params=self.params, seed=self.seed
             ),
         )
-        if oracle_kind is not None:
-            suite.oracle.kind = oracle_kind
+        kind = oracle_kind or declared
+        if kind is not None and not kind_needs_program(kind):
+            suite.oracle.kind = kind
         return suite
 
     async def ask(
@@ -166,7 +211,7 @@ class Context:
         template: str,
         *,
         n: int = 1,
-        first_sample: int = 0,
+        first_sample: int | None = None,
         item: str = "",
         temperature: float | None = None,
         max_tokens: int | None = None,
@@ -175,12 +220,16 @@ class Context:
     ) -> list[Completion]:
         """Render ``template``, sample ``n`` answers; failed calls are recorded on ``suite``
         and left out, so callers only see answers they can parse. Each answer's
-        ``sample`` says which of the n it was. ``first_sample`` offsets the sample
-        indices, so asking the same prompt again yields new answers, not cached ones.
-        ``temperature``/``max_tokens`` override the method's params for this call (PSEUDO
-        samples its candidate solutions hotter than the rest). ``response_format``
-        defaults to the template's ``answer_schema`` block;
-        ``False`` asks without one, a dict replaces it (see ``tczoo.templates``)."""
+        ``sample`` says which of the n it was.
+
+        Asked again with the same prompt (and sampling), it answers with fresh samples:
+        the next ones this context has not asked for. ``first_sample`` names the samples
+        instead: ``first_sample=k`` is samples k..k+n-1 of this prompt, whatever was
+        asked before (``first_sample=0`` on a repeated prompt: the same answer as the
+        first ask). ``temperature``/``max_tokens`` override the method's params for this
+        call (PSEUDO samples its candidate solutions hotter than the rest).
+        ``response_format`` defaults to the template's ``answer_schema`` block; ``False``
+        asks without one, a dict replaces it (see ``tczoo.templates``)."""
         messages = self.prompts.render(template, **variables)
         kwargs = self.sampling()
         if response_format is None:
@@ -191,6 +240,11 @@ class Context:
             kwargs["temperature"] = temperature
         if max_tokens is not None:
             kwargs["max_tokens"] = max_tokens
+        request = json.dumps([messages, kwargs], sort_keys=True, default=str)
+        asked = self._asked.get(request, 0)
+        if first_sample is None:
+            first_sample = asked
+        self._asked[request] = max(asked, first_sample + n)
         out = await self.llm.complete(
             messages,
             n=n,

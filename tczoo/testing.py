@@ -149,7 +149,7 @@ def _generate_once(instance: Method, task: Task, model: str, sandbox: Sandbox,
     """What ``generate`` returns (usage stamped on when it is a suite)."""
     client = LLMClient(model, settings or LLMSettings(cache=False, retries=0))
     ctx = Context(llm=Session(client), sandbox=sandbox, prompts=Prompts(), method=type(instance).name,
-                  seed=task.seed, params=instance.params.model_dump())
+                  seed=task.seed, params=instance.params.model_dump(), produces=type(instance).produces)
     suite = asyncio.run(instance.generate(task, ctx))
     return ctx.finish(suite) if isinstance(suite, TestSuite) else suite
 

@@ -129,7 +129,7 @@ class HardTestGen(Method):
     Params = HardTestGenParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        suite = ctx.new_suite(task)
         if task.entry_point is not None:
             suite.fail("setup", "functional_problem", "HardTestGen makes stdin tests; this problem is call-based")
             return suite

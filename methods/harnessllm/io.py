@@ -160,7 +160,7 @@ class InputOutput(Method):
     single_turn: ClassVar[dict] = {}  # one answer: the JSON tests
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        suite = ctx.new_suite(task)
         template = "io/functional" if task.entry_point else "io/stdin"
         answers = await ctx.ask(suite, template, task=task, target=task.target,
                                 max_tests=min(self.params.max_tests, task.budget or self.params.max_tests))

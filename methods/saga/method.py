@@ -109,7 +109,7 @@ class Saga(Method):
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
         p = self.params
-        suite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        suite = ctx.new_suite(task)
         if task.entry_point is not None:
             suite.fail("setup", "functional_problem", "SAGA makes stdin tests; this problem is call-based")
             return suite
@@ -146,8 +146,9 @@ class Saga(Method):
             got = await ctx.ask(suite, "saga/multidim", task=task, correct=correct, first_sample=source.index,
                                 item=source.label)
         else:
+            # first_sample=0: two sources with the same (wrong, fixed) pair share one analysis
             got = await ctx.ask(suite, "saga/differential", task=task, wrong=source.pair.wrong,
-                                fixed=source.pair.fixed, item=source.label)
+                                fixed=source.pair.fixed, item=source.label, first_sample=0)
         if not got:
             return None
         note_truncation(suite, got[0].text, source.label)

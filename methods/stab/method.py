@@ -213,7 +213,7 @@ class Stab(Method):
     use_scenarios: ClassVar[bool] = True  # M2
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.INPUTS_ONLY)
+        suite = ctx.new_suite(task)
         checker = make_checker(task)
         if not checker.active:
             suite.fail("validator", "no_input_layout", checker.note + "; inputs are not checked against constraints")

@@ -30,7 +30,7 @@ class ZeroShotCoT(Method):
     single_turn = {"parse_retries": 0}  # an unreadable verdict is not asked again
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.LLM_JUDGE)
+        suite = ctx.new_suite(task)
         suite.oracle.judge_prompt = "cot/verdict"
         verdict, read = await ask_verdict(ctx, suite, "cot/verdict", item="verdict", retries=self.params.parse_retries,
                                           task=task, target=task.target)

@@ -173,7 +173,7 @@ class HoarePrompt(Method):
     Params = HoareParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.LLM_JUDGE)
+        suite = ctx.new_suite(task)
         suite.oracle.judge_prompt = "hoareprompt/verdict"
         target = task.target
         try:

@@ -98,7 +98,7 @@ class Trails(Method):
     Params = TrailsParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.LLM_JUDGE)
+        suite = ctx.new_suite(task)
         suite.oracle.judge_prompt = "trails/judge"
         p = self.params
         scenarios, properties = await asyncio.gather(self._scenarios(task, ctx, suite),

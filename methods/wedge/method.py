@@ -103,7 +103,7 @@ class Wedge(Method):
     Params = WedgeParams
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.INPUTS_ONLY)
+        suite = ctx.new_suite(task)
         if task.entry_point:
             suite.fail("method", "functional_problem", "WEDGE fuzzes stdin programs; this problem is call-based")
             return suite

@@ -143,7 +143,7 @@ class Generation:
 class AgentLoop:
     def __init__(self, method: str, steps: AgentSteps, params: AgentParams, task: Task, ctx: "Context"):
         self.method, self.steps, self.p, self.task, self.ctx = method, steps, params, task, ctx
-        self.suite: TestSuite = ctx.new_suite(task, OracleKind.EXPECTED_OUTPUT)
+        self.suite: TestSuite = ctx.new_suite(task)
         self.validator: str | None = None
         self.generator: str | None = None
         self.commands: list[str] = []

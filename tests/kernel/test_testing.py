@@ -97,7 +97,8 @@ class WrongOracle(Method):
     name = "wrong-oracle"
 
     async def generate(self, task: Task, ctx: Context) -> TestSuite:
-        suite = ctx.new_suite(task, OracleKind.INPUTS_ONLY)
+        suite = ctx.new_suite(task)
+        suite.oracle.kind = OracleKind.INPUTS_ONLY  # not the kind it declares
         for answer in await ctx.ask(suite, "crux/generate", task=task, n_tests=task.budget):
             suite.tests += [TestCase(input=t["input"]) for t in json.loads(answer.text.strip("`json\n"))]
         return suite
