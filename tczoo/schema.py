@@ -155,6 +155,17 @@ class Validator(Model):
     args: list[str] = Field(default_factory=list)  # e.g. the package's validator_flags
     time_limit_ms: int = Field(60_000, gt=0, le=MAX_TIME_MS)  # the format's validation_time default (60 s)
     memory_limit_mb: int = Field(1024, gt=0, le=MAX_MEMORY_MB)  # problemtools' validation_memory default
+    # An interactive problem's output validator is the program's interactor: it judges by
+    # talking to the program (``Sandbox.interact``), never an output after the fact, which
+    # the sandbox refuses (a runner that compares outputs cannot score such a problem).
+    interactive: bool = False
+
+    @model_serializer(mode="wrap")
+    def _without_default_interactive(self, handler: Any) -> Any:
+        data = handler(self)  # (a validator of a non-interactive problem dumps as it always did)
+        if isinstance(data, dict) and not data.get("interactive"):
+            data.pop("interactive", None)
+        return data
 
 
 def _check_validator_checker(model: "Problem | Task") -> None:

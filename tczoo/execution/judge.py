@@ -143,7 +143,8 @@ class SuiteJudge:
         self.checker_time_ms = checker_time_ms
         self.functional = problem.entry_point is not None
         # the interactor judges: programs talk to it (a method's inputs are its input files)
-        self.interactive = problem.interactive and problem.output_validator is not None
+        self.interactive = problem.output_validator is not None and (
+            problem.output_validator.interactive or problem.interactive)
         self.uses = self._uses()
         self.usable = [i for i, u in enumerate(self.uses) if u.usable]  # suite index of each usable position
 

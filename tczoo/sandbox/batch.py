@@ -209,7 +209,8 @@ class _Driver:
 
     def _admit(self, p: _Pending) -> None:
         job, last = p.job, self._last
-        if job.interactive:
+        if job.interactive or (job.output_validator is not None and job.output_validator.interactive
+                               and job.expected is not None):
             if self.deadline is not None:
                 raise ValueError("interactive jobs take no deadline")
             if job.output_validator is None:

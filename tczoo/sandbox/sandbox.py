@@ -174,8 +174,9 @@ class Sandbox:
               output_validator: Validator | None = None, interactive: bool = False) -> RunResult:
         """Run ``program`` and judge its output: by ``output_validator`` when the problem
         has one (see :mod:`tczoo.sandbox.validators`), else by ``comparator``. An
-        ``interactive`` problem's validator is the program's interactor (``interact``)."""
-        if interactive:
+        ``interactive`` problem's validator (``Validator.interactive``) is the program's
+        interactor (``interact``)."""
+        if interactive or (output_validator is not None and output_validator.interactive):
             if output_validator is None:
                 raise ValueError("an interactive problem needs its interactor (output_validator)")
             return self.interact(program, output_validator, stdin, expected, limits)

@@ -36,8 +36,19 @@ def validator_limits(validator: Validator) -> Limits:
     return Limits(time_ms=validator.time_limit_ms, memory_mb=validator.memory_limit_mb)
 
 
+class InteractorRequired(ValueError):
+    """An interactive problem's validator (its interactor) was asked about an output after
+    the fact: only a run that talks to it can be judged (``Sandbox.interact``)."""
+
+
 def output_validator_job(validator: Validator, input: str, answer: str, output: str) -> Job:
     """The sandbox job that asks ``validator`` about ``output``."""
+    if validator.interactive:
+        raise InteractorRequired(
+            f"{validator.program.name or 'the validator'} is an interactive problem's interactor: it judges a "
+            "program by talking to it (Sandbox.interact), not an output after the fact; this problem is "
+            "interactive, and only judges that talk to the interactor score it (the agreement runner, "
+            "benchmarks --check)")
     return Job(
         program=validator.program,
         stdin=output,

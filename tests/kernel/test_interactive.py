@@ -160,7 +160,7 @@ def test_an_interactive_package_loads_and_checks(tmp_path, sandbox):
 
     interactive_package(tmp_path)
     [p] = load(tmp_path)
-    assert p.interactive and p.output_validator is not None and p.checker == "program"
+    assert p.interactive and p.output_validator.interactive and p.checker == "program"
     assert p.samples == [] and len(p.golden_tests) == 5  # the .interaction sample is for people
     [report] = check_path(tmp_path, sandbox)
     assert report.interactive and report.mismatches == 0, [(s.name, s.verdict, s.explanation)
@@ -189,3 +189,20 @@ def test_the_jury_reference_row_and_a_methods_inputs_on_an_interactive_problem(t
     assert judge.usable == [0, 1]
     good, five = judge.judge([p.solutions[0], next(w for w in p.wrong_solutions if w.name.endswith("five.py"))])
     assert good.verdicts == ["AC", "AC"] and five.verdicts[0] == "WA"
+
+
+def test_an_interactor_never_judges_an_output_after_the_fact(sandbox, interactor):
+    """A runner that compares outputs cannot score an interactive problem: the sandbox
+    refuses to hand the interactor an output, in one line; judge() and batches with the
+    interactor talk to it instead."""
+    from tczoo.sandbox.validators import InteractorRequired
+
+    marked = interactor.model_copy(update={"interactive": True})
+    with pytest.raises(InteractorRequired, match="interactive problem's interactor"):
+        sandbox.validate_output(marked, "5\n", "", "! 5\n")
+    assert "interactive" not in interactor.model_dump() and marked.model_dump()["interactive"] is True
+    r = sandbox.judge(Program(code=GOOD_PY, language=Language.PYTHON), "5\n", "", LIMITS, output_validator=marked)
+    assert r.verdict is Verdict.AC
+    job = Job(program=Program(code=GOOD_PY, language=Language.PYTHON), stdin="8\n", expected="", limits=LIMITS,
+              output_validator=marked)
+    assert [r.verdict for r in sandbox.run_many([job])] == [Verdict.AC]

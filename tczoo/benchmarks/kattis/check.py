@@ -143,7 +143,8 @@ def check_submission(problem: Problem, program: Program, expected: list[str], ma
         check.explanation = _explain(problem, program, check, built.message)
         return check
     tests = {name: (inp, ans) for name, inp, ans in all_tests(problem)}
-    interactive = problem.interactive and problem.output_validator is not None
+    interactive = problem.output_validator is not None and (problem.output_validator.interactive
+                                                            or problem.interactive)
     runs: dict[str, object] = {}
 
     def attempt(name: str, limits):

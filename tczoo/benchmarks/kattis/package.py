@@ -700,7 +700,8 @@ def _read(pdir: Path, root: Path, tree: Tree) -> Problem:
             detail = "; ".join(f"{s['path']}: {s['reason']}" for s in validator_skips)
             raise _Skip(f"validation: custom{' interactive' if interactive else ''} needs one output validator "
                         f"the sandbox can run, found {len(found)}" + (f" ({detail})" if detail else ""))
-        output_validator = Validator(program=found[0][1], args=flags.split(), **validator_limits)
+        output_validator = Validator(program=found[0][1], args=flags.split(), interactive=interactive,
+                                     **validator_limits)
     else:
         try:
             checker = kattis_comparator(flags)

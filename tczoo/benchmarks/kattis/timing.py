@@ -50,7 +50,8 @@ def slowest_accepted(problem: Problem, sandbox) -> dict:
 
     tests = all_tests(problem)
     limits = Limits(time_ms=PROBE_LIMIT_MS, memory_mb=problem.memory_limit_mb)
-    interactive = problem.interactive and problem.output_validator is not None
+    interactive = problem.output_validator is not None and (problem.output_validator.interactive
+                                                            or problem.interactive)
     jobs = [Job(program=s, stdin=inp, expected=ans, comparator=problem.checker,
                 output_validator=problem.output_validator, interactive=interactive, limits=limits,
                 tag=(s.name, name, s.digest))
