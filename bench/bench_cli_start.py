@@ -1,6 +1,6 @@
 """How long the command line takes to start, against bare ``import typer, rich, pydantic``.
 
-    python bench/bench_cli_start.py [--repeat 9]
+    python bench/bench_cli_start.py [--repeat 9] [--instructions]
 
 Every command runs as users run it: the ``tczoo`` console script in a fresh interpreter,
 each time with a fresh, empty ``TCZOO_CACHE`` (a first run: nothing is kept between
@@ -18,6 +18,10 @@ Also timed, as the same kind of figure: the floor any typer command line has
 imports pydantic in full, and its plugin loader ``importlib.metadata``). ``import typer,
 rich, pydantic`` loads none of them (pydantic's top-level import is lazy). Each tczoo
 figure is printed against its floor too: the distance that is tczoo's own.
+
+``--instructions`` also counts the instructions each command executes once, under
+valgrind's callgrind (about 50x slower, and indifferent to what else the machine runs):
+the same ratios, free of the load.
 """
 
 from __future__ import annotations
@@ -72,7 +76,9 @@ def heavy(args: list[str], env: dict[str, str]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=9)
-    n = ap.parse_args().repeat
+    ap.add_argument("--instructions", action="store_true", help="also count instructions with valgrind")
+    args = ap.parse_args()
+    n = args.repeat
     script = str(Path(sys.executable).with_name("tczoo"))
     scratch = Path(tempfile.mkdtemp(prefix="bench-cli-"))
     floor = scratch / "floor.py"
@@ -90,6 +96,8 @@ def main() -> None:
     }
     try:
         measure(cases, n, env, scratch)
+        if args.instructions:
+            instructions(cases, env, scratch)
     finally:
         import shutil
 
@@ -122,6 +130,32 @@ def measure(cases: dict[str, tuple[list[str], str | None]], n: int, env: dict[st
         target = f"<= {TARGETS[label]}" if label in TARGETS else ""
         imported = heavy(cmd[1:], dict(env, TCZOO_CACHE=str(scratch / "probe"))) if label.startswith("tczoo") else ""
         print(f"{label:<42} {w:6.3f}s {w / bw:6.2f}x {c:6.3f}s {c / bc:6.2f}x {against:>19} {target:>7}  {imported}")
+
+
+def instructions(cases: dict[str, tuple[list[str], str | None]], env: dict[str, str], scratch: Path) -> None:
+    import re
+    import shutil
+
+    if shutil.which("valgrind") is None:
+        print("instructions: valgrind is not installed")
+        return
+    counts = {}
+    for i, (label, (cmd, _)) in enumerate(cases.items()):
+        if cmd[0] != sys.executable:  # the console script: run by this interpreter, as its #! line says
+            cmd = [sys.executable, *cmd]
+        done = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd],
+                              capture_output=True, text=True, env=dict(env, TCZOO_CACHE=str(scratch / f"ir-{i}")))
+        found = re.search(r"Collected\s*:\s*(\d+)", done.stderr)
+        counts[label] = int(found.group(1)) if found else None
+    base = next(iter(counts.values()))
+    print("instructions (callgrind, one run each)")
+    for label, (_, floor_of) in cases.items():
+        c = counts[label]
+        if c is None or not base:
+            print(f"{label:<42} ?")
+            continue
+        against = f"{c / counts[floor_of]:.2f}x floor" if floor_of and counts.get(floor_of) else ""
+        print(f"{label:<42} {c / 1e6:8.0f} M {c / base:6.2f}x  {against}")
 
 
 if __name__ == "__main__":

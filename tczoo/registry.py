@@ -183,13 +183,22 @@ def command_plugins() -> list[tuple[str, Callable[[], Callable[..., Any]]]]:
             for name in sorted(_group("tczoo.commands"))]
 
 
-def describe_methods() -> list[dict[str, Any]]:
-    """``Method.describe()`` of every installed method, in name order. Each is read from
-    its class's declaration without importing the method (``declared_method``), or from
-    the imported class where the declaration cannot be read that way."""
+def describe_methods(params: bool = True) -> list[dict[str, Any]]:
+    """``Method.describe()`` of every installed method, in name order (without its
+    ``params`` when ``params`` is False: the listing's table does not show them). Each is
+    read from its class's declaration without importing the method (``declared_method``),
+    or from the imported class where the declaration cannot be read that way."""
     eps = _group("tczoo.methods")
     _forget()
-    return [declared_method(eps[name].value, keep=True) or get_method(name).describe() for name in method_names()]
+    found = []
+    for name in method_names():
+        info = declared_method(eps[name].value, keep=True, params=params)
+        if info is None:
+            info = get_method(name).describe()
+            if not params:
+                info.pop("params", None)
+        found.append(info)
+    return found
 
 
 def package_of(group: str, name: str) -> dict[str, str] | None:
@@ -352,22 +361,23 @@ class _Unread(Exception):
     """A declaration the reader cannot be sure of."""
 
 
-def declared_method(value: str, keep: bool = False) -> dict[str, Any] | None:
+def declared_method(value: str, keep: bool = False, params: bool = True) -> dict[str, Any] | None:
     """``describe()`` of the method class an entry point names (``module:Class``), read
     from its source; None when it cannot be read for certain. ``keep``: reuse what the
-    calls since the last ``_forget()`` read (one listing reads each file once)."""
+    calls since the last ``_forget()`` read (one listing reads each file once);
+    ``params``: False leaves the ``Params`` defaults out (and unread)."""
     if not keep:
         _forget()
     module, _, qualname = value.partition(":")
     if not qualname or "." in qualname:
         return None
     try:
-        return _describe(module.strip(), qualname.strip())
+        return _describe(module.strip(), qualname.strip(), params)
     except (_Unread, OSError, SyntaxError, ValueError, RecursionError, UnicodeDecodeError):
         return None
 
 
-def _describe(module: str, name: str) -> dict[str, Any]:
+def _describe(module: str, name: str, params: bool = True) -> dict[str, Any]:
     import ast
 
     ref = _resolve(module, ast.Name(id=name))
@@ -385,6 +395,8 @@ def _describe(module: str, name: str) -> dict[str, Any]:
             raise _Unread(key)
         where, node = attrs[key]
         info[key] = _member_value(where, node) if key in _ENUMS else _literal(where, node)
+    if not params:
+        return info
     where, node = attrs["Params"]
     ref = _resolve(where, node)
     if not isinstance(ref, tuple):

@@ -55,7 +55,7 @@ def methods(
                 "setting": cls.setting.value, "produces": cls.produces.value, "runner": cls.runner}
         _show_params("method", info, parameters(cls.Params), fmt)
         return
-    infos = describe_methods()
+    infos = describe_methods(params=fmt == "json")  # the table shows no parameters
     if fmt == "json":
         emit_json(infos)
         return

@@ -103,3 +103,9 @@ def test_what_the_reader_cannot_be_sure_of_is_left_to_the_import(package, trap):
     registry._TEXTS.pop("toypkg.trap", None)
     registry._IMPORTS.pop("toypkg.trap", None)
     assert registry.declared_method("toypkg.trap:Trap") is None
+
+
+def test_the_table_s_listing_leaves_the_parameters_out_and_agrees_otherwise():
+    full = registry.describe_methods()
+    short = registry.describe_methods(params=False)
+    assert short == [{k: v for k, v in info.items() if k != "params"} for info in full]
