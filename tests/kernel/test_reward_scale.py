@@ -172,7 +172,7 @@ def test_rewards_are_awaited_from_another_loop_without_blocking_it(io_refs, harn
         got, ticks, took = asyncio.run(trainer())
     assert got[0].score == 1.0, got[0].as_dict()
     assert [g.score for g in got[1:]] == [e.score for e in expected] * 4 == [1.0, 0.0] * 4
-    assert took > 0.8  # two checker cases at least, 0.4 s each
+    assert took > 0.4  # a checker case at least (cases run side by side on the slots)
     gaps = [b - a for a, b in zip(ticks, ticks[1:])]
     assert len(ticks) > 10 and max(gaps) < took / 2, (len(ticks), max(gaps), took)  # never blocked for long
 
