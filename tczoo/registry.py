@@ -373,7 +373,7 @@ def declared_method(value: str, keep: bool = False, params: bool = True) -> dict
         return None
     try:
         return _describe(module.strip(), qualname.strip(), params)
-    except (_Unread, OSError, SyntaxError, ValueError, RecursionError, UnicodeDecodeError):
+    except Exception:  # noqa: BLE001 - _Unread, or a source the reader did not foresee: the import decides
         return None
 
 
@@ -399,8 +399,8 @@ def _describe(module: str, name: str, params: bool = True) -> dict[str, Any]:
         return info
     where, node = attrs["Params"]
     ref = _resolve(where, node)
-    if not isinstance(ref, tuple):
-        raise _Unread("Params")
+    if len(ref) != 2:
+        raise _Unread("Params is not a class")
     fields: dict[str, tuple[str, Any]] = {}
     for cls in _chain(ref, _PARAMS):
         fields.update({k: (cls.module, v) for k, v in cls.fields.items()})
@@ -507,8 +507,8 @@ def _chain(ref: tuple[str, str], root: tuple[str, str]) -> list[_Class]:
         if len(bases) != 1 or len(chain) > 20:
             raise _Unread("bases")
         found = _resolve(cls.module, bases[0])
-        if not isinstance(found, tuple):
-            raise _Unread("base")
+        if len(found) != 2:
+            raise _Unread("a base that is not a class")
         ref = found
 
 

@@ -72,6 +72,8 @@ TRAPS = {
     "two bases": "class Mixin:\n    pass\n\n\nclass Trap(Toy, Mixin):\n    name = 'trap'\n",
     "required field": "class TrapParams(ToyParams):\n    must: int\n\n\nclass Trap(Toy):\n    name = 'trap'\n"
                       "    Params = TrapParams\n",
+    "params a constant": "PARAMS = 3\n\n\nclass Trap(Toy):\n    name = 'trap'\n    Params = PARAMS\n",
+    "base a constant": "Base = 3\n\n\nclass Trap(Base):\n    name = 'trap'\n",
 }
 
 
