@@ -162,10 +162,11 @@ def check_submission(problem: Problem, program: Program, expected: list[str], ma
                     result = result.model_copy(update={"verdict": Verdict.TLE, "message": "CPU time limit exceeded"})
             else:
                 result = attempt(name, high)
-            if result.verdict.value == "TLE" and result.cpu_ms < high.time_ms and probed is None:
-                # the wall-clock guard stopped it below its CPU limit: a loaded machine starved
-                # it (or it sleeps). Once more with a guard WALL_ROOM times wider, as
-                # SuiteJudge does: the machine's load never decides a verdict.
+            if result.verdict.value == "TLE" and result.cpu_ms <= limit and probed is None:
+                # the wall-clock guard stopped it before it used the time limit: a loaded machine
+                # starved it (or it sleeps). Once more with a guard WALL_ROOM times wider, as
+                # SuiteJudge does: the machine's load never decides a verdict. (Past the limit
+                # its verdict there is TLE already; only the margin's would change.)
                 result = attempt(name, high.model_copy(update={"wall_ms": WALL_ROOM * high.wall_guard_ms}))
             runs[name] = result
             check.tests.append(TestRun(name=name, verdict=result.verdict.value, cpu_ms=round(result.cpu_ms, 1),
