@@ -119,7 +119,7 @@ class LazyCommands(MutableMapping):
         else:
             raise KeyError(name)
         for key, command in found.items():
-            if key not in self._built:
+            if key not in self._built and (key == name or key not in self._given):  # what the app was given wins
                 polish(command)
                 self._built[key] = command
         return self._built[name]
