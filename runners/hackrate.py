@@ -509,7 +509,7 @@ class HackRateRunner(Runner):
         from tczoo.sandbox import Sandbox
         from tczoo.schema import Oracle, OracleKind, Provenance, TestCase
 
-        from tczoo.userfiles import UserFileError, read_jsonl
+        from tczoo.safeio.userfiles import UserFileError, read_jsonl
 
         by_problem: dict[str, list[TestCase]] = {}
         try:

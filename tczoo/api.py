@@ -157,9 +157,10 @@ PUBLIC_MODULES: tuple[str, ...] = (
     "tczoo.stats",  # intervals, paired differences, Holm (analyses that compute their own numbers)
     "tczoo.registry",  # finding methods and runners by name
     "tczoo.paths",  # cache_dir, cached_json, data_root, texts_digest
-    "tczoo.safetext",  # storing and printing untrusted text
-    "tczoo.untrusted",  # reading files and trees nobody vouches for (inside a root, regular files, capped)
-    "tczoo.userfiles",  # reading a user's JSON/JSONL/YAML file with FILE:LINE errors
+    "tczoo.safeio",  # input and output nobody vouches for (the package: its docstring)
+    "tczoo.safeio.text",  # storing and printing untrusted text
+    "tczoo.safeio.read",  # reading files and trees nobody vouches for (inside a root, regular files, capped)
+    "tczoo.safeio.userfiles",  # reading a user's JSON/JSONL/YAML file with FILE:LINE errors
     "tczoo.submissions",  # labelled submissions of a problem, candidates files
     "tczoo.candidates",  # sampling model-written candidates (how: Sampling), labelled by the golden tests
     "tczoo.testing",  # the scripted-model harness and self-checks for plugin tests

@@ -27,7 +27,7 @@ def cache_dir() -> Path:
     answers from it, so an existing root must be a folder owned by the user running
     tczoo and writable by nobody else (docs/security.md); anything else is refused with
     one line (``CacheRefused``)."""
-    from tczoo.safewrite import private_dir
+    from tczoo.safeio.write import private_dir
 
     root = os.environ.get("TCZOO_CACHE")
     path = Path(root).expanduser() if root else Path.home() / ".cache" / "tczoo"
@@ -53,7 +53,7 @@ def _trusted_cache(path: Path, name: str) -> None:
     except OSError as exc:
         raise CacheRefused(f"{name}: {exc.strerror or exc}; give another folder in TCZOO_CACHE") from None
     if not stat.S_ISDIR(st.st_mode):
-        from tczoo.untrusted import kind_name
+        from tczoo.safeio.read import kind_name
 
         what = "a file" if stat.S_ISREG(st.st_mode) else kind_name(st.st_mode)
         raise CacheRefused(f"{name} is {what}, not a folder: give a folder in TCZOO_CACHE "
@@ -69,9 +69,9 @@ def _trusted_cache(path: Path, name: str) -> None:
 
 def cache_subdir(*parts: str) -> Path:
     """``cache_dir()/part/...``, each folder created owner-only (``0o700``); a part that
-    is a link or not a folder is refused (``tczoo.safewrite.subdir``): nothing in the
+    is a link or not a folder is refused (``tczoo.safeio.write.subdir``): nothing in the
     cache is followed elsewhere."""
-    from tczoo.safewrite import subdir
+    from tczoo.safeio.write import subdir
 
     return subdir(cache_dir(), *parts)
 
@@ -79,7 +79,7 @@ def cache_subdir(*parts: str) -> Path:
 def write_cache_file(path: Path, text: str | bytes) -> None:
     """A file of the cache, replaced atomically and owner-only (``0o600``); its folder
     must exist (``cache_subdir``)."""
-    from tczoo.safewrite import PRIVATE_FILE, write_atomic as atomic
+    from tczoo.safeio.write import PRIVATE_FILE, write_atomic as atomic
 
     atomic(path, text, mode=PRIVATE_FILE)
 
@@ -87,7 +87,7 @@ def write_cache_file(path: Path, text: str | bytes) -> None:
 def read_cache_file(path: Path, cap: int = 256 << 20) -> bytes | None:
     """A file of the cache: its bytes, or None when it is missing or is not a regular
     file (a link, a FIFO: never followed, never waited on) or is larger than ``cap``."""
-    from tczoo.untrusted import Refused, read_file
+    from tczoo.safeio.read import Refused, read_file
 
     try:
         return read_file(path, cap=cap, follow=False)
@@ -233,8 +233,8 @@ def entry_point_sources(eps: Iterable[Any]) -> list[Path]:
 def write_atomic(path: Path, text: str, mode: int = 0o644) -> None:
     """``text`` into ``path`` whole or not at all (a crash leaves the old file or none);
     the temporary file has a fresh random name and a link at ``path`` is replaced, never
-    written through (``tczoo.safewrite.write_atomic``)."""
-    from tczoo.safewrite import write_atomic as atomic
+    written through (``tczoo.safeio.write.write_atomic``)."""
+    from tczoo.safeio.write import write_atomic as atomic
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

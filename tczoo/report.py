@@ -33,7 +33,7 @@ from typing import Any
 from tczoo import stats
 from tczoo.failures import generation_failure, transient
 from tczoo.runner import Runner, Table
-from tczoo.safetext import dumps, printable
+from tczoo.safeio.text import dumps, printable
 from tczoo.schema import repeat_of
 from tczoo.schema import ScoreRecord
 

@@ -539,6 +539,12 @@ class GeneratorSpec(Model):
 
 UNPOSED = "unposed"  # a TestCase meta key: the method could not ask this query (Task.queries), and why
 CANDIDATE_ROLE = "candidate"  # an Artifact role: a candidate solution the method sampled (CodeT)
+# Program.meta key of a CANDIDATE_ROLE artifact: True on the candidate the method selected itself
+# (S*: its own pairwise comparisons pick one); a selection runner reports that pick beside its own
+SELECTED = "selected"
+# an Artifact role: the program under test as the method repaired it, one artifact per debugging
+# round in order (UTDebug); Program.meta["round"] says which, and a runner judges each on the golden tests
+REPAIRED_ROLE = "repaired"
 
 
 class Artifact(Model):
@@ -546,12 +552,6 @@ class Artifact(Model):
     role ``CANDIDATE_ROLE``: a candidate solution of the problem it sampled, for a
     selection runner to rank (``Method.samples_candidates``)."""
 
-# Program.meta key of a CANDIDATE_ROLE artifact: True on the candidate the method selected itself
-# (S*: its own pairwise comparisons pick one); a selection runner reports that pick beside its own
-SELECTED = "selected"
-# an Artifact role: the program under test as the method repaired it, one artifact per debugging
-# round in order (UTDebug); Program.meta["round"] says which, and a runner judges each on the golden tests
-REPAIRED_ROLE = "repaired"
     role: str
     program: Program
     ok: bool = True

@@ -18,14 +18,14 @@ loses nor duplicates anything. A unit generated again (a failed generation retri
 appends a record with a higher ``attempt``: the old one stays in the file, superseded,
 and readers see the latest attempt and the scores of that attempt only.
 
-Every string is stored losslessly (``tczoo.safetext``): lone surrogates and control
+Every string is stored losslessly (``tczoo.safeio.text``): lone surrogates and control
 characters a model or a program produced survive the round trip.
 
 A run directory may come from anyone (docs/security.md): it is created owner-only
 (``0o700``, files ``0o600``); the lock, the appends, the torn-tail repair and the
 atomic rewrites never write through a link or into a FIFO or device someone placed
-there (``tczoo.safewrite``), and reading streams each file with a bound on every
-record (``TCZOO_READ_RECORD_MB``, ``tczoo.untrusted``) and refuses a file that is
+there (``tczoo.safeio.write``), and reading streams each file with a bound on every
+record (``TCZOO_READ_RECORD_MB``, ``tczoo.safeio.read``) and refuses a file that is
 not a regular one.
 """
 
@@ -44,11 +44,11 @@ from typing import Any, Iterator
 from pydantic import ValidationError
 
 from tczoo.errors import RunFailed, UserError
-from tczoo.safewrite import UnsafeFile, open_append, open_rw, private_dir, subdir, write_atomic
+from tczoo.safeio.write import UnsafeFile, open_append, open_rw, private_dir, subdir, write_atomic
 from tczoo.schema import RUN_FORMAT, GenerationRecord, RunConfig, ScoreRecord
-from tczoo.safetext import dumps, model_line
-from tczoo.untrusted import Refused, iter_lines, read_file, record_bytes
-from tczoo.userfiles import NotJSON, UserFileError, loads, type_name
+from tczoo.safeio.text import dumps, model_line
+from tczoo.safeio.read import Refused, iter_lines, read_file, record_bytes
+from tczoo.safeio.userfiles import NotJSON, UserFileError, loads, type_name
 
 FILES = ("exchanges.jsonl", "generations.jsonl", "scores.jsonl", "provenance.jsonl", "cross_scores.jsonl")
 LOCK = ".lock"
@@ -176,7 +176,7 @@ def _is_run_file(path: Path) -> bool:
 
 
 def _refused(path: Path, mode: int) -> Exception:
-    from tczoo.safewrite import refusal
+    from tczoo.safeio.write import refusal
 
     return refusal(path, mode)
 
@@ -438,7 +438,7 @@ class RunStore:
                 yield pending[0], record
 
     def _record(self, path: Path, lineno: int, raw: bytes, *, last: bool) -> Any:
-        # the reader of every user file (tczoo.userfiles): strict UTF-8, no NaN or
+        # the reader of every user file (tczoo.safeio.userfiles): strict UTF-8, no NaN or
         # Infinity, nesting bounded; a record is an object
         where = f"{path}:{lineno}"
         try:

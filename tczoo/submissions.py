@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from tczoo.errors import InfrastructureFailure, UserError
 from tczoo.schema import Language, Model, Problem, Program, TestCase, WrongProgram
-from tczoo.safetext import dumps
+from tczoo.safeio.text import dumps
 
 if TYPE_CHECKING:
     from tczoo.sandbox import Limits, Sandbox
@@ -250,10 +250,10 @@ class CandidateFile:
 
 
 def read_candidates(path: str | Path) -> CandidateFile:
-    """Read a candidates file (``tczoo.userfiles``: a regular file, bounded, strict
+    """Read a candidates file (``tczoo.safeio.userfiles``: a regular file, bounded, strict
     UTF-8, no NaN); a line that is not a candidate record is a ``UserError`` naming
     ``FILE:LINE`` and what is wrong."""
-    from tczoo.userfiles import read_jsonl
+    from tczoo.safeio.userfiles import read_jsonl
 
     path = Path(path)
     if not path.exists():

@@ -15,7 +15,7 @@ import typer
 
 from tczoo.cli.options import CLIError, require_runs, split, writable
 from tczoo.cli.output import echo
-from tczoo.safetext import dumps
+from tczoo.safeio.text import dumps
 
 
 # --------------------------------------------------------------------------- candidates

@@ -32,7 +32,7 @@ def boundary_report(text: str, *, time_limit_s: float = 2.0, objective: str = "l
 def boundary_command(file: Path, as_json: bool, *, objective: str = "leximin") -> int:
     """Print the report for the statement in *file*; 0 on success, 1 if the file
     cannot be read, 2 if the boundary violates a parsed constraint (a bug)."""
-    from tczoo.untrusted import ReadLimits, Refused, read_file
+    from tczoo.safeio.read import ReadLimits, Refused, read_file
 
     try:  # undecodable bytes become U+FFFD rather than a traceback; a FIFO or device is refused
         text = read_file(Path(file), cap=ReadLimits.from_env().file_bytes).decode("utf-8", errors="replace")

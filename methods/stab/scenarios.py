@@ -140,7 +140,7 @@ def load_catalog(path: Path | None = None, *, paper_counts: bool | None = None) 
 
             raw = yaml.safe_load(text)
     else:  # a catalog of one's own: read as every user file is (bounded, FILE:LINE errors)
-        from tczoo.userfiles import read_yaml
+        from tczoo.safeio.userfiles import read_yaml
 
         raw = read_yaml(source, "scenario catalog")
     catalog = Catalog.model_validate(raw)

@@ -103,10 +103,10 @@ def available() -> bool:
 
 def read_records(path: Path) -> list[dict[str, Any]]:
     """Records of a HumanEval JSONL file (gzipped when it ends in ``.gz``), size-capped:
-    read as every user file is (a regular file, capped; ``tczoo.untrusted``), each line
-    as a bounded JSON record (``tczoo.userfiles.loads``: no NaN, no runaway nesting)."""
-    from tczoo.untrusted import Refused, read_file
-    from tczoo.userfiles import UserFileError, loads
+    read as every user file is (a regular file, capped; ``tczoo.safeio.read``), each line
+    as a bounded JSON record (``tczoo.safeio.userfiles.loads``: no NaN, no runaway nesting)."""
+    from tczoo.safeio.read import Refused, read_file
+    from tczoo.safeio.userfiles import UserFileError, loads
 
     try:
         raw = read_file(path, cap=MAX_FILE_BYTES)

@@ -221,13 +221,13 @@ def load_local(schema: str, path: str | os.PathLike[str], *, limit: int | None =
 def read_records(path: Path) -> list[Any]:
     """Upstream records from a JSONL / JSON / parquet file or a directory of them.
 
-    Read as ``tczoo.userfiles`` reads every user file (regular files, bounded, strict
+    Read as ``tczoo.safeio.userfiles`` reads every user file (regular files, bounded, strict
     UTF-8, no NaN/inf, bounded nesting, ``FILE:LINE`` errors); a directory is walked
-    through ``tczoo.untrusted.Tree`` (links only inside it, no loops, capped)."""
+    through ``tczoo.safeio.read.Tree`` (links only inside it, no loops, capped)."""
     if path.is_dir():
         if (path / "dataset_dict.json").exists() or (path / "state.json").exists():
             return _read_saved_dataset(path)
-        from tczoo.untrusted import Refused, Tree
+        from tczoo.safeio.read import Refused, Tree
 
         try:
             found, _ = Tree(path).walk_files(path)
@@ -244,7 +244,7 @@ def read_records(path: Path) -> list[Any]:
     if name.endswith(".jsonl"):
         return _read_jsonl(path)
     if name.endswith(".json"):
-        from tczoo.userfiles import UserFileError, read_json
+        from tczoo.safeio.userfiles import UserFileError, read_json
 
         try:
             data = read_json(path)
@@ -256,7 +256,7 @@ def read_records(path: Path) -> list[Any]:
             raise BenchmarkLoadError(f"{path}: expected a JSON list of records")
         return data
     if name.endswith(".parquet"):
-        from tczoo.untrusted import Refused, open_regular
+        from tczoo.safeio.read import Refused, open_regular
 
         try:
             os.close(open_regular(path))  # a FIFO or a device is refused, not handed to pyarrow
@@ -271,7 +271,7 @@ def _read_jsonl(path: Path) -> list[Any]:
 
 
 def _read_jsonl_lines(path: Path) -> list[tuple[int, Any]]:
-    from tczoo.userfiles import UserFileError, read_jsonl
+    from tczoo.safeio.userfiles import UserFileError, read_jsonl
 
     try:
         return list(read_jsonl(path))

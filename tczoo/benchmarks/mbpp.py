@@ -68,8 +68,8 @@ class MBPPError(BenchmarkLoadError):
 
 def read_records(path: Path) -> list[dict[str, Any]]:
     """The file's records (JSON lines, or a JSON list), each with its line number."""
-    from tczoo.untrusted import Refused, read_file
-    from tczoo.userfiles import UserFileError, loads
+    from tczoo.safeio.read import Refused, read_file
+    from tczoo.safeio.userfiles import UserFileError, loads
 
     try:
         raw = read_file(path, cap=MAX_FILE_BYTES)

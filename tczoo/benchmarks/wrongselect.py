@@ -73,7 +73,7 @@ def _row_bits(row: Any, where: str) -> list[int]:
             elif isinstance(value, (bool, int, float, np.integer, np.floating)) and value in (0, 1):
                 bits.append(int(value))
             else:
-                from tczoo.untrusted import brief
+                from tczoo.safeio.read import brief
 
                 raise ValueError(f"{where}: entries must be 0/1 or verdicts, got {brief(value, 40)}")
         return bits
@@ -690,7 +690,7 @@ class MatrixError(UserError, ValueError):
 
 def load_matrix_file(path: Path) -> np.ndarray:
     """A JSON list of rows: verdict strings ("AWWA") or 0/1 lists."""
-    from tczoo.userfiles import UserFileError, read_json
+    from tczoo.safeio.userfiles import UserFileError, read_json
 
     path = Path(path)
     if not path.exists():

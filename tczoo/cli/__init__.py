@@ -294,7 +294,7 @@ def polish(command) -> None:
 
 
 def _one_line(text: str) -> str:
-    from tczoo.safetext import printable
+    from tczoo.safeio.text import printable
 
     return printable(" ".join(str(text).split()), newlines=False)
 

@@ -217,7 +217,7 @@ def _render_kattis(reports: list, console) -> None:
     parts): one line per package, then each package's submissions."""
     from rich.text import Text
 
-    from tczoo.safetext import printable
+    from tczoo.safeio.text import printable
 
     rows = []
     for r in reports:

@@ -34,7 +34,7 @@ from tczoo.cli.options import (
 from tczoo.cli.candidates import write_candidates
 from tczoo.cli.output import console, echo, emit_json, err_console, rich_table, show_tables, warn
 from tczoo.cli.progress import ProgressBar, RunReporter, progress
-from tczoo.safetext import dumps, printable
+from tczoo.safeio.text import dumps, printable
 
 __all__ = [
     "CLIError", "KEYLESS", "PROVIDER_KEYS", "ProgressBar", "RunReporter", "address_option", "check_benchmark",

@@ -95,8 +95,8 @@ def require_file(path: Path | None, what: str = "file") -> Path | None:
 
 def read_user_file(path: Path, what: str = "file") -> bytes:
     """The bytes of a user's file: a readable regular file (``require_file``), at most
-    ``TCZOO_READ_FILE_MB`` (256 MiB by default; ``tczoo.untrusted``), read once."""
-    from tczoo.untrusted import ReadLimits, Refused, read_file
+    ``TCZOO_READ_FILE_MB`` (256 MiB by default; ``tczoo.safeio.read``), read once."""
+    from tczoo.safeio.read import ReadLimits, Refused, read_file
 
     require_file(path, what)
     try:
@@ -204,10 +204,10 @@ def check_benchmark(benchmark: str) -> str:
 
 def parse_json_option(text: str | None, option: str) -> Any:
     """The JSON value of an option such as ``--params``: invalid JSON, NaN or infinity,
-    or nesting deeper than ``tczoo.userfiles.MAX_DEPTH`` is one line, exit 2."""
+    or nesting deeper than ``tczoo.safeio.userfiles.MAX_DEPTH`` is one line, exit 2."""
     if not text:
         return None
-    from tczoo.userfiles import UserFileError, loads
+    from tczoo.safeio.userfiles import UserFileError, loads
 
     try:
         return loads(text, option)

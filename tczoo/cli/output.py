@@ -2,7 +2,7 @@
 
 - ``console`` / ``err_console``, ``echo``, ``warn``: output that never lets a model's or
   a program's bytes drive the terminal (escape sequences, NUL, lone surrogates are
-  shown escaped, ``tczoo.safetext.printable``);
+  shown escaped, ``tczoo.safeio.text.printable``);
 - ``emit_json``: machine output (``--format json``), always valid UTF-8;
 - ``rich_table``: a table whose cells are plain text.
 
@@ -18,7 +18,7 @@ from typing import Any, Iterable, Sequence
 from rich.console import Console
 from rich.text import Text
 
-from tczoo.safetext import dumps, printable
+from tczoo.safeio.text import dumps, printable
 
 
 
@@ -57,7 +57,7 @@ def warn(text: str) -> None:
 
 
 def emit_json(data: Any) -> None:
-    """Machine output: JSON on stdout, always valid UTF-8 (``tczoo.safetext.dumps``)."""
+    """Machine output: JSON on stdout, always valid UTF-8 (``tczoo.safeio.text.dumps``)."""
     sys.stdout.write(dumps(data, indent=2, default=str) + "\n")
 
 

@@ -58,6 +58,10 @@ def run(
                                             "runs/<methods>-<model>-<hash of the experiment>; runs/latest links to it)"),
     runner: Optional[str] = typer.Option(None, "--runner", help="score with this runner instead of each method's own"),
     params: Optional[str] = typer.Option(None, "--params", help='JSON: {"crux": {"max_rounds": 3}, "runner:hackrate": {...}}'),
+    strict_inputs: bool = typer.Option(False, "--strict-inputs",
+                                       help="where a problem has no input validator, count a test only if the "
+                                            "reference solution runs cleanly on its input and prints something "
+                                            "(ours, not a paper's rule)"),
     fmt: str = format_option(*REPORT_FORMATS, help="format of the report printed at the end"),
     dry_run: bool = typer.Option(False, "--dry-run",
                                  help="print units, LLM calls, prompt and worst-case completion tokens and dollars, "
@@ -95,7 +99,7 @@ def run(
         raise CLIError('--params must be a JSON object, e.g. {"crux": {"max_rounds": 3}}')
     config = RunConfig(
         methods=names, model=model, benchmark=benchmark, problems=split(problems), limit=limit, samples=samples,
-        seed=seed, runner=runner, params=parsed_params, llm=options.recorded(),
+        seed=seed, runner=runner, params=parsed_params, llm=options.recorded(), strict_inputs=strict_inputs,
         repeats=repeats,
     )
     config.plugins = plugin_sources(names, [runner or get_method(n).runner for n in names])
@@ -139,8 +143,10 @@ def default_run_dir(config) -> Path:
 
     from tczoo.report import model_label
 
+    # strict_inputs joins the key only when set, so that runs made before it existed keep their folder
     # (format: how the folder is written, not what the experiment is)
-    settings = config.model_dump(exclude={"tczoo_version", "format"})
+    settings = config.model_dump(exclude={"tczoo_version", "format"} |
+                                 (set() if config.strict_inputs else {"strict_inputs"}))
     if settings.get("limit") is None:
         settings.pop("limit", None)
     if settings.get("repeats") == 1:
@@ -252,7 +258,7 @@ def _supported(fn, options: dict) -> dict:
 def _check_tests_file(path: Path) -> set[str]:
     """Every line of an external tests file is a JSON object with problem_id and input
     (refused here, naming the line, before any scoring starts); returns the ids."""
-    from tczoo.userfiles import read_jsonl
+    from tczoo.safeio.userfiles import read_jsonl
 
     count = 0
     ids: set[str] = set()

@@ -198,7 +198,7 @@ def store_reasons(store) -> dict[str, str]:
     """Why a runner did not apply to a cell, as the last cross-scoring session recorded."""
     import json
 
-    from tczoo.untrusted import Refused, read_file
+    from tczoo.safeio.read import Refused, read_file
 
     path = Path(store.root) / "cross_refused.json"
     if not path.exists():

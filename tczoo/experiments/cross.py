@@ -122,8 +122,8 @@ def cross_score(spec, out: Path, cells: list, problems: list[Problem], sandbox: 
     """Score every cell of the grid ``spec`` in ``out`` (``cells``: its cells,
     ``tczoo.experiments.grid.cells``) that holds a run with each runner of ``spec.cross``
     other than the cell's own. A cell folder someone replaced by a link is refused, as
-    the grid refuses it (``tczoo.safewrite.subdir``)."""
-    from tczoo.safewrite import UnsafeFile, subdir
+    the grid refuses it (``tczoo.safeio.write.subdir``)."""
+    from tczoo.safeio.write import UnsafeFile, subdir
     from tczoo.registry import get_method, get_runner
     from tczoo.store import RunStore
 

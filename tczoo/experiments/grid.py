@@ -134,7 +134,7 @@ def check_grid(spec: GridSpec) -> None:
 
 
 def read_spec(out: Path) -> GridSpec | None:
-    from tczoo.untrusted import Refused, read_file
+    from tczoo.safeio.read import Refused, read_file
 
     path = Path(out) / GRID_FILE
     if not path.exists():
@@ -174,7 +174,7 @@ def _open_grid(spec: GridSpec, out: Path) -> None:
             raise GridError(f"{out} holds a comparison with different settings ({'; '.join(diff)}); "
                             "use another --out, or delete it")
         spec = spec.model_copy(update={k: list(dict.fromkeys([*getattr(old, k), *getattr(spec, k)])) for k in GROWS})
-    from tczoo.safewrite import private_dir
+    from tczoo.safeio.write import private_dir
 
     private_dir(out)
     write_atomic(out / GRID_FILE, spec.model_dump_json(indent=2), mode=0o600)
@@ -325,7 +325,7 @@ def _log(out: Path, state: CellSession, started: float) -> None:
     line = {"model": state.cell.model, "method": state.cell.method, "dir": str(state.cell.dir.relative_to(out)),
             "started": started, "seconds": state.seconds, "generated": state.generated, "skipped": state.skipped,
             "halted": state.halted, "not_started": state.not_started}
-    from tczoo.safewrite import UnsafeFile, open_append
+    from tczoo.safeio.write import UnsafeFile, open_append
 
     try:
         fd = open_append(Path(out) / LOG_FILE)
@@ -338,7 +338,7 @@ def _log(out: Path, state: CellSession, started: float) -> None:
 
 
 def _log_lines(out: Path) -> list[dict]:
-    from tczoo.untrusted import Refused, iter_lines
+    from tczoo.safeio.read import Refused, iter_lines
 
     path = Path(out) / LOG_FILE
     found = []
@@ -360,7 +360,7 @@ def _log_lines(out: Path) -> list[dict]:
 def cell_folder(out: Path, cell: Cell) -> Path:
     """The cell's run directory, created owner-only; a link in its place (or in its
     model's) is refused: tczoo writes only into folders it made."""
-    from tczoo.safewrite import UnsafeFile, subdir
+    from tczoo.safeio.write import UnsafeFile, subdir
 
     try:
         return subdir(out, *cell.dir.relative_to(out).parts)

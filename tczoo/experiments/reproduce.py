@@ -457,7 +457,7 @@ def construction_note(target: Target, spec: GridSpec, out: Path) -> str | None:
     report = _construction_report(_built_path(target, spec, out)[1])
     if not report.is_file():
         return None
-    from tczoo.untrusted import Refused, read_file
+    from tczoo.safeio.read import Refused, read_file
 
     try:
         rows = json.loads(read_file(report, cap=64 << 20, follow=False))

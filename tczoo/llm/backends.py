@@ -51,7 +51,7 @@ class ScriptedBackend(Backend):
     MAX_DELAY_S = 3600.0
 
     def __init__(self, path: str):
-        from tczoo.userfiles import UserFileError, expect, number, read_jsonl, where
+        from tczoo.safeio.userfiles import UserFileError, expect, number, read_jsonl, where
 
         self.path = Path(path).expanduser()
         if not self.path.exists():

@@ -4,7 +4,7 @@ LiteLLM's own disk cache crashes on its first hit in recent releases, so tczoo k
 own: one row per exchange, keyed by everything that determines the answer — the
 backend's identity (provider, ``api_base``, model, or a local GGUF's sha256), the
 rendered messages, every sampling parameter and the sample index — holding the raw
-answer, usage and cost. Text is stored as JSON (``tczoo.safetext.dumps``), so an answer
+answer, usage and cost. Text is stored as JSON (``tczoo.safeio.text.dumps``), so an answer
 with lone surrogates or NUL round-trips exactly.
 
 ``tczoo cache info|prune|clear`` manages the file (``CacheAdmin``).
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tczoo.safetext import dumps
+from tczoo.safeio.text import dumps
 
 TABLE = "exchanges_v2"
 SCHEMA = f"""
@@ -48,7 +48,7 @@ def exchange_key(identity: dict[str, Any], messages: list[dict], params: dict[st
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    from tczoo.safewrite import PRIVATE_FILE, check_regular
+    from tczoo.safeio.write import PRIVATE_FILE, check_regular
 
     # SQLite follows links: a link (or a FIFO) where the database, its WAL or its
     # shared-memory file belongs is refused, so that no prune or write reaches another file
@@ -69,7 +69,7 @@ class ExchangeCache:
     """Thread-safe SQLite store; WAL mode so concurrent runs can share one file."""
 
     def __init__(self, path: Path):
-        from tczoo.safewrite import private_dir
+        from tczoo.safeio.write import private_dir
 
         self.path = Path(path)
         private_dir(self.path.parent)

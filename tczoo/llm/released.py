@@ -55,7 +55,7 @@ class ReleasedBackend(Backend):
     cacheable = False
 
     def __init__(self, spec: str):
-        from tczoo.userfiles import UserFileError, read_jsonl, where
+        from tczoo.safeio.userfiles import UserFileError, read_jsonl, where
 
         # "+" joins files: a model string's "," already separates models on the command line
         paths = [p.strip() for p in spec.split("+") if p.strip()]

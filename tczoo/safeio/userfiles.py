@@ -10,7 +10,7 @@ them, reading ends in plain data or in one ``UserFileError`` line ``FILE:LINE: r
   ``MAX_FILE_BYTES`` for a whole JSON/YAML document and ``MAX_LINE_BYTES`` a JSONL line;
 - strict UTF-8 (the line of the first bad byte is named);
 - no ``NaN``/``Infinity`` and no number that overflows to infinity (JSON has neither);
-- nesting at most ``MAX_DEPTH`` deep; YAML through ``tczoo.yamlsafe`` (no aliases);
+- nesting at most ``MAX_DEPTH`` deep; YAML through ``tczoo.safeio.yamlload`` (no aliases);
 - ``expect(...)`` checks a value's type and ``number(...)`` a number's range, with the
   same ``FILE:LINE`` prefix.
 
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from tczoo.errors import UserError
-from tczoo.untrusted import ReadLimits, Refused, brief, iter_lines, read_file
+from tczoo.safeio.read import ReadLimits, Refused, brief, iter_lines, read_file
 
 MAX_DEPTH = 100
 MAX_YAML_BYTES = 16 << 20  # YAML is parsed in Python: a larger document takes minutes
@@ -136,9 +136,9 @@ def read_jsonl(path: str | os.PathLike[str], what: str = "") -> Iterator[tuple[i
 
 
 def read_yaml(path: str | os.PathLike[str], what: str = "") -> Any:
-    """A YAML document, bounded (``tczoo.yamlsafe``); JSON is YAML too, but a ``.json``
+    """A YAML document, bounded (``tczoo.safeio.yamlload``); JSON is YAML too, but a ``.json``
     file is read as JSON."""
-    from tczoo.yamlsafe import YAMLRefused, load_yaml
+    from tczoo.safeio.yamlload import YAMLRefused, load_yaml
 
     path = Path(path)
     data = _bytes(path, what)

@@ -47,7 +47,7 @@ from collections import deque
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from tczoo.safetext import to_bytes
+from tczoo.safeio.text import to_bytes
 from tczoo.sandbox import validators
 from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator
 from tczoo.sandbox.slots import HOST_SLACK_S, SE_RETRIES, Slot, WorkerDied

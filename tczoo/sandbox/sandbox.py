@@ -16,7 +16,7 @@ from collections import deque
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
-from tczoo.safetext import from_bytes, to_bytes
+from tczoo.safeio.text import from_bytes, to_bytes
 from tczoo.schema import Language, Program, Validator
 from tczoo.sandbox import batch, callpy, jail, languages, validators
 from tczoo.sandbox.compare import PROGRAM, compare_outputs, parse_comparator

@@ -14,7 +14,7 @@ this module only, so both show the same things:
   each unit.
 
 Every string a model, a program or a benchmark produced passes through ``safe``:
-control characters and lone surrogates become visible escapes (``tczoo.safetext.printable``)
+control characters and lone surrogates become visible escapes (``tczoo.safeio.text.printable``)
 and very long texts are clipped to ``max_chars`` with their full length recorded
 (``{"clip": text, "of": length}``), so that one 50 MB generator output cannot make a
 page unusable. Escaping for HTML is the page's job (it only ever sets text, never
@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from tczoo.errors import UserError
-from tczoo.safetext import printable
+from tczoo.safeio.text import printable
 
 MAX_CHARS = 100_000  # per text field in the site's data; the page shows less until expanded
 
@@ -107,8 +107,8 @@ def _runner(name: str) -> Any:
 def _run_json(path: Path, cap: int) -> Any:
     """A JSON file of a run directory: a regular file (not a link, FIFO or device), at
     most ``cap`` bytes, valid JSON; else a one-line ``UserError``."""
-    from tczoo.untrusted import read_file
-    from tczoo.userfiles import loads
+    from tczoo.safeio.read import read_file
+    from tczoo.safeio.userfiles import loads
 
     return loads(read_file(path, cap=cap, follow=False), path)
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tczoo.errors import UserError
-from tczoo.safewrite import UnsafeFile, replace_dir
+from tczoo.safeio.write import UnsafeFile, replace_dir
 from tczoo.view.data import MAX_CHARS, RunData
 
 MARKER = ".tczoo-view"  # a folder holding this file is a site tczoo may rebuild in place

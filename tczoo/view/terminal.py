@@ -9,7 +9,7 @@
     ... --exchange N                  that unit's N-th exchange: every message and the answer
 
 Everything a model or a program wrote goes through ``Text`` (never rich markup) after
-``safe`` (``tczoo.safetext.printable``), so no answer can drive the terminal.
+``safe`` (``tczoo.safeio.text.printable``), so no answer can drive the terminal.
 """
 
 from __future__ import annotations

@@ -449,7 +449,7 @@ def test_out_of_range_limits_in_a_benchmark_file_name_their_line(tmp_path):
 
 def test_a_scenario_catalog_of_ones_own_is_read_bounded(tmp_path):
     from tczoo.methods.stab.scenarios import load_catalog
-    from tczoo.userfiles import UserFileError
+    from tczoo.safeio.userfiles import UserFileError
 
     path = tmp_path / "catalog.yaml"
     for data, needle in ((ALIAS_BOMB.encode(), "catalog.yaml:3: aliases (*l0) are not allowed"),

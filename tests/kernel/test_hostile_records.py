@@ -3,7 +3,7 @@
 - A package whose time limit rounds to 0 ms (``.timelimit`` of ``1e-9``) ended
   ``benchmarks --check`` for the whole contest in a pydantic traceback: it skips only its
   own package now, with one line.
-- A run's records are read through the reader of every user file (``tczoo.userfiles``):
+- A run's records are read through the reader of every user file (``tczoo.safeio.userfiles``):
   NaN or Infinity in ``scores.jsonl`` made ``tczoo report`` end in a traceback; an
   ``exchanges.jsonl`` line that is a list, nested too deep or not UTF-8 was skipped by
   ``replay:`` without a word (the run then said "not recorded"); a deep ``grid.json`` or a

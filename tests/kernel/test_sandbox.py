@@ -198,7 +198,7 @@ def test_long_inputs_shared_by_many_programs_reach_each_one_whole(sb, monkeypatc
     """A judge matrix runs every test on every program: a long input is encoded once per
     batch (and the copies kept are bounded). Each program still reads exactly the bytes
     of its own input, lone surrogates included, whether its input was kept or not."""
-    from tczoo.safetext import to_bytes
+    from tczoo.safeio.text import to_bytes
     from tczoo.sandbox import batch
 
     monkeypatch.setattr(batch, "MAX_ENCODED", 3 * batch.BIG_STDIN)  # room for two: the third evicts

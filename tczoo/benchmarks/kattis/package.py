@@ -22,10 +22,10 @@ zoo cannot judge (interactive, scoring, no secret test ...) is a :class:`Skipped
 with a one-line reason.
 
 A package is untrusted data (docs/security.md): every file is read through a
-``tczoo.untrusted.Tree`` rooted at the folder the user named (a package or a contest),
+``tczoo.safeio.read.Tree`` rooted at the folder the user named (a package or a contest),
 so a link that leaves it, a FIFO, a device or a file over its cap is never read (a test
 is skipped, a package whose ``problem.yaml``/statement/``.timelimit`` is refused is
-skipped with the reason); ``problem.yaml`` goes through ``tczoo.yamlsafe`` (no
+skipped with the reason); ``problem.yaml`` goes through ``tczoo.safeio.yamlload`` (no
 aliases) and every limit it states is range-checked (``TIME_LIMIT_RANGE_S`` ...).
 """
 
@@ -44,8 +44,8 @@ from tczoo.errors import UserError
 from tczoo.sandbox.compare import kattis_comparator
 from tczoo.schema import GoldenTest, Language, Problem, Program, Sample, Validator, WrongProgram
 from tczoo.submissions import UNRUNNABLE
-from tczoo.untrusted import OverBudget, Refused, Tree, brief
-from tczoo.yamlsafe import YAMLRefused, load_yaml
+from tczoo.safeio.read import OverBudget, Refused, Tree, brief
+from tczoo.safeio.yamlload import YAMLRefused, load_yaml
 
 SCHEMA = "kattis"
 DEFAULT_MEMORY_MB = 2048  # the format's "typical system default"
@@ -60,7 +60,7 @@ MULTIPLIER_RANGE = (0.0, 20.0)  # time multipliers and safety margins: above 0, 
 MAX_YAML_BYTES = 1 << 20  # problem.yaml
 MAX_SMALL_BYTES = 64 << 10  # .timelimit, domjudge-problem.ini
 MAX_STATEMENT_BYTES = 8 << 20
-# A test file over the per-file cap (tczoo.untrusted: TCZOO_READ_FILE_MB, 256 MiB by
+# A test file over the per-file cap (tczoo.safeio.read: TCZOO_READ_FILE_MB, 256 MiB by
 # default) is skipped, not read; so is a package over TCZOO_READ_TREE_MB in all.
 STATEMENT_LANGUAGES = ("en",)  # preferred statement languages, in order
 IMAGE_ENDINGS = ("", ".png", ".jpg", ".jpeg", ".pdf", ".svg", ".tex", ".eps")

@@ -16,7 +16,7 @@ once``/include guards would), so that its code reads whole; any other directory 
 main file chosen by the format's rule (the only source, else ``main.*``, else the first
 by name).
 
-Every file is read through the package's ``tczoo.untrusted.Tree``: inside the package,
+Every file is read through the package's ``tczoo.safeio.read.Tree``: inside the package,
 regular files only, ``MAX_SOURCE_BYTES`` each.
 """
 
@@ -29,7 +29,7 @@ from pathlib import Path
 
 from tczoo.errors import UserError
 from tczoo.schema import Language, Program
-from tczoo.untrusted import OverBudget, Refused, Tree
+from tczoo.safeio.read import OverBudget, Refused, Tree
 
 MAX_SOURCE_BYTES = 4 << 20  # a submission larger than this is not read
 
