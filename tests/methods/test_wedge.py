@@ -13,6 +13,7 @@ import time
 import pytest
 
 from hostile_fixtures import sandbox_uids
+from tczoo.execution import score_suite
 from tczoo.llm import LLMClient, LLMSettings, Session
 from tczoo.method import Context
 from tczoo.methods.wedge import Wedge
@@ -22,6 +23,7 @@ from tczoo.methods.wedge.loop import bucket
 from tczoo.methods.wedge.profile import Measured, contrast_pair, similarity
 from tczoo.runners.efficiency import EfficiencyRunner
 from tczoo.schema import Language, Setting, Task
+from tczoo.store import RunStore
 from tczoo.templates import Prompts
 
 VALIDATOR = '''def validate_input(text: str) -> None:
@@ -244,13 +246,18 @@ def test_afl_run_on_zm04_finds_large_valid_inputs_and_the_efficiency_runner_scor
     assert "No contrast" in invariants and "|          1 | int main() {" in invariants
     mutator = next(p for p in prompts if "def mutate_input" in p)
     assert "1 ≤ n ≤ 200000" in mutator and "`n` = 200000" in mutator and "perf_condition(1, n > 100000);" in mutator
-    # Scored like every efficiency method: the five tests on the C++ references and on the
-    # reference WEDGE was given (Table 6).
+    # Scored like every efficiency method (through the input screen, the one way a suite is
+    # scored): the tests on the C++ references and on the reference WEDGE was given (Table 6).
+    # zm04's own validator accepts every test WEDGE kept (its validator and STAB's bounds held),
+    # and N_gen is the tests generated (count_missing off, the paper's): as many as AFL++ kept.
     runner = EfficiencyRunner(sandbox, languages=["cpp"], repeats=1)
     [spec] = runner.tasks(zm04, Wedge, samples=1, seed=0)
-    record = runner.score(zm04, spec, suite)
+    record = score_suite(runner, zm04, spec, suite)
+    assert record.input_check is not None and record.input_check.by == "validator", record.input_check
+    assert (record.input_check.tests, record.input_check.rejected) == (len(suite.tests), 0), record.input_check
     assert "excluded" not in record.metrics, record.detail
-    assert record.metrics["n_generated"] == len(suite.tests) and record.metrics["ref:cpp:n"] == 5
+    assert record.metrics["n_generated"] == record.metrics["ref:cpp:n"] == len(suite.tests)
+    assert record.metrics["cpp:fast:n"] == record.metrics["cpp:slow:n"] == len(suite.tests)
     assert {"asr:cpp:fast", "asr:cpp:slow", "asr:ref:cpp"} <= set(record.metrics)
 
 
@@ -392,11 +399,16 @@ def test_tczoo_run_wedge_on_zoo_mini_generates_tests_the_efficiency_runner_score
     proc = tczoo("run", "--method", "wedge", "--benchmark", "zoo-mini", "-p", "zm04", "--model", model,
                  "--out", out, "--params", json.dumps(params))
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
-    [gen] = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines() if x.strip()]
-    assert gen["error"] is None
-    tests = gen["suite"]["tests"]
-    assert 1 <= len(tests) <= 5 and all(190000 <= int(t["input"].split()[0]) <= 200000 for t in tests)
-    assert all(t["meta"]["conditions"] == [1, 2] for t in tests)
+    # Read back as every reader does (tczoo.store): an input over 64 K characters lies in
+    # run/inputs/, its record holding a {"$file": sha256, "chars": N} reference in its place.
+    lines = [json.loads(x) for x in (out / "generations.jsonl").read_text().splitlines() if x.strip()]
+    assert len(lines) == 1 and all(isinstance(t["input"], dict) and t["input"]["chars"] > 64 * 1024
+                                   for t in lines[0]["suite"]["tests"])
+    [gen] = RunStore.open(out).generations()
+    assert gen.error is None
+    tests = gen.suite.tests
+    assert 1 <= len(tests) <= 5 and all(190000 <= n_of(t) <= 200000 for t in tests)
+    assert all(t.meta["conditions"] == [1, 2] for t in tests)
     report = tczoo("report", out, "-f", "json")
     assert report.returncode == 0, report.stderr
     tables = {t["title"]: t for t in json.loads(report.stdout)}
