@@ -32,7 +32,11 @@ PROGRAMS = {
         "ok": "main :: IO ()\nmain = do\n  [a, b] <- fmap (map read . words) getLine :: IO [Integer]\n  print (a + b)\n",
         "wrong": "main :: IO ()\nmain = do\n  [a, b] <- fmap (map read . words) getLine :: IO [Integer]\n  print (a - b)\n",
         "crash": "main :: IO ()\nmain = error \"boom\"\n",
-        "loop": "main :: IO ()\nmain = print (length [1 :: Integer ..])\n",
+        # a strict loop in constant space (the lazy `length [1 :: Integer ..]` retained its
+        # list: MLE at 514 MB in 1.8 s, a race with the time limit, not a TLE)
+        "loop": "{-# LANGUAGE BangPatterns #-}\nmain :: IO ()\nmain = print (go 1 0)\n  where\n"
+                "    go :: Int -> Int -> Int\n"
+                "    go !x !i = if x == 0 then i else go (x * 6364136223846793005 + 1) (i + 1)\n",
         "ce": "main :: IO ()\nmain = putStrLn (1 + True)\n",
     },
     Language.RUST: {
