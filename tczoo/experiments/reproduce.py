@@ -502,6 +502,8 @@ def build(target: Target, spec: GridSpec, out: Path, *, cluster: Cluster | None 
             construction = construction_note(target, spec, Path(out))
     else:
         ours, table = our_rows(target, [t for ts in by_runner.values() for t in ts], label, model)
+    fix = _renamer(spec)
+    ours = [{k: fix(v) for k, v in row.items()} for row in ours]
     figure_rows = ours
     ours += _unscored_rows(target, spec, ours, summary, columns)
     rows = side_by_side(target, ours, paper)
@@ -517,12 +519,11 @@ def build(target: Target, spec: GridSpec, out: Path, *, cluster: Cluster | None 
                         figure_rows=figure_rows)
 
 
-def _relabelled(table: Table, spec: GridSpec) -> Table:
-    """``table`` with each model named by ``model_label`` (a replayed run's tables read
-    as the recorded run's)."""
+def _renamer(spec: GridSpec) -> Callable[[Any], Any]:
+    """A function that names each model of ``spec`` by ``model_label`` wherever a string
+    holds it (a replayed run's tables read as the recorded run's: a model column, and a
+    label that quotes the model, such as a selector row's)."""
     names = {m: model_label(m) for m in spec.models if model_label(m) != m}
-    if not names:
-        return table
 
     def fix(value: Any) -> Any:
         if isinstance(value, str):
@@ -530,6 +531,12 @@ def _relabelled(table: Table, spec: GridSpec) -> Table:
                 value = value.replace(old, new)
         return value
 
+    return fix
+
+
+def _relabelled(table: Table, spec: GridSpec) -> Table:
+    """``table`` with each model named by ``model_label``."""
+    fix = _renamer(spec)
     table.title = fix(table.title)
     table.rows = [{k: fix(v) for k, v in row.items()} for row in table.rows]
     table.notes = [fix(n) for n in table.notes]
