@@ -451,7 +451,9 @@ class HackRateRunner(Runner):
     def matrices(self, record: ScoreRecord, suite: TestSuite) -> list[Matrix]:
         """Validity per test, then each wrong code's verdicts in the order it ran them:
         the valid tests in the scorer's shuffled order (k x rank is a prefix of it), up to
-        its first failure (later tests never ran on it), then the invalid tests."""
+        its first failure (later tests never ran on it), then the invalid tests, those the
+        kernel's input check rejected last (never run). Columns are positions in the suite
+        as generated: the record's indices count the tests the input check kept."""
         tests = record.detail.get("tests")
         if not isinstance(tests, list):
             return []
@@ -459,10 +461,16 @@ class HackRateRunner(Runner):
         valid = [i for i, t in by_index.items() if t.get("valid")]
         order = record.detail.get("order")
         order = [int(i) for i in order] if isinstance(order, list) else valid  # older records: index order
-        columns = order + [i for i, t in by_index.items() if not t.get("valid")]
+        scored = order + [i for i, t in by_index.items() if not t.get("valid")]
+        validity = [["valid" if by_index[c].get("valid") else "invalid", by_index[c].get("reason", "")] for c in scored]
+        kept = record.input_check.kept if record.input_check is not None else None
+        columns = [kept[c] if kept is not None and c < len(kept) else c for c in scored]
+        for r in record.detail.get("rejected") or []:
+            if isinstance(r, dict) and isinstance(r.get("index"), int):
+                columns.append(r["index"])
+                validity.append(["invalid", f"the input check rejected it, never run: {r.get('reason') or '?'}"])
         ran = int(record.detail.get("tests_run", len(order)))
-        rows = [("validity", [["valid" if by_index[c].get("valid") else "invalid", by_index[c].get("reason", "")]
-                              for c in columns])]
+        rows = [("validity", validity)]
         first = record.detail.get("first_failure")
         for name, outcome in record.detail.get("wrong", {}).items():
             cells = [["-", "invalid test: not run"] for _ in columns]

@@ -10,6 +10,7 @@ site in Chromium."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -23,16 +24,17 @@ HUGE = "x" * 300_000
 ESCAPES = "\udcff \x1b]0;pwned\x07\x1b[2J"
 
 
-def tczoo(*args, timeout=300):
+def tczoo(*args, timeout=300, env=None):
     return subprocess.run([sys.executable, "-m", "tczoo.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout)
+                          timeout=timeout, env={**os.environ, **(env or {})})
 
 
 def record_run(tmp: Path, name: str = "run", methods: str = "crux") -> Path:
     """A real recorded run: METHODS on zm04 and zm01 through ``tczoo run`` with a scripted
     model that answers CRUX's prompt (any other method's calls fail: no rule matches)."""
     tests = [{"input": f"1 {k}\n{k}\n", "output": "1\n"} for k in range(1, 6)]
-    tests.append({"input": "<script>window.PWNED=3</script>\n", "output": "</textarea>\u0000"})
+    # first: the problem's input validator rejects it, so the tests scored are t1..t5
+    tests.insert(0, {"input": "<script>window.PWNED=3</script>\n", "output": "</textarea>\u0000"})
     rules = tmp / "rules.jsonl"
     answer = f"Here they are. {HOSTILE}\n{HUGE}\n```json\n{json.dumps(tests)}\n```"
     rules.write_text(json.dumps({"match": "test cases", "response": answer}) + "\n")
@@ -124,6 +126,10 @@ def test_a_problem_chunk_holds_tests_verdicts_and_exchanges_as_text(site, run_di
     assert labels[0] == "validity" and len(labels) > 1
     validity = [c[0] for c in matrix["rows"][0]["cells"]]
     assert validity[-1] == "invalid" and validity[:5] == ["valid"] * 5
+    # columns are positions as generated: the rejected input is t0, shown last with the
+    # validator's reason; the five the input check kept are t1..t5 (in the scorer's order)
+    assert matrix["tests"][-1] == 0 and sorted(matrix["tests"][:5]) == [1, 2, 3, 4, 5]
+    assert "input validator" in matrix["rows"][0]["cells"][-1][1]
     # a wrong code: AC until its first failure, the verdict there, not run after
     for row in matrix["rows"][1:]:
         codes = [c[0] for c in row["cells"][:5]]
@@ -140,7 +146,7 @@ def test_a_problem_chunk_holds_tests_verdicts_and_exchanges_as_text(site, run_di
     assert isinstance(last_unit_answer, dict)
     assert x["messages"][0]["role"] == "system" and "Ribbon" in x["messages"][1]["content"]
     assert x["seconds"] is not None and x["cached"] is False
-    assert unit["tests"][-1]["input"].startswith("<script>")
+    assert unit["tests"][0]["input"].startswith("<script>")
 
 
 def test_escapes_and_surrogates_become_visible_text(run_dir, tmp_path):
@@ -232,8 +238,12 @@ def test_show_run_problem_unit_and_exchange(run_dir):
     assert proc.returncode == 0 and "crux" in proc.stdout
     proc = tczoo("show", run_dir, "--problem", "zm04-ribbon-pieces", "--method", "crux")
     assert proc.returncode == 0, proc.stderr
-    for needle in ("validity and wrong codes", "wrong_output", "LLM exchanges", "metrics (hackrate)"):
+    for needle in ("validity and wrong codes", "LLM exchanges", "metrics (hackrate)", "n_invalid_input"):
         assert needle in proc.stdout, needle
+    # the rejected input (t0) is shown invalid, with why, in the tests table
+    wide = tczoo("show", run_dir, "--problem", "zm04-ribbon-pieces", "--method", "crux", env={"COLUMNS": "400"})
+    [t0] = [line for line in wide.stdout.splitlines() if line.startswith("│ t0 ")]
+    assert "invalid the input check rejected it, never run: input validator" in t0, t0
     proc = tczoo("show", run_dir, "--problem", "zm04-ribbon-pieces", "--method", "crux", "--exchange", "1")
     assert proc.returncode == 0, proc.stderr
     assert "<script>window.PWNED=1</script></textarea>" in proc.stdout and "Ribbon" in proc.stdout
