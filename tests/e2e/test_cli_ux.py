@@ -393,8 +393,10 @@ def test_judge_infers_the_language_from_the_extension(tmp_path):
     (tmp_path / "in.txt").write_text("2 3\n")
     done = tczoo("judge", src, "--input", tmp_path / "in.txt", "-f", "json")
     assert done.returncode == 0 and json.loads(done.stdout)["stdout"] == "5\n"
-    (tmp_path / "x.rs").write_text("fn main() {}\n")
-    assert "give --lang" in one_line_error(tczoo("judge", tmp_path / "x.rs"))
+    # an extension tczoo knows no language of (.rs is Rust's now)
+    (tmp_path / "x.zig").write_text("pub fn main() void {}\n")
+    line = one_line_error(tczoo("judge", tmp_path / "x.zig"))
+    assert "cannot tell the language of" in line and "x.zig" in line and "give --lang" in line
 
 
 def test_tables_fit_the_terminal_without_cutting_words(grid_dir):
