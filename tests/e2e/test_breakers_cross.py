@@ -16,7 +16,10 @@ from experiment_fixtures import write_rules, zm01_rules
 
 
 def _number(cell) -> float:
-    return float(str(cell).split()[0])
+    """A numeric cell of ``-f json`` ({"metric", "value", "status", ...}): its value, which
+    counts only when every unit behind it was scored (status "ok")."""
+    assert isinstance(cell, dict) and cell["status"] == "ok" and cell["value"] is not None, cell
+    return float(cell["value"])
 
 
 def test_the_breakers_cross_score_and_are_cross_scored(tmp_path):

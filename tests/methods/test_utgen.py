@@ -238,10 +238,12 @@ def test_utgen_and_io_in_the_cross_scoring_matrix(tmp_path):
     [matrix] = [t for t in json.loads(proc.stdout) if t["title"].startswith("cross-scoring")]
     rows = {r["method"]: r for r in matrix["rows"]}
 
-    def number(method: str, column: str) -> float:  # a cell: the number, then its interval where it has one
-        return float(str(rows[method][column]).split()[0])
+    def number(method: str, column: str) -> float:  # a cell {"value", "status", ...}: a number only when "ok"
+        cell = rows[method][column]
+        assert isinstance(cell, dict) and cell["status"] == "ok" and cell["value"] is not None, (method, column, cell)
+        return float(cell["value"])
 
-    assert number("utgen", "debugging: Acc. ∩ Attack") == pytest.approx(33.3)
+    assert number("utgen", "debugging: Acc. ∩ Attack") == pytest.approx(100 / 3)
     assert number("io", "debugging: Attack rate") == 100.0 and number("io", "debugging: Output acc.") == 100.0
     assert number("utgen", "bugfind: humaneval ITR") == 100.0  # its third unit test's output is wrong: Eq. 1's invalid
     assert number("io", "bugfind: humaneval TBR") == 100.0
