@@ -231,17 +231,29 @@ def test_a_sample_past_its_time_budget_gets_the_floor_within_the_budget(harness_
     slow = harness(SEPARATING).replace("assert int(captured_output", "while True: pass\n    assert int(captured_output")
     sleepy = harness(SEPARATING).replace("assert int(captured_output",
                                          "import time; time.sleep(600)\n    assert int(captured_output")
+    # harness_ref's checks get 1 s of CPU each (one case, one process), so a looping checker
+    # meets its own limit before a 2 s budget; with the authors' 20 s the budget comes first.
+    bugfind = {**harness_ref.params["runner:bugfind"], "checker_time_ms": 20_000}
+    long_checks = RewardReference.parse(
+        harness_ref.model_copy(update={"params": {**harness_ref.params, "runner:bugfind": bugfind}}).dumps())
     with RewardScorer(sandbox=sandbox, time_budget_s=2.0) as budgeted:
-        assert budgeted.score(harness_ref, "no code").score == 0.0  # within budget: the floor (and the set-up)
+        for ref in (harness_ref, long_checks):  # within budget: the floor (and each task's set-up)
+            assert budgeted.score(ref, "no code").score == 0.0
+        started = time.monotonic()
+        own = budgeted.score(harness_ref, slow)
+        raced = own.reason.startswith("time_budget") and time.monotonic() - started >= 2.0  # 1 s of CPU, slow wall
+        # the checker ran out of its CPU time on g's output: the oracle broke, an invalid test (Eq. 1's 0)
+        assert own.score == 0.0 and (raced or (own.reason, own.parts["outcome"], own.parts["why"])
+                                     == ("", Outcome.INVALID.value, "ground_truth_check_timeout")), own.as_dict()
         for answer in (slow, sleepy):
             started = time.monotonic()
-            got = budgeted.score(harness_ref, answer)
+            got = budgeted.score(long_checks, answer)
             took = time.monotonic() - started
             assert got.score == 0.0 and got.reason.startswith("time_budget"), got.as_dict()
             assert took < 2.0 + 1.5, took  # the budget and the grace, nothing after it
-        assert budgeted.counts["floor:time_budget"] == 2
+        assert budgeted.counts["floor:time_budget"] == 2 + raced
         # the pool is sound after the cut runs: the true bug is rewarded
-        assert budgeted.score(harness_ref, harness(SEPARATING)).score == 1.0
+        assert budgeted.score(long_checks, harness(SEPARATING)).score == 1.0
 
 
 def test_a_sandbox_that_keeps_failing_gives_no_reward(harness_ref, sandbox):
