@@ -457,11 +457,11 @@ class Compiler:
         if os.environ.get("TCZOO_PCH", "1") == "0":
             return None
         key = hashlib.sha256(json.dumps([compiler_version(Language.CPP), flags]).encode()).hexdigest()[:16]
-        from tczoo.paths import cache_dir
+        from tczoo.paths import cache_subdir
 
         # Beside the compile cache, not in it: Sandboxes with compile caches of their own
-        # (tests, benchmarks) share one.
-        root = cache_dir() / "pch" / key
+        # (tests, benchmarks) share one. A link there is refused, never built through.
+        root = cache_subdir("pch") / key
         gch = root / (PCH_HEADER + ".gch")
         if gch.is_file():
             return root

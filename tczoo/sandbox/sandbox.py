@@ -68,9 +68,9 @@ def wire_limits(limits: Limits, cgroups: bool) -> dict:
 
 
 def default_cache_dir() -> Path:
-    from tczoo.paths import cache_dir  # created owner-only if missing
+    from tczoo.paths import cache_subdir  # created owner-only if missing; a link there is refused
 
-    return cache_dir() / "compile"
+    return cache_subdir("compile")
 
 
 class IsolationUnavailable(RuntimeError):

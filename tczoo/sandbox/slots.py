@@ -97,10 +97,12 @@ def worker_binary(cache_dir: Path, source_file: Path = WORKER_C) -> Path:
     ``source_file``: another program speaking its protocol (bench/standin_worker.c)."""
     source = source_file.read_bytes()
     digest = hashlib.sha256(source).hexdigest()[:16]
-    target = cache_dir / "worker" / digest / "tczoo-worker"
+    from tczoo.safeio.write import subdir
+
+    Path(cache_dir).mkdir(parents=True, exist_ok=True)  # the folder the caller named
+    target = subdir(cache_dir, "worker", digest) / "tczoo-worker"  # a link there is refused, never built through
     if target.exists():
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
     for d in (target.parent.parent, target.parent):
         os.chmod(d, 0o711)
     tmp = target.with_name(f".tmp-{os.getpid()}-{threading.get_ident()}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import stat
 import subprocess
@@ -75,16 +76,24 @@ def test_a_cache_that_is_not_the_users_own_is_refused_with_one_line(kind, tmp_pa
         needle = BAD_CACHES[kind](cache)[-1]
     before = sorted(os.listdir(cache)) if cache.is_dir() else None
     out = tmp_path / "run"
-    for command in (["cache", "info"], ["methods"],
+    program = tmp_path / "add.py"
+    program.write_text("print(sum(map(int, input().split())))\n")
+    # the LLM cache, the compile cache and the sandbox's worker (judge), all of them (run)
+    for command in (["cache", "info"], ["judge", program],
                     ["run", "-m", "crux", "--model", f"scripted:{rules_file(tmp_path)}", "-p", "zm04", "--out", out]):
         line = one_line_error(tczoo(*command, cache=cache, timeout=120))
         assert f"TCZOO_CACHE={cache} {needle}" in line, line
     assert not out.exists()  # refused before any work
     if before is not None:
         assert sorted(os.listdir(cache)) == before  # nothing written into it
-    # what needs no cache still works, and says nothing about it
+    # what needs no cache still works, and says nothing about it: help, and the methods
+    # listing (read from the methods' declarations: issue 47 removed its cache)
     help_ = tczoo("--help", cache=cache, timeout=120)
     assert help_.returncode == 0 and "Traceback" not in help_.stderr and "Usage" in help_.stdout
+    listing = tczoo("methods", cache=cache, timeout=120)
+    assert listing.returncode == 0 and listing.stderr == "" and "crux" in listing.stdout
+    if before is not None:
+        assert sorted(os.listdir(cache)) == before
 
 
 def test_the_default_cache_is_checked_too(tmp_path):
@@ -107,15 +116,18 @@ SANDBOX_REACHED = ("compile", "pch", "worker")
 
 def test_what_tczoo_creates_in_its_cache_is_its_owners_only(tmp_path, monkeypatch):
     """Every writer, for real: a run (compile cache, the worker, the precompiled header,
-    the correct codes' timings), the methods listing (registry), a local GGUF's digest
-    (models), STAB's centroids, the LLM cache and a cached_json namespace."""
+    the correct codes' timings), a local GGUF's digest (models), STAB's centroids, the
+    LLM cache and a cached_json namespace. The methods listing writes nothing (its
+    cache is gone, issue 47)."""
     import numpy as np
 
     cache = tmp_path / "cache"
     proc = tczoo("run", "-m", "crux", "--model", f"scripted:{rules_file(tmp_path)}", "-p", "zm04",
                  "--out", tmp_path / "run", cache=cache, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
+    after_run = sorted(os.listdir(cache))
     assert tczoo("methods", cache=cache).returncode == 0
+    assert sorted(os.listdir(cache)) == after_run
     monkeypatch.setenv("TCZOO_CACHE", str(cache))
     from methods.stab.scenarios import CentroidCache, load_catalog
     from tczoo.llm.cache import ExchangeCache
@@ -132,7 +144,7 @@ def test_what_tczoo_creates_in_its_cache_is_its_owners_only(tmp_path, monkeypatc
     db.close()
 
     made = {p.relative_to(cache).parts[0] for p in cache.iterdir()}
-    assert {"compile", "pch", "correct-runtimes", "registry", "models", "stab_centroids", "efficiency",
+    assert {"compile", "pch", "worker", "correct-runtimes", "models", "stab_centroids", "efficiency",
             "llm.sqlite"} <= made, made
     assert stat.S_IMODE(cache.stat().st_mode) == 0o700
     for dirpath, dirnames, filenames in os.walk(cache):
@@ -176,18 +188,34 @@ def _rows(path: Path) -> int:
 
 def test_nothing_in_the_cache_is_followed_through_a_link(tmp_path, monkeypatch):
     """Before: a ``registry/`` link made the methods listing delete the victim folder's
-    ``methods-*.json``; an ``llm.sqlite`` link made ``cache prune`` delete the victim
+    ``methods-*.json`` (that cache is gone, issue 47); a ``compile/`` or ``pch/`` link made
+    ``tczoo judge`` chmod the victim folder 0711 and build programs and the sandbox's
+    worker into it; an ``llm.sqlite`` link made ``cache prune`` delete the victim
     database's rows."""
     cache = tmp_path / "cache"
     cache.mkdir(mode=0o700)
     victim = tmp_path / "victim"
-    victim.mkdir()
+    victim.mkdir(mode=0o755)
     (victim / "methods-precious.json").write_text("[]")
     (victim / "precious.json").write_text("{}")
-    os.symlink(victim, cache / "registry")
-    line = one_line_error(tczoo("methods", cache=cache))
-    assert f"{cache / 'registry'} is a link" in line
+    program = tmp_path / "hello.cpp"
+    program.write_text("#include <bits/stdc++.h>\nint main() { std::puts(\"1\"); }\n")
+    os.symlink(victim, cache / "worker")  # passed over: the worker is built in the compile cache instead
+    judged = tczoo("judge", program, cache=cache, timeout=120)
+    assert judged.returncode == 0 and judged.stdout.startswith("AC"), judged.stderr[-2000:]
+    os.unlink(cache / "worker")
+    shutil.rmtree(cache / "compile")
+    shutil.rmtree(cache / "pch")
+    for part in ("compile", "pch"):
+        os.symlink(victim, cache / part)
+        line = one_line_error(tczoo("judge", program, cache=cache, timeout=120))
+        assert f"{cache / part} is a link" in line, line
+        os.unlink(cache / part)
+    os.symlink(victim, cache / "registry")  # read by nothing now: the listing works and leaves it alone
+    assert tczoo("methods", cache=cache).returncode == 0
+    os.unlink(cache / "registry")
     assert sorted(os.listdir(victim)) == ["methods-precious.json", "precious.json"]
+    assert stat.S_IMODE(victim.stat().st_mode) == 0o755
 
     _victim_db(tmp_path / "victim.sqlite")
     os.symlink(tmp_path / "victim.sqlite", cache / "llm.sqlite")
@@ -236,26 +264,24 @@ def test_a_kept_value_that_is_a_link_or_a_fifo_is_computed_again_never_read(tmp_
 
 
 def test_cached_text_reaches_the_terminal_escaped(tmp_path, monkeypatch):
-    """Control sequences planted in the methods listing's cache and in the LLM cache
-    (a model name, a server) are shown as escapes, never sent raw."""
+    """Control sequences planted in the LLM cache (a model name, a server, with the C1
+    CSI) are shown as escapes, never sent raw. (The methods listing had a cache of its
+    own, checked here too; issue 47 removed it: it reads the methods' declarations.)"""
     cache = tmp_path / "cache"
-    assert tczoo("methods", cache=cache).returncode == 0
-    [listing] = (cache / "registry").iterdir()
-    methods = json.loads(listing.read_text())
-    crux = next(m for m in methods if m["name"] == "crux")
-    for key, value in crux.items():
-        if isinstance(value, str) and key != "name":
-            crux[key] = value + "\x1b]0;PWNED\x07\x1b[2J\x9b31m"
-    listing.write_text(json.dumps(methods))
     monkeypatch.setenv("TCZOO_CACHE", str(cache))
     from tczoo.llm.cache import ExchangeCache
 
+    cache.mkdir(mode=0o700)
+    model, server = "model\x1b]0;PWNED\x07\x9b31m", "http://x\x1b[2J"
     db = ExchangeCache(cache / "llm.sqlite")
-    db.put("k", "model\x1b]0;PWNED\x07", {"api_base": "http://x\x1b[2J"}, {}, "answer", {}, 0.0)
+    db.put("k", model, {"api_base": server}, {}, "answer", {}, 0.0)
     db.close()
-    for command in (["methods"], ["methods", "-f", "json"], ["cache", "info"], ["cache", "info", "-f", "json"]):
-        proc = tczoo(*command, cache=cache)
+    for command in (["cache", "info"], ["cache", "info", "-f", "json"]):
+        proc = tczoo(*command, cache=cache, env={"COLUMNS": "400"})
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert not any(c in proc.stdout + proc.stderr for c in CONTROL), command
-    shown = tczoo("methods", cache=cache, env={"COLUMNS": "400"}).stdout + tczoo("cache", "info", cache=cache).stdout
-    assert "\\x1b]0;PWNED\\x07" in shown and "\\x1b[2J" in shown  # the planted text, visibly escaped
+    # the planted text, visibly escaped in the table; JSON's escapes give it back whole
+    shown = tczoo("cache", "info", cache=cache, env={"COLUMNS": "400"}).stdout
+    assert "\\x1b]0;PWNED\\x07" in shown and "\\x1b[2J" in shown, shown
+    [entry] = json.loads(tczoo("cache", "info", "-f", "json", cache=cache).stdout)["models"]
+    assert entry["model"] == model and entry["backend"]["api_base"] == server
