@@ -40,8 +40,7 @@ def _tail(limit=3000):
     return text[-limit:]
 
 def _main():
-    with open("call.json", encoding="utf-8") as f:
-        call = json.load(f)
+    with open("call.json", encoding="utf-8") as f: call = json.load(f)  # one line: tracebacks keep their line numbers
     os.remove("call.json")  # the request is gone before the code runs
     marker = call["marker"]
     with open("solution.py", encoding="utf-8") as f:
