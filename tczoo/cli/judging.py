@@ -30,7 +30,8 @@ def _read(path: Path, what: str) -> str:
 
 def judge(
     file: Path = typer.Argument(..., help="source file"),
-    lang: Optional[str] = typer.Option(None, "--lang", help="cpp | c | python | java (and spellings like c++17, py3); "
+    lang: Optional[str] = typer.Option(None, "--lang", help="cpp | c | python | java | kotlin | haskell | rust | go | pypy | python2 "
+                                                            "(and spellings like c++17, py3; `tczoo doctor` lists those installed); "
                                                             "default: from the file's extension"),
     input: Optional[Path] = typer.Option(None, "--input", help="stdin file"),
     expected: Optional[Path] = typer.Option(None, "--expected", help="expected output file"),
