@@ -39,8 +39,12 @@ from tczoo.execution.programs import Execution, Signature, no_sandbox_errors, ru
 from tczoo.execution.validate import Rejection, filter_inputs, validate_inputs
 from tczoo.execution.screen import (
     INVALID_INPUT,
+    REJECTED_NOTE,
     Screened,
+    as_generated,
     position,
+    rejected_columns,
+    rejected_detail,
     score_suite,
     scored_view,
     screen_inputs,
@@ -56,5 +60,6 @@ __all__ = [
     "classify", "dedupe", "ground_truth_index", "evaluate_literal", "gather_evidence", "input_key", "interleave", "line_coverage", "no_sandbox_errors", "py_call", "read_call",
     "outputs_match", "parse_command", "record", "required_args", "rerun", "run_commands", "run_generators", "run_program", "run_programs", "same_output",
     "signature_of", "validate_inputs", "filter_inputs", "Rejection", "with_prelude",
-    "INVALID_INPUT", "Screened", "position", "score_suite", "scored_view", "screen_inputs", "total_tests",
+    "INVALID_INPUT", "REJECTED_NOTE", "Screened", "as_generated", "position", "rejected_columns", "rejected_detail",
+    "score_suite", "scored_view", "screen_inputs", "total_tests",
 ]

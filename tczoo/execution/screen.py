@@ -483,7 +483,48 @@ def position(test: TestCase, fallback: int) -> int:
     return index if isinstance(index, int) and not isinstance(index, bool) else fallback
 
 
-__all__ = ["FunctionSignature", "INDEX", "INVALID_INPUT", "Screened", "check_kind", "function_signature",
-           "position", "positioned", "reference_solution", "score_suite", "scored_view", "screen_inputs",
-           "total_tests"]
+# --------------------------------------------------------------------------- the run browser
+
+REJECTED_NOTE = "the input check rejected it, never run: "  # a rejected test's cell in the run browser, + why
+
+
+def rejected_detail(rejected: Iterable[TestCase]) -> list[dict[str, Any]]:
+    """What a score record keeps of the tests the input screen rejected, for the run
+    browser (``rejected_columns``): each one's position as generated and why."""
+    return [{"index": position(t, -1), "reason": str(t.meta.get(INVALID_INPUT, ""))[:500]} for t in rejected]
+
+
+def as_generated(record: ScoreRecord, indices: Iterable[int]) -> list[int]:
+    """The positions as generated of the tests ``record`` numbers ``indices``: a runner
+    numbers the tests of the suite it scored, those the input screen kept
+    (``InputCheck.kept``); a run-browser column names a test as generated
+    (``tczoo.runner.Matrix.tests``)."""
+    kept = record.input_check.kept if record.input_check is not None else None
+    return [kept[i] if kept is not None and 0 <= i < len(kept) else i for i in indices]
+
+
+def rejected_columns(record: ScoreRecord, stored: Any = None) -> list[tuple[int, str]]:
+    """(position as generated, why) of each test the input screen rejected before the
+    runner made ``record``, for the run browser: from ``stored`` (what the runner kept
+    with ``rejected_detail``) or, in a record made without it, from ``record.input_check``
+    (the positions it did not keep; the reason itself where every rejection had the
+    same one, else the record's reasons, said to be the record's)."""
+    if isinstance(stored, list):
+        return [(r["index"], str(r.get("reason") or "?")) for r in stored
+                if isinstance(r, dict) and isinstance(r.get("index"), int) and not isinstance(r["index"], bool)
+                and r["index"] >= 0]
+    check = record.input_check
+    if check is None or check.kept is None or not check.rejected:
+        return []
+    kept = set(check.kept)
+    if len(check.reasons) == 1:
+        why = check.reasons[0]
+    else:
+        why = "not recorded per test; this suite's reasons: " + ("; ".join(check.reasons) or "?")
+    return [(i, why) for i in range(check.tests) if i not in kept]
+
+
+__all__ = ["FunctionSignature", "INDEX", "INVALID_INPUT", "REJECTED_NOTE", "Screened", "as_generated", "check_kind",
+           "function_signature", "position", "positioned", "reference_solution", "rejected_columns",
+           "rejected_detail", "score_suite", "scored_view", "screen_inputs", "total_tests"]
 
