@@ -66,7 +66,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from tczoo.execution import SuiteJudge, can_check
+from tczoo.execution import REJECTED_NOTE, SuiteJudge, as_generated, can_check, rejected_columns, rejected_detail
 from tczoo.execution.judge import ACCEPT, CANNOT_RUN, REJECT, UNDETERMINED, failed
 from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.schema import BASE_TEST, Oracle, OracleKind, Problem, ScoreRecord, Setting, Task, TestCase, TestSuite
@@ -430,6 +430,8 @@ class AgreementRunner(Runner):
             detail["target"] = target
         if _scoring_note(problem):
             detail["scoring"] = _scoring_note(problem)
+        if suite.rejected:  # the tests the input screen rejected (never run): the run browser shows them
+            detail["rejected"] = rejected_detail(suite.rejected)
         if spec.task is not None:
             task = spec.task
             detail["shown"] = {"correct": len(task.correct_programs), "wrong": len(task.wrong_pairs),
@@ -438,6 +440,8 @@ class AgreementRunner(Runner):
         if self.params.reference:
             detail["reference"] = self.reference(problem)
         why = self.cannot_score(suite)
+        if why and not suite.tests and suite.rejected:
+            why = f"the suite has no test the problem's input check accepts ({len(suite.rejected)} rejected)"
         if why:
             detail["failed"] = why
             record.metrics, record.n_valid = {"n_tests": float(len(suite.tests))}, 0
@@ -540,15 +544,21 @@ class AgreementRunner(Runner):
     # ------------------------------------------------------------------ browser
 
     def matrices(self, record: ScoreRecord, suite: TestSuite) -> list[Matrix]:
-        tests = record.detail.get("tests")
-        subs = record.detail.get("submissions")
-        positions = record.detail.get("positions")
-        if not isinstance(tests, list) or not isinstance(subs, list) or not isinstance(positions, list):
+        """Each test's use (usable and sound, or not) and each labelled submission's
+        verdicts on it. Columns are positions in the suite as generated: the record's
+        indices count the tests the kernel's input check kept; those it rejected come
+        last, invalid, with the validator's reason (never run)."""
+        # a failed suite (no usable test, or no test the input check accepted) has no
+        # submissions nor positions: its tests are shown, and why none judges anything
+        tests, subs, positions = (v if isinstance(v, list) else [] for v in
+                                  (record.detail.get(k) for k in ("tests", "submissions", "positions")))
+        rejected = rejected_columns(record, record.detail.get("rejected"))
+        if not tests and not rejected:
             return []
-        columns = [int(i) for i in positions] + [int(t["test"]) for t in tests if not t.get("usable")]
+        scored = [int(i) for i in positions] + [int(t["test"]) for t in tests if not t.get("usable")]
         by_index = {int(t["test"]): t for t in tests}
         validity = []
-        for c in columns:
+        for c in scored:
             t = by_index.get(c, {})
             if not t.get("usable"):
                 validity.append(["invalid", f"the oracle cannot judge it ({t.get('reason', '?')})"])
@@ -556,11 +566,13 @@ class AgreementRunner(Runner):
                 validity.append(["valid", "usable and sound: every accepted submission passes it"])
             else:
                 validity.append(["invalid", "usable, not sound: an accepted submission fails it"])
-        rows = [("test", validity)]
+        validity += [["invalid", REJECTED_NOTE + why] for _, why in rejected]
+        columns = as_generated(record, scored) + [i for i, _ in rejected]
+        rows = [("validity", validity)]  # the label the browsers' tests tables read
         for s in subs:
             label = f"{s.get('name')} [{s.get('label')}{'/' + s['category'] if s.get('category') else ''}]"
             if s.get("cannot_run"):
-                cells = [["CE", s["cannot_run"][:200]] for _ in columns]
+                cells = [["CE", s["cannot_run"][:200]] for _ in scored]
             else:
                 verdicts = s.get("verdicts") or []
                 notes = s.get("notes") or {}
@@ -572,12 +584,16 @@ class AgreementRunner(Runner):
                     else:
                         cells.append([v, notes.get(str(p), "passed" if v == "AC" else v)])
                 cells += [["-", "not judged: the oracle cannot judge this test"]
-                          for _ in range(len(columns) - len(positions))]
+                          for _ in range(len(scored) - len(positions))]
+            cells += [["-", "not run: the input check rejected this test"] for _ in rejected]
             rows.append((label, cells))
-        notes = ["columns: the tests the suite's oracle can judge, in suite order, then the others; a wrong "
-                 "submission stops at its first failure on a sound test, an accepted one runs every test"]
+        notes = ["columns: the tests the suite's oracle can judge, in suite order, then the others, then those the "
+                 "problem's input check rejected (never run); a wrong submission stops at its first failure on a "
+                 "sound test, an accepted one runs every test"]
         if record.detail.get("target"):
             notes.append(f"target: {record.detail['target']} (exposed: {record.detail.get('exposed')})")
+        if record.detail.get("failed"):
+            notes.append(f"failed: {record.detail['failed']}")
         return [Matrix(title="labelled submissions on the suite (agreement)", tests=columns, rows=rows, notes=notes)]
 
 

@@ -69,7 +69,7 @@ from typing import Any, Literal
 
 from pydantic import ConfigDict, Field
 
-from tczoo.execution import no_sandbox_errors, position
+from tczoo.execution import REJECTED_NOTE, as_generated, no_sandbox_errors, position, rejected_columns, rejected_detail
 from tczoo.paths import cached_json, texts_digest
 from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.sandbox import Job, Limits, Verdict
@@ -268,7 +268,8 @@ class EfficiencyRunner(Runner):
         # the first ``budget`` tests as generated; those the input screen rejected among
         # them count in every rate's denominator and expose nothing
         kept = [t for i, t in enumerate(suite.tests) if position(t, i) < budget]
-        rejected = sum(position(t, budget) < budget for t in suite.rejected)
+        counted = [t for t in suite.rejected if position(t, budget) < budget]
+        rejected = len(counted)
         tests = [t.input for t in kept]
         flagged = [bool(t.meta.get("violations")) for t in kept]
         n_gen = max(budget, len(tests) + rejected) if self.params.count_missing else len(tests) + rejected
@@ -295,6 +296,8 @@ class EfficiencyRunner(Runner):
             metrics["n_invalid_input"] = float(rejected)
         detail: dict[str, Any] = {"languages": {}, "budget": budget, "count_missing": self.params.count_missing,
                                   "tle": self.params.tle, "flagged": flagged}
+        if counted:  # the run browser shows them (never run)
+            detail["rejected"] = rejected_detail(counted)
         scenarios = scenarios_of(suite)
         if scenarios is not None:
             detail["scenarios"] = scenarios
@@ -365,25 +368,52 @@ class EfficiencyRunner(Runner):
     # ------------------------------------------------------------------ browser
 
     def matrices(self, record: ScoreRecord, suite: TestSuite) -> list[Matrix]:
-        """Per language: each reference slot's outcome on each generated test, with its
-        runtime against its threshold τ*."""
+        """Per language: each test's validity, then each reference slot's outcome on each
+        generated test, with its runtime against its threshold τ*. Columns are positions
+        in the suite as generated (the record's outcomes count the tests the kernel's
+        input check kept), in that order; a test it rejected within the budget is
+        invalid, with the validator's reason (never run: in N_gen, exposing nothing)."""
         out = []
+        budget = record.detail.get("budget")
+        rejected = [(i, why) for i, why in rejected_columns(record, record.detail.get("rejected"))
+                    if not isinstance(budget, int) or i < budget]
+        by = record.input_check.by if record.input_check is not None else None
+        flagged = record.detail.get("flagged")
+        flagged = flagged if isinstance(flagged, list) else []
         for lang, info in record.detail.get("languages", {}).items():
-            rows = []
+            cells_of = []
             width = 0
             for slot, ref in info.get("slots", {}).items():
                 tau = ref.get("tau_star_ms", 0.0)
                 cells = [[o, f"{rt:.1f} ms vs τ* {tau:.1f} ms ({v})"]
                          for o, rt, v in zip(ref.get("outcomes", []), ref.get("runtimes_ms", []), ref.get("verdicts", []))]
                 width = max(width, len(cells))
-                rows.append((f"{slot}: {ref.get('solution', '')}", cells))
+                cells_of.append((f"{slot}: {ref.get('solution', '')}", cells))
+            unchecked = ("nothing checks this problem's inputs" if by == "none" else
+                         "not recorded: the record says nothing of an input check")
+            validity = [["valid", f"the input check ({by}) accepted it"] if by not in (None, "none") else
+                        ["?", unchecked] for _ in range(width)]
+            for j, flag in enumerate(flagged[:width]):
+                if flag:
+                    validity[j][1] += "; the method flagged it as breaking the statement (scored all the same)"
+            validity += [["invalid", REJECTED_NOTE + why] for _, why in rejected]
+            never = [["-", "never run: the input check rejected it (in N_gen, exposing nothing)"] for _ in rejected]
+            placed = sorted([(p, j) for j, p in enumerate(as_generated(record, range(width)))]
+                            + [(p, width + k) for k, (p, _) in enumerate(rejected)])
+            rows = [("validity", [validity[j] for _, j in placed])]
+            for label, cells in cells_of:
+                cells = cells + [["?", "not recorded"]] * (width - len(cells)) + never
+                rows.append((label, [cells[j] for _, j in placed]))
             notes = ["slow/tle expose the reference (runtime above τ*, or over the time limit); crash and "
                      "tle_invalid (a TLE with tle=invalid) do not"]
+            if rejected:
+                notes.append(f"{len(rejected)} test(s) the problem's input check rejected: never run, counted in "
+                             "N_gen, exposing nothing")
             if info.get("overlap"):
                 notes.append("fewer than five accepted solutions: random references coincide with fast/slow")
             if info.get("excluded"):
                 notes.append("not eligible (failed an original test): " + ", ".join(map(str, info["excluded"])))
-            out.append(Matrix(title=f"ASR references, {LANG_TITLES.get(lang, lang)}", tests=list(range(width)),
+            out.append(Matrix(title=f"ASR references, {LANG_TITLES.get(lang, lang)}", tests=[p for p, _ in placed],
                               rows=rows, notes=notes))
         return out
 

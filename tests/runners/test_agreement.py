@@ -462,3 +462,85 @@ def test_the_tables_say_how_large_the_suites_were_and_who_judged_them():
     judged = {r["method"]: r["judged"] for r in counts.rows}
     assert judged == {"saga": "all", "crux": "held out"}
     assert any("DR@k and VAcc@k judge with a suite's first k tests" in n for n in main.notes)
+
+
+def test_the_run_browser_names_each_column_by_its_test_as_generated(sandbox):
+    """The input screen (issue 42) drops rejected tests before the runner numbers the
+    rest: the browser's columns must still name the tests as generated. zm04's own
+    validator rejects t0 (not numbers) and t4 (n = 0); the runner sees t1 (sample 1,
+    right output: sound), t2 (no expected output: unusable) and t3 (sample 2, wrong
+    output: usable, not sound), numbered 0, 1, 2 among those kept."""
+    from tczoo.benchmarks import load_benchmark
+    from tczoo.execution import REJECTED_NOTE, score_suite
+    from tczoo.runner import TaskSpec
+    from tczoo.schema import Provenance, TestCase, TestSuite
+
+    [problem] = load_benchmark("zoo-mini", ["zm04"])
+    generated = [TestCase(input="<script>x</script>\n", output="1\n"),
+                 TestCase(input=ZM04_SAMPLE_1[0], output=ZM04_SAMPLE_1[1]),
+                 TestCase(input="1 1\n5\n"),
+                 TestCase(input=ZM04_SAMPLE_2[0], output="3\n"),
+                 TestCase(input="0 1\n\n", output="0\n")]
+    suite = TestSuite(problem_id=problem.id, tests=generated, provenance=Provenance(method="crux", model="m"))
+    runner = AgreementRunner(sandbox, reference=False)
+    record = score_suite(runner, problem, TaskSpec(key="", task=None), suite)  # type: ignore[arg-type]
+    assert record.input_check is not None and record.input_check.kept == [1, 2, 3]
+    [matrix] = runner.matrices(record, suite)
+    # usable ones in suite order, then the unusable one, then those the screen rejected
+    assert matrix.tests == [1, 3, 2, 0, 4]
+    assert matrix.rows[0][0] == "validity"  # the row the browsers' tests tables read
+    named = dict(zip(matrix.tests, matrix.rows[0][1]))
+    assert named[1] == ["valid", "usable and sound: every accepted submission passes it"]
+    assert named[3] == ["invalid", "usable, not sound: an accepted submission fails it"]
+    assert named[2][0] == "invalid" and "cannot judge" in named[2][1]
+    for rejected in (0, 4):
+        code, note = named[rejected]
+        assert code == "invalid" and note.startswith(REJECTED_NOTE + "input validator"), note
+    assert named[0][1] != named[4][1]  # each its own reason (not numbers / n out of range)
+    # the submissions' verdicts sit under the tests they ran on
+    accepted = [cells for label, cells in matrix.rows[1:] if "[accepted" in label]
+    assert accepted and all(dict(zip(matrix.tests, cells))[1][0] == "AC" for cells in accepted)
+    assert all(dict(zip(matrix.tests, cells))[3][0] == "WA" for cells in accepted)  # the wrong output 3
+    for _, cells in matrix.rows[1:]:
+        by_test = dict(zip(matrix.tests, cells))
+        assert by_test[0][0] == by_test[4][0] == "-" and "input check rejected" in by_test[0][1]
+        assert by_test[2][0] == "-"
+    # a record made before the runner kept the reasons: the positions from input_check
+    old = record.model_copy(update={"detail": {k: v for k, v in record.detail.items() if k != "rejected"}})
+    [again] = runner.matrices(old, suite)
+    assert again.tests == [1, 3, 2, 0, 4]
+    assert "not recorded per test" in again.rows[0][1][3][1] and named[0][1][len(REJECTED_NOTE):] in again.rows[0][1][3][1]
+
+
+def test_a_suite_whose_every_input_is_rejected_fails_and_shows_them(sandbox):
+    from tczoo.benchmarks import load_benchmark
+    from tczoo.execution import score_suite
+    from tczoo.runner import TaskSpec
+    from tczoo.schema import Provenance, TestCase, TestSuite
+
+    [problem] = load_benchmark("zoo-mini", ["zm04"])
+    suite = TestSuite(problem_id=problem.id, tests=[TestCase(input="hello\n", output="1\n")],
+                      provenance=Provenance(method="crux", model="m"))
+    runner = AgreementRunner(sandbox, reference=False)
+    record = score_suite(runner, problem, TaskSpec(key="", task=None), suite)  # type: ignore[arg-type]
+    assert record.n_valid == 0 and "no test the problem's input check accepts (1 rejected)" in record.detail["failed"]
+    [matrix] = runner.matrices(record, suite)
+    assert matrix.tests == [0] and matrix.rows == [("validity", [matrix.rows[0][1][0]])]
+    assert matrix.rows[0][1][0][0] == "invalid" and "input validator" in matrix.rows[0][1][0][1]
+
+
+def test_a_broken_rejected_list_in_a_record_is_passed_over_not_shown():
+    """A record read back from disk may hold anything: only entries with a position
+    (a non-negative int, not a bool) become columns; a missing reason is '?'."""
+    from tczoo.execution import REJECTED_NOTE
+    from tczoo.schema import InputCheck
+
+    record = _record("zm04", "crux", [row("A1", "accepted", "AC")], [0], tests=[{"test": 0, "usable": True}],
+                     submissions=[row("A1", "accepted", "AC")],
+                     rejected=[{"index": True}, {"index": -1}, {"index": "2"}, "x", {"index": 2, "reason": None},
+                               {"index": 0, "reason": "bad"}])
+    record.detail["positions"] = [0]
+    record.input_check = InputCheck(by="validator", tests=3, rejected=2, reasons=["bad"], kept=[1])
+    [matrix] = AgreementRunner().matrices(record, None)  # type: ignore[arg-type]
+    assert matrix.tests == [1, 2, 0]
+    assert [c[1] for c in matrix.rows[0][1][1:]] == [REJECTED_NOTE + "?", REJECTED_NOTE + "bad"]

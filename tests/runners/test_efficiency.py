@@ -95,9 +95,12 @@ def test_hand_checked_asr(tmp_path, monkeypatch):
             assert m[f"asr:{lang}:{slot}"] == 50.0
     assert "python:r2:n" not in m
     assert record.detail["languages"]["python"]["slots"]["fast"]["outcomes"] == ["slow", "tle", "no", "crash"]
-    # the run browser's matrix, per language: one row per reference slot
+    # the run browser's matrix, per language: validity (scored without the kernel's input
+    # screen here: the record says nothing of one), then one row per reference slot
     python = next(m for m in runner.matrices(record, _suite(GEN)) if m.title.endswith("Python"))
-    label, cells = python.rows[0]
+    assert python.tests == [0, 1, 2, 3] and python.rows[0][0] == "validity"
+    assert python.rows[0][1][0] == ["?", "not recorded: the record says nothing of an input check"]
+    label, cells = python.rows[1]
     assert label == "fast: py-c" and [c[0] for c in cells] == ["slow", "tle", "no", "crash"]
     assert "61.0 ms vs τ* 60.0 ms" in cells[0][1]
     # A TLE is not repeated; everything else runs 3 times; golden timings are cached.
@@ -314,3 +317,55 @@ def test_java_solutions_are_ranked_and_exposed_too(sandbox, tmp_path, monkeypatc
     assert java["excluded"] == [] and java["slots"]["slow"]["solution"] == "Pairs.java"
     assert java["slots"]["slow"]["outcomes"][0] in ("tle", "slow")
     assert java["slots"]["slow"]["outcomes"][1] == "no"
+
+
+# The pairs problem's input validator (Kattis protocol: exit 42 accepts, 43 rejects):
+# one integer n, 1 <= n <= 200000, on its own line.
+PAIRS_VALIDATOR = r"""#include <cstdio>
+int main(){ long long n; char nl;
+ if (scanf("%lld%c", &n, &nl) != 2 || nl != '\n') { fprintf(stderr, "expected one integer n on a line\n"); return 43; }
+ if (n < 1 || n > 200000) { fprintf(stderr, "n = %lld is out of [1, 200000]\n", n); return 43; }
+ if (getchar() != EOF) { fprintf(stderr, "data after n\n"); return 43; }
+ return 42; }"""
+
+
+def test_the_run_browser_names_each_column_by_its_test_as_generated(sandbox, tmp_path, monkeypatch):
+    """The input screen (issue 42) drops rejected tests before the runner times the
+    rest, so the record's outcomes count the kept tests: the browser's columns must name
+    the tests as generated. The problem's validator rejects t0 (n = 0) and t3 (not a
+    number); t1 (n = 10^5) sends the quadratic solution past the limit, t2 (n = 2) does
+    not; t4, past the budget of 4, is neither scored nor shown."""
+    from tczoo.execution import REJECTED_NOTE, score_suite
+    from tczoo.schema import Validator
+
+    monkeypatch.setenv("TCZOO_CACHE", str(tmp_path))
+    quadratic = Program(code=QUADRATIC, language=Language.CPP, name="quadratic.cpp")
+    linear = Program(code=LINEAR, language=Language.CPP, name="linear.cpp")
+    golden = [GoldenTest(input=f"{n}\n", output=f"{n * (n - 1) // 2}\n") for n in (1, 10, 6000)]
+    validator = Validator(program=Program(code=PAIRS_VALIDATOR, language=Language.CPP, name="validate.cpp"))
+    problem = Problem(id="pairs", statement="n", time_limit_ms=300, solutions=[quadratic, linear], golden_tests=golden,
+                      input_validators=[validator])
+    runner = EfficiencyRunner(sandbox, tests=4, repeats=1, languages=["cpp"])
+    suite = _suite(["0\n", "100000\n", "2\n", "x\n", "-1\n"])
+    record = score_suite(runner, problem, TaskSpec(key="", task=None), suite)
+    assert record.input_check is not None and record.input_check.kept == [1, 2]
+    assert record.metrics["n_generated"] == 4 and record.metrics["n_invalid_input"] == 2
+    [matrix] = runner.matrices(record, suite)
+    assert matrix.tests == [0, 1, 2, 3]  # in the order generated; t4 lies past the budget
+    rows = dict(matrix.rows)
+    validity = rows["validity"]
+    assert [c[0] for c in validity] == ["invalid", "valid", "valid", "invalid"]
+    assert validity[1] == ["valid", "the input check (validator) accepted it"]
+    assert validity[0][1] == REJECTED_NOTE + "input validator validate.cpp rejected it: n = 0 is out of [1, 200000]"
+    assert validity[3][1] == REJECTED_NOTE + "input validator validate.cpp rejected it: expected one integer n on a line"
+    slow = rows["slow: quadratic.cpp"]
+    assert [c[0] for c in slow] == ["-", "tle", "no", "-"]
+    assert "ms vs τ*" in slow[1][1] and "(TLE)" in slow[1][1]
+    for label, cells in matrix.rows[1:]:
+        assert cells[0] == cells[3] == ["-", "never run: the input check rejected it (in N_gen, exposing nothing)"]
+    # a record made before the runner kept the reasons: positions from input_check, the
+    # budget still applied (t4 was rejected too, but never counted)
+    old = record.model_copy(update={"detail": {k: v for k, v in record.detail.items() if k != "rejected"}})
+    [again] = runner.matrices(old, suite)
+    assert again.tests == [0, 1, 2, 3]
+    assert dict(again.rows)["validity"][0][1].startswith(REJECTED_NOTE + "not recorded per test")
