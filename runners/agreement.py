@@ -66,7 +66,8 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from tczoo.execution import REJECTED_NOTE, SuiteJudge, as_generated, can_check, rejected_columns, rejected_detail
+from tczoo.execution import (REJECTED_NOTE, SuiteJudge, as_generated, can_check, position, rejected_columns,
+                             rejected_detail)
 from tczoo.execution.judge import ACCEPT, CANNOT_RUN, REJECT, UNDETERMINED, failed
 from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.schema import BASE_TEST, Oracle, OracleKind, Problem, ScoreRecord, Setting, Task, TestCase, TestSuite
@@ -118,7 +119,8 @@ def agreement(rows: list[dict[str, Any]], positions: list[int], *, coverage=COVE
     """Every metric of one suite from its matrix: ``rows`` are submissions
     ``{"name", "label": "accepted"|"wrong", "cannot_run": str, "verdicts": [...]}`` with
     one verdict per usable test (``AC``, ``WA``, ``TLE``, ``RE``, ``MLE``, ``OLE``,
-    ``SE``, ``""`` not run); ``positions[p]`` is the suite index of usable test ``p``.
+    ``SE``, ``""`` not run); ``positions[p]`` is the position as generated of usable test ``p``
+    (the windows below count from it).
     Returns (metrics, facts): metrics in %, counts as floats; a rate without a
     denominator is absent, never 0. Coverage@N (TestCase-Eval) and DR@k (SAGA) are one
     number, the detection rate on the suite's first N tests: ``cov@N`` for every N of
@@ -344,7 +346,11 @@ class AgreementRunner(Runner):
                 rows.append({"name": name, "label": label.value, "category": None, "source": "jury",
                              "cannot_run": f"cannot run here: {why}", "verdicts": [""] * len(judge.usable),
                              "notes": {}})
-        metrics, facts = agreement(rows, judge.usable, coverage=self.params.coverage,
+        # the windows (Cov@N, DR@k, Fault Exposure's first test) count tests as generated: a
+        # test the input screen rejected takes its place in them and detects nothing, so an
+        # invalid first test is a failed attempt, never a second chance for the next one
+        generated = [position(tests[u], u) for u in judge.usable]
+        metrics, facts = agreement(rows, generated, coverage=self.params.coverage,
                                    detect_on=self.params.detect_on, targets=list(targets),
                                    exposure_tests=self.params.exposure_tests, at=self.params.at)
         if base is not None:

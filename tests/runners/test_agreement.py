@@ -544,3 +544,27 @@ def test_a_broken_rejected_list_in_a_record_is_passed_over_not_shown():
     [matrix] = AgreementRunner().matrices(record, None)  # type: ignore[arg-type]
     assert matrix.tests == [1, 2, 0]
     assert [c[1] for c in matrix.rows[0][1][1:]] == [REJECTED_NOTE + "?", REJECTED_NOTE + "bad"]
+
+
+def test_a_rejected_test_takes_its_place_in_the_windows(sandbox):
+    """Cov@N and DR@k read the suite's first N tests *as generated*: a test the input
+    screen rejected fills its slot and detects nothing, so an invalid first test is a
+    failed attempt, not a free second chance for the test after it (docs/agreement.md)."""
+    from tczoo.benchmarks import load_benchmark
+    from tczoo.execution import score_suite
+    from tczoo.runner import TaskSpec
+    from tczoo.schema import Provenance, TestCase, TestSuite
+
+    [problem] = load_benchmark("zoo-mini", ["zm04"])
+    runner = AgreementRunner(sandbox, reference=False, coverage=[1, 2])
+
+    def scored(tests):
+        suite = TestSuite(problem_id=problem.id, tests=tests, provenance=Provenance(method="crux", model="m"))
+        return score_suite(runner, problem, TaskSpec(key="", task=None), suite)  # type: ignore[arg-type]
+
+    golden = [TestCase(input=g.input, output=g.output) for g in problem.golden_tests]
+    exposing, alone = next((t, r) for t in golden for r in [scored([t])] if r.metrics.get("cov@1", 0) > 0)
+    after = scored([TestCase(input="<b>x</b>\n", output="1\n"), exposing])
+    assert after.input_check is not None and after.input_check.kept == [1]
+    assert after.metrics["cov@1"] == 0.0  # the window of one holds the rejected test
+    assert after.metrics["cov@2"] == alone.metrics["cov@1"] > 0  # the exposing test counts from its own place
