@@ -48,7 +48,8 @@ from pydantic import ConfigDict, Field
 
 from tczoo.benchmarks.correct_codes import FASTEST_FRACTION, VALIDATORS, reference_limits, select_fastest
 from tczoo.errors import UserError
-from tczoo.execution import Execution, Limits, Sandbox, Verdict, run_programs, same_output, score_suite
+from tczoo.execution import (REJECTED_NOTE, Execution, Limits, Sandbox, Verdict, as_generated, rejected_columns,
+                             rejected_detail, run_programs, same_output, score_suite)
 from tczoo.sandbox.types import Job
 from tczoo.runner import Matrix, Runner, RunnerParams, Table, TaskSpec
 from tczoo.schema import Problem, Program, ScoreRecord, Setting, Task, TestSuite
@@ -408,8 +409,7 @@ class HackRateRunner(Runner):
                               if o.position is not None},
             "tests": [{"test": j.index, "valid": j.valid, "reason": j.reason} for j in judged],
             # the rejected inputs: their position as generated, and why (never run)
-            "rejected": [{"index": t.meta.get("index"), "reason": t.meta.get("invalid_input", "")}
-                         for t in suite.rejected],
+            "rejected": rejected_detail(suite.rejected),
             "order": [j.index for j in order],
             "tests_run": run_n,
             "asked": getattr(spec.task, "budget", None),  # tests the method was asked for
@@ -463,12 +463,10 @@ class HackRateRunner(Runner):
         order = [int(i) for i in order] if isinstance(order, list) else valid  # older records: index order
         scored = order + [i for i, t in by_index.items() if not t.get("valid")]
         validity = [["valid" if by_index[c].get("valid") else "invalid", by_index[c].get("reason", "")] for c in scored]
-        kept = record.input_check.kept if record.input_check is not None else None
-        columns = [kept[c] if kept is not None and c < len(kept) else c for c in scored]
-        for r in record.detail.get("rejected") or []:
-            if isinstance(r, dict) and isinstance(r.get("index"), int):
-                columns.append(r["index"])
-                validity.append(["invalid", f"the input check rejected it, never run: {r.get('reason') or '?'}"])
+        columns = as_generated(record, scored)
+        for index, why in rejected_columns(record, record.detail.get("rejected")):
+            columns.append(index)
+            validity.append(["invalid", REJECTED_NOTE + why])
         ran = int(record.detail.get("tests_run", len(order)))
         rows = [("validity", validity)]
         first = record.detail.get("first_failure")
