@@ -27,6 +27,7 @@ import os
 import time
 from pathlib import Path
 
+KILL_WAIT_S = 10.0  # how long kill() waits for the slot's tasks to die (it returns once they have)
 ROOT = Path("/sys/fs/cgroup")
 _counter = itertools.count()
 
@@ -201,8 +202,11 @@ class SlotGroups:
     def kill(self) -> None:
         """Kill whatever is still in the slot (used when a worker is torn down), and
         wait until the kernel has released every task (pids.current counts dying ones:
-        the next jail's idle task count is measured from it)."""
-        for _ in range(400):
+        the next jail's idle task count is measured from it). A task inside a long
+        filesystem call (a program that left a million files being cleaned up) dies only
+        when the call returns: up to ``KILL_WAIT_S`` seconds, then the caller goes on."""
+        deadline = time.monotonic() + KILL_WAIT_S
+        while time.monotonic() < deadline:
             left = self.pids()
             if not left and self._charged_tasks() == 0:
                 return

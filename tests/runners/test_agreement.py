@@ -142,6 +142,7 @@ def test_fault_exposure_with_a_targeted_method(sandbox, tmp_path):
                             cluster=LocalCluster(sandbox)))
     scores = store.scores()
     assert len(scores) == len(problem.wrong_solutions)  # one task per wrong-labelled submission
+    assert all("target" in s.detail for s in scores), [s.detail for s in scores if "target" not in s.detail]
     exposed = {s.detail["target"]: s.detail["exposed"] for s in scores}
     assert exposed["wrong/greedy_by_deadline.cpp"] is True
     expected = {w.name: sandbox.judge(w, SEPARATING, "5\n", problem_limits(problem), problem.checker).verdict.value
