@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Callable, TypeVar
 
 from tczoo.errors import UserError
+from tczoo.safeio.read import kind_name
 
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
@@ -41,22 +42,8 @@ class UnsafeFile(UserError, ValueError):
     a regular file: refused (one line)."""
 
 
-def _kind(mode: int) -> str:
-    if stat.S_ISLNK(mode):
-        return "a link"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
 def refusal(path: Path | str, mode: int) -> UnsafeFile:
-    return UnsafeFile(f"{path} is {_kind(mode)}, not a file tczoo wrote: tczoo does not write through it "
+    return UnsafeFile(f"{path} is {kind_name(mode)}, not a file tczoo wrote: tczoo does not write through it "
                       "(remove it, or use another directory)")
 
 
@@ -196,7 +183,7 @@ def replace_dir(out: Path | str, fill: Callable[[Path], T], *, marker: str, what
         if stat.S_ISLNK(st.st_mode):
             raise UnsafeFile(f"{out} is a link: tczoo builds only into a folder it made (give another --out)")
         if not stat.S_ISDIR(st.st_mode):
-            kind = "a file" if stat.S_ISREG(st.st_mode) else _kind(st.st_mode)
+            kind = "a file" if stat.S_ISREG(st.st_mode) else kind_name(st.st_mode)
             raise UnsafeFile(f"{out} is {kind}, not a folder (give another --out)")
         if os.listdir(out):
             try:
